@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qgpu: GPU contexts. A context owns a drm_sched entity on the render
+ * engine and one hardware slot table (its id). Contexts are per file; ids
+ * are global because the device's slot tables are.
+ */
+#include <linux/slab.h>
+#include <drm/drm_drv.h>
+
+#include "qgpu_drv.h"
+#include "qgpu_ctx.h"
+
+static void qgpu_ctx_release(struct kref *ref)
+{
+	struct qgpu_ctx *ctx = container_of(ref, struct qgpu_ctx, ref);
+	struct qgpu_device *qdev = ctx->qdev;
+
+	mutex_lock(&qdev->ctx_lock);
+	xa_erase(&qdev->contexts, ctx->id);
+	mutex_unlock(&qdev->ctx_lock);
+	kfree_rcu(ctx, rcu);
+}
+
+void qgpu_ctx_put(struct qgpu_ctx *ctx)
+{
+	kref_put(&ctx->ref, qgpu_ctx_release);
+}
+
+int qgpu_ctx_create_ioctl(struct drm_device *drm, void *data,
+			  struct drm_file *file)
+{
+	struct qgpu_device *qdev = to_qdev(drm);
+	struct qgpu_file *qf = file->driver_priv;
+	struct drm_qgpu_ctx_create *args = data;
+	struct drm_gpu_scheduler *sched;
+	struct qgpu_ctx *ctx;
+	u32 id;
+	int ret;
+
+	if (args->flags)
+		return -EINVAL;
+	if (qdev->max_contexts < 2)
+		return -ENODEV;
+
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return -ENOMEM;
+	kref_init(&ctx->ref);
+	ctx->qdev = qdev;
+	mutex_init(&ctx->submit_lock);
+	sched = &qdev->engine[QGPU_ENGINE_RENDER].sched;
+	ret = drm_sched_entity_init(&ctx->entity, DRM_SCHED_PRIORITY_NORMAL,
+				    &sched, 1, NULL);
+	if (ret)
+		goto err_free;
+
+	mutex_lock(&qdev->ctx_lock);
+	ret = xa_alloc(&qdev->contexts, &id, ctx,
+		       XA_LIMIT(1, qdev->max_contexts - 1), GFP_KERNEL);
+	mutex_unlock(&qdev->ctx_lock);
+	if (ret) {
+		ret = ret == -EBUSY ? -ENOSPC : ret;
+		goto err_entity;
+	}
+	ctx->id = id;
+	ret = xa_insert(&qf->contexts, id, ctx, GFP_KERNEL);
+	if (ret) {
+		drm_sched_entity_destroy(&ctx->entity);
+		qgpu_ctx_put(ctx);
+		return ret;
+	}
+	args->ctx = id;
+	return 0;
+
+err_entity:
+	drm_sched_entity_destroy(&ctx->entity);
+err_free:
+	kfree(ctx);
+	return ret;
+}
+
+static void qgpu_ctx_close(struct qgpu_ctx *ctx)
+{
+	/* Waits (bounded) for queued jobs, then drops what is left. */
+	drm_sched_entity_destroy(&ctx->entity);
+	qgpu_ctx_put(ctx);
+}
+
+int qgpu_ctx_destroy_ioctl(struct drm_device *drm, void *data,
+			   struct drm_file *file)
+{
+	struct qgpu_file *qf = file->driver_priv;
+	struct drm_qgpu_ctx_destroy *args = data;
+	struct qgpu_ctx *ctx;
+
+	if (args->pad)
+		return -EINVAL;
+	ctx = xa_erase(&qf->contexts, args->ctx);
+	if (!ctx)
+		return -ENOENT;
+	qgpu_ctx_close(ctx);
+	return 0;
+}
+
+/* Returns a reference, or NULL when @id is not a context of this file. */
+struct qgpu_ctx *qgpu_ctx_lookup(struct qgpu_file *qf, u32 id)
+{
+	struct qgpu_ctx *ctx;
+
+	xa_lock(&qf->contexts);
+	ctx = xa_load(&qf->contexts, id);
+	if (ctx)
+		kref_get(&ctx->ref);
+	xa_unlock(&qf->contexts);
+	return ctx;
+}
+
+bool qgpu_ctx_is_lost(struct qgpu_ctx *ctx)
+{
+	return atomic_read(&ctx->state) != QGPU_CTX_OK;
+}
+
+void qgpu_ctx_mark_lost(struct qgpu_ctx *ctx, u32 why)
+{
+	atomic_cmpxchg(&ctx->state, QGPU_CTX_OK, why);
+}
+
+/*
+ * Called from the interrupt handler with the device's fault record. The
+ * context is only read under RCU: it is freed with kfree_rcu() after it
+ * left the id table.
+ */
+void qgpu_ctx_hw_fault(struct qgpu_device *qdev, u32 id, u32 reason,
+		       u32 offset, u64 addr)
+{
+	struct qgpu_ctx *ctx;
+
+	rcu_read_lock();
+	ctx = xa_load(&qdev->contexts, id);
+	if (ctx && atomic_cmpxchg(&ctx->state, QGPU_CTX_OK,
+				  QGPU_CTX_LOST_FAULT) == QGPU_CTX_OK) {
+		ctx->fault_reason = reason;
+		ctx->fault_offset = offset;
+		ctx->fault_addr = addr;
+	}
+	rcu_read_unlock();
+}
+
+int qgpu_ctx_status(struct qgpu_file *qf, u32 id,
+		    struct drm_qgpu_context_status *st)
+{
+	struct qgpu_ctx *ctx = qgpu_ctx_lookup(qf, id);
+
+	if (!ctx)
+		return -ENOENT;
+	memset(st, 0, sizeof(*st));
+	st->state = atomic_read(&ctx->state);
+	st->fault_reason = ctx->fault_reason;
+	st->fault_offset = ctx->fault_offset;
+	st->fault_addr = ctx->fault_addr;
+	st->submissions = atomic64_read(&ctx->submissions);
+	st->portions = atomic64_read(&ctx->portions);
+	qgpu_ctx_put(ctx);
+	return 0;
+}
+
+void qgpu_ctx_file_fini(struct qgpu_file *qf)
+{
+	struct qgpu_ctx *ctx;
+	unsigned long id;
+
+	xa_for_each(&qf->contexts, id, ctx) {
+		xa_erase(&qf->contexts, id);
+		qgpu_ctx_close(ctx);
+	}
+}

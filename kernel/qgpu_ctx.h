@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef QGPU_CTX_H
+#define QGPU_CTX_H
+
+#include <linux/kref.h>
+#include <linux/rcupdate.h>
+
+#include "qgpu_drv.h"
+
+/**
+ * struct qgpu_ctx - a GPU context: a scheduler entity on the render engine
+ * and a device slot table (the id is the hardware context number)
+ */
+struct qgpu_ctx {
+	struct kref ref;
+	struct rcu_head rcu;
+	struct qgpu_device *qdev;
+	u32 id;
+	struct drm_sched_entity entity;
+	atomic_t state;			/* QGPU_CTX_* */
+	u32 fault_reason;
+	u32 fault_offset;
+	u64 fault_addr;
+	atomic64_t submissions;
+	atomic64_t portions;
+	struct mutex submit_lock;	/* orders this context's submits */
+};
+
+int qgpu_ctx_create_ioctl(struct drm_device *drm, void *data,
+			  struct drm_file *file);
+int qgpu_ctx_destroy_ioctl(struct drm_device *drm, void *data,
+			   struct drm_file *file);
+struct qgpu_ctx *qgpu_ctx_lookup(struct qgpu_file *qf, u32 id);
+void qgpu_ctx_put(struct qgpu_ctx *ctx);
+bool qgpu_ctx_is_lost(struct qgpu_ctx *ctx);
+void qgpu_ctx_mark_lost(struct qgpu_ctx *ctx, u32 why);
+void qgpu_ctx_hw_fault(struct qgpu_device *qdev, u32 id, u32 reason,
+		       u32 offset, u64 addr);
+int qgpu_ctx_status(struct qgpu_file *qf, u32 id,
+		    struct drm_qgpu_context_status *st);
+void qgpu_ctx_file_fini(struct qgpu_file *qf);
+
+#endif /* QGPU_CTX_H */

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qgpu: debugfs: segment usage and memory-manager counters
+ * (/sys/kernel/debug/dri/N/qgpu_stats), and the victim policy
+ * (/sys/kernel/debug/dri/N/qgpu_policy, read/write by name or number).
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <linux/uaccess.h>
+#include <drm/drm_file.h>
+
+#include "qgpu_drv.h"
+#include "qgpu_mm.h"
+#include "qgpu_policy.h"
+#include "qgpu_query.h"
+
+static const char * const qgpu_stat_names[] = {
+	"allocations", "allocated_bytes", "bytes_to_vram", "bytes_from_vram",
+	"bytes_vram_to_vram", "bytes_filled", "evictions", "aperture_maps",
+	"aperture_unmaps", "hap_maps", "hap_unmaps", "paging_buffers",
+	"submissions", "split_portions", "faults", "resets",
+};
+
+static_assert(ARRAY_SIZE(qgpu_stat_names) ==
+	      sizeof(struct drm_qgpu_stats) / sizeof(__u64));
+
+static int qgpu_stats_show(struct seq_file *m, void *unused)
+{
+	struct qgpu_device *qdev = m->private;
+	struct drm_qgpu_segment_stats st[QGPU_SEG_MAX];
+	struct drm_qgpu_stats s;
+	__u64 *v = (__u64 *)&s;
+	unsigned int i;
+	u32 n;
+
+	mutex_lock(&qdev->mm_lock);
+	qgpu_mm_segment_stats(qdev, st, &n);
+	mutex_unlock(&qdev->mm_lock);
+	for (i = 0; i < n; i++)
+		seq_printf(m, "segment %u: size %llu used %llu allocations %u\n",
+			   st[i].id, st[i].size, st[i].used, st[i].allocations);
+	qgpu_query_stats(&qdev->stats, &s);
+	for (i = 0; i < ARRAY_SIZE(qgpu_stat_names); i++)
+		seq_printf(m, "%s %llu\n", qgpu_stat_names[i], v[i]);
+	seq_printf(m, "device_faults %u\n",
+		   qgpu_rd(qdev, QGPU_REG_FAULT_COUNT));
+	seq_printf(m, "hap_fault_count %u\n",
+		   qgpu_rd(qdev, QGPU_REG_HAP_FAULT_COUNT));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(qgpu_stats);
+
+static int qgpu_policy_show(struct seq_file *m, void *unused)
+{
+	struct qgpu_device *qdev = m->private;
+	unsigned int i;
+
+	for (i = 0; i < QGPU_POLICY_COUNT; i++)
+		seq_printf(m, i == qdev->policy ? "[%s] " : "%s ",
+			   qgpu_policy_name(i));
+	seq_puts(m, "\n");
+	return 0;
+}
+
+static int qgpu_policy_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, qgpu_policy_show, inode->i_private);
+}
+
+static ssize_t qgpu_policy_write(struct file *file, const char __user *ubuf,
+				 size_t len, loff_t *pos)
+{
+	struct qgpu_device *qdev = file_inode(file)->i_private;
+	char buf[32];
+	unsigned int i;
+
+	if (len == 0 || len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = 0;
+	strim(buf);
+	for (i = 0; i < QGPU_POLICY_COUNT; i++) {
+		if (!strcmp(buf, qgpu_policy_name(i))) {
+			mutex_lock(&qdev->mm_lock);
+			qdev->policy = i;
+			mutex_unlock(&qdev->mm_lock);
+			return len;
+		}
+	}
+	return -EINVAL;
+}
+
+static const struct file_operations qgpu_policy_fops = {
+	.owner = THIS_MODULE,
+	.open = qgpu_policy_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = qgpu_policy_write,
+};
+
+void qgpu_debugfs_init(struct qgpu_device *qdev)
+{
+	struct dentry *root = qdev->drm.primary->debugfs_root;
+
+	if (!root)
+		return;
+	debugfs_create_file("qgpu_stats", 0444, root, qdev, &qgpu_stats_fops);
+	debugfs_create_file("qgpu_policy", 0644, root, qdev, &qgpu_policy_fops);
+}

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qgpu: PCI probe/remove and the DRM driver.
+ */
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_ioctl.h>
+#include <drm/drm_managed.h>
+
+#include "qgpu_drv.h"
+#include "qgpu_ctx.h"
+#include "qgpu_gem.h"
+#include "qgpu_mm.h"
+#include "qgpu_query.h"
+#include "qgpu_submit.h"
+#include "qgpu_debugfs.h"
+
+static int qgpu_open(struct drm_device *drm, struct drm_file *file)
+{
+	struct qgpu_file *qf;
+
+	qf = kzalloc(sizeof(*qf), GFP_KERNEL);
+	if (!qf)
+		return -ENOMEM;
+	qf->qdev = to_qdev(drm);
+	xa_init_flags(&qf->contexts, XA_FLAGS_ALLOC1);
+	file->driver_priv = qf;
+	return 0;
+}
+
+static void qgpu_postclose(struct drm_device *drm, struct drm_file *file)
+{
+	struct qgpu_file *qf = file->driver_priv;
+
+	qgpu_ctx_file_fini(qf);
+	xa_destroy(&qf->contexts);
+	kfree(qf);
+}
+
+#define QGPU_IOCTL(name, fn) \
+	DRM_IOCTL_DEF_DRV(QGPU_##name, fn, DRM_AUTH | DRM_RENDER_ALLOW)
+
+static const struct drm_ioctl_desc qgpu_ioctls[] = {
+	QGPU_IOCTL(QUERY, qgpu_query_ioctl),
+	QGPU_IOCTL(GEM_CREATE, qgpu_gem_create_ioctl),
+	QGPU_IOCTL(GEM_LOCK, qgpu_gem_lock_ioctl),
+	QGPU_IOCTL(GEM_UNLOCK, qgpu_gem_unlock_ioctl),
+	QGPU_IOCTL(GEM_RESIDE, qgpu_gem_reside_ioctl),
+	QGPU_IOCTL(GEM_INFO, qgpu_gem_info_ioctl),
+	QGPU_IOCTL(SUBMIT, qgpu_submit_ioctl),
+	QGPU_IOCTL(CTX_CREATE, qgpu_ctx_create_ioctl),
+	QGPU_IOCTL(CTX_DESTROY, qgpu_ctx_destroy_ioctl),
+};
+
+DEFINE_DRM_GEM_FOPS(qgpu_fops);
+
+static const struct drm_driver qgpu_driver = {
+	.driver_features = DRIVER_GEM | DRIVER_RENDER | DRIVER_SYNCOBJ |
+			   DRIVER_SYNCOBJ_TIMELINE,
+	.open = qgpu_open,
+	.postclose = qgpu_postclose,
+	.ioctls = qgpu_ioctls,
+	.num_ioctls = ARRAY_SIZE(qgpu_ioctls),
+	.fops = &qgpu_fops,
+	.dumb_create = qgpu_gem_dumb_create,
+	.name = QGPU_DRIVER_NAME,
+	.desc = "qgpu virtual GPU",
+	.date = "20261122",
+	.major = 1,
+	.minor = 0,
+};
+
+static int qgpu_read_identity(struct qgpu_device *qdev)
+{
+	struct pci_dev *pdev = qdev->pdev;
+
+	if (qgpu_rd(qdev, QGPU_REG_ID) != QGPU_ID_MAGIC) {
+		dev_err(&pdev->dev, "qgpu: bad ID register\n");
+		return -ENODEV;
+	}
+	qdev->version = qgpu_rd(qdev, QGPU_REG_VERSION);
+	if ((qdev->version >> 16) != QGPU_VERSION_MAJOR) {
+		dev_err(&pdev->dev, "qgpu: unsupported device version %#x\n",
+			qdev->version);
+		return -ENODEV;
+	}
+	qdev->caps = qgpu_rd(qdev, QGPU_REG_CAPS);
+	qdev->max_slots = qgpu_rd(qdev, QGPU_REG_MAX_SLOTS);
+	qdev->max_contexts = qgpu_rd(qdev, QGPU_REG_MAX_CONTEXTS);
+	qdev->vram_size = qgpu_rd64(qdev, QGPU_REG_VRAM_SIZE_LO);
+	qdev->visible_size = qgpu_rd64(qdev, QGPU_REG_VISIBLE_SIZE_LO);
+	qdev->gart_size = qgpu_rd64(qdev, QGPU_REG_GART_SIZE_LO);
+	qdev->hap_size = qgpu_rd64(qdev, QGPU_REG_HAP_SIZE_LO);
+	if (!(qdev->caps & QGPU_CAP_HOST_APERTURE))
+		qdev->hap_size = 0;
+	if (qdev->visible_size > qdev->vram_size ||
+	    qdev->visible_size > pci_resource_len(pdev, QGPU_BAR_VRAM) ||
+	    qdev->hap_size > pci_resource_len(pdev, QGPU_BAR_HAP) ||
+	    qgpu_rd(qdev, QGPU_REG_NUM_ENGINES) < QGPU_NUM_ENGINES) {
+		dev_err(&pdev->dev, "qgpu: inconsistent device configuration\n");
+		return -ENODEV;
+	}
+	qdev->vram_bar = pci_resource_start(pdev, QGPU_BAR_VRAM);
+	qdev->hap_bar = pci_resource_start(pdev, QGPU_BAR_HAP);
+	return 0;
+}
+
+static int qgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct qgpu_device *qdev;
+	int ret;
+
+	ret = pcim_enable_device(pdev);
+	if (ret)
+		return ret;
+	pci_set_master(pdev);
+	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(62));
+	if (ret)
+		return ret;
+
+	qdev = devm_drm_dev_alloc(&pdev->dev, &qgpu_driver, struct qgpu_device,
+				  drm);
+	if (IS_ERR(qdev))
+		return PTR_ERR(qdev);
+	qdev->pdev = pdev;
+	pci_set_drvdata(pdev, qdev);
+
+	ret = pcim_iomap_regions(pdev, BIT(QGPU_BAR_MMIO), QGPU_DRIVER_NAME);
+	if (ret)
+		return ret;
+	qdev->mmio = pcim_iomap_table(pdev)[QGPU_BAR_MMIO];
+
+	ret = qgpu_read_identity(qdev);
+	if (ret)
+		return ret;
+
+	/* A clean device: engines stopped, interrupts masked. */
+	qgpu_wr(qdev, QGPU_REG_RESET, 1);
+	qgpu_wr(qdev, QGPU_REG_INT_MASK, 0);
+
+	ret = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_MSI | PCI_IRQ_LEGACY);
+	if (ret < 0)
+		return ret;
+
+	mutex_init(&qdev->ctx_lock);
+	xa_init_flags(&qdev->contexts, XA_FLAGS_ALLOC1);
+
+	ret = qgpu_engine_init(qdev);
+	if (ret)
+		goto err_vectors;
+
+	ret = request_irq(pci_irq_vector(pdev, 0), qgpu_irq_handler,
+			  IRQF_SHARED, QGPU_DRIVER_NAME, qdev);
+	if (ret)
+		goto err_engine;
+	qgpu_wr(qdev, QGPU_REG_INT_MASK, QGPU_INT_ALL);
+
+	ret = qgpu_sched_init(qdev);
+	if (ret)
+		goto err_irq;
+
+	ret = qgpu_mm_init(qdev);
+	if (ret)
+		goto err_sched;
+
+	ret = drm_dev_register(&qdev->drm, 0);
+	if (ret)
+		goto err_mm;
+
+	qgpu_debugfs_init(qdev);
+	drm_info(&qdev->drm,
+		 "qgpu %u.%u: %llu MiB VRAM (%llu MiB visible), %llu MiB GART, %llu MiB host aperture, %u slots\n",
+		 qdev->version >> 16, qdev->version & 0xffff,
+		 qdev->vram_size >> 20, qdev->visible_size >> 20,
+		 qdev->gart_size >> 20, qdev->hap_size >> 20, qdev->max_slots);
+	return 0;
+
+err_mm:
+	qgpu_mm_fini(qdev);
+err_sched:
+	qgpu_sched_fini(qdev);
+err_irq:
+	qgpu_wr(qdev, QGPU_REG_INT_MASK, 0);
+	free_irq(pci_irq_vector(pdev, 0), qdev);
+err_engine:
+	qgpu_engine_fini(qdev);
+err_vectors:
+	pci_free_irq_vectors(pdev);
+	return ret;
+}
+
+static void qgpu_remove(struct pci_dev *pdev)
+{
+	struct qgpu_device *qdev = pci_get_drvdata(pdev);
+
+	drm_dev_unplug(&qdev->drm);
+	/* No CPU mapping may outlive the BARs. */
+	unmap_mapping_range(qdev->drm.anon_inode->i_mapping, 0, 0, 1);
+	qgpu_sched_fini(qdev);
+	qgpu_wr(qdev, QGPU_REG_INT_MASK, 0);
+	qgpu_wr(qdev, QGPU_REG_RESET, 1);
+	free_irq(pci_irq_vector(pdev, 0), qdev);
+	qgpu_mm_fini(qdev);
+	qgpu_engine_fini(qdev);
+	pci_free_irq_vectors(pdev);
+}
+
+static const struct pci_device_id qgpu_pci_ids[] = {
+	{ PCI_DEVICE(QGPU_PCI_VENDOR_ID, QGPU_PCI_DEVICE_ID) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, qgpu_pci_ids);
+
+static struct pci_driver qgpu_pci_driver = {
+	.name = QGPU_DRIVER_NAME,
+	.id_table = qgpu_pci_ids,
+	.probe = qgpu_probe,
+	.remove = qgpu_remove,
+};
+module_pci_driver(qgpu_pci_driver);
+
+MODULE_DESCRIPTION("qgpu virtual GPU: WDDM-style video memory manager on DRM");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * qgpu: shared driver structures.
+ *
+ * The driver has two halves, as WDDM keeps them apart: the device side
+ * (qgpu_drv, qgpu_engine, qgpu_fence, qgpu_paging encoder, qgpu_hap) and
+ * the memory manager (qgpu_mm, qgpu_gem, qgpu_policy, qgpu_submit).
+ */
+#ifndef QGPU_DRV_H
+#define QGPU_DRV_H
+
+#include <linux/dma-fence.h>
+#include <linux/io.h>
+#include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <drm/drm_device.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_mm.h>
+#include <drm/gpu_scheduler.h>
+
+#include "qgpu_regs.h"
+#include "qgpu_drm.h"
+
+#define QGPU_DRIVER_NAME	"qgpu"
+#define QGPU_JOB_TIMEOUT_MS	2000
+
+struct qgpu_device;
+
+/**
+ * struct qgpu_engine - one device engine: its ring, fences and scheduler
+ */
+struct qgpu_engine {
+	struct qgpu_device *qdev;
+	unsigned int id;
+	const char *name;
+
+	/* ring in system memory, written only from run_job */
+	void *ring;
+	dma_addr_t ring_dma;
+	u32 ring_size;
+	u32 tail;
+	struct mutex ring_lock;		/* protects ring and tail */
+
+	/* fences: the device writes the last completed seqno to *fence_val */
+	u64 fence_context;
+	u64 next_seqno;			/* under ring_lock */
+	u64 *fence_val;
+	dma_addr_t fence_dma;
+	spinlock_t fence_lock;		/* protects pending */
+	struct list_head pending;
+
+	struct drm_gpu_scheduler sched;
+	bool sched_ready;
+};
+
+/**
+ * struct qgpu_segment - a memory segment (DXGK_SEGMENTDESCRIPTOR)
+ */
+struct qgpu_segment {
+	u32 id;
+	u32 flags;
+	u64 base;		/* GPU physical address */
+	u64 size;
+	u64 cpu_bar_offset;
+	u64 reserved;		/* bytes reserved by the driver */
+	bool present;
+	struct drm_mm mm;	/* offsets relative to base */
+	struct list_head lru;	/* resident qgpu_bo, least recent first */
+	u32 allocations;
+	u64 used;
+};
+
+/**
+ * struct qgpu_counters - memory-manager and submission counters
+ */
+struct qgpu_counters {
+	atomic64_t c[sizeof(struct drm_qgpu_stats) / sizeof(__u64)];
+};
+
+#define QGPU_STAT(field) \
+	(offsetof(struct drm_qgpu_stats, field) / sizeof(__u64))
+
+struct qgpu_device {
+	struct drm_device drm;
+	struct pci_dev *pdev;
+	void __iomem *mmio;
+	resource_size_t vram_bar;	/* physical address of BAR2 */
+	resource_size_t hap_bar;	/* physical address of BAR4 */
+
+	/* identity, read at probe */
+	u32 version;
+	u32 caps;
+	u32 max_slots;
+	u32 max_contexts;
+	u64 vram_size;
+	u64 visible_size;
+	u64 gart_size;
+	u64 hap_size;
+
+	struct qgpu_engine engine[QGPU_NUM_ENGINES];
+	struct drm_sched_entity paging_entity;	/* the paging process */
+
+	/* memory manager */
+	struct mutex mm_lock;		/* residency, segments, HAP, paging buf */
+	struct qgpu_segment seg[QGPU_SEG_MAX + 1];
+	u64 *gart;			/* GART table, one entry per page */
+	dma_addr_t gart_dma;
+	void *pbuf;			/* paging buffer (page lists) */
+	dma_addr_t pbuf_dma;
+	u32 pbuf_size;
+	u32 pbuf_head;			/* bump allocator, reset when idle */
+	struct dma_fence *pbuf_last;	/* last paging job using pbuf */
+	struct drm_mm_node pbuf_node;	/* its range in the aperture segment */
+	struct drm_mm hap_mm;		/* host aperture pages */
+	u64 lru_tick;
+	u32 policy;
+
+	/* contexts */
+	struct mutex ctx_lock;
+	struct xarray contexts;		/* global id -> qgpu_ctx */
+	u32 next_ctx;
+
+	struct qgpu_counters stats;
+	u32 faults_seen;
+	struct dentry *debugfs;
+};
+
+/**
+ * struct qgpu_file - per open file state
+ */
+struct qgpu_file {
+	struct qgpu_device *qdev;
+	struct xarray contexts;		/* ids owned by this file */
+	struct qgpu_counters stats;
+};
+
+static inline struct qgpu_device *to_qdev(struct drm_device *drm)
+{
+	return container_of(drm, struct qgpu_device, drm);
+}
+
+static inline u32 qgpu_rd(struct qgpu_device *qdev, u32 reg)
+{
+	return readl(qdev->mmio + reg);
+}
+
+static inline void qgpu_wr(struct qgpu_device *qdev, u32 reg, u32 val)
+{
+	writel(val, qdev->mmio + reg);
+}
+
+static inline u64 qgpu_rd64(struct qgpu_device *qdev, u32 lo)
+{
+	u64 l = qgpu_rd(qdev, lo);
+
+	return l | ((u64)qgpu_rd(qdev, lo + 4) << 32);
+}
+
+static inline void qgpu_stat_add(struct qgpu_device *qdev,
+				 struct qgpu_file *qf, unsigned int idx, u64 v)
+{
+	atomic64_add(v, &qdev->stats.c[idx]);
+	if (qf)
+		atomic64_add(v, &qf->stats.c[idx]);
+}
+
+/* qgpu_engine.c */
+int qgpu_engine_init(struct qgpu_device *qdev);
+void qgpu_engine_fini(struct qgpu_device *qdev);
+int qgpu_engine_emit(struct qgpu_engine *eng, const u32 *cmds, u32 ndw,
+		     struct dma_fence **fence_out);
+void qgpu_engine_reset(struct qgpu_engine *eng);
+irqreturn_t qgpu_irq_handler(int irq, void *arg);
+
+/* qgpu_fence.c */
+struct dma_fence *qgpu_fence_create(struct qgpu_engine *eng, u64 seqno);
+void qgpu_fence_process(struct qgpu_engine *eng, int error);
+
+/* qgpu_job.c */
+int qgpu_sched_init(struct qgpu_device *qdev);
+void qgpu_sched_fini(struct qgpu_device *qdev);
+
+#endif /* QGPU_DRV_H */

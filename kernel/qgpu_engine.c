@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qgpu: engines (rings in system memory, doorbells) and the interrupt
+ * handler.
+ */
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
+#include <linux/interrupt.h>
+
+#include "qgpu_drv.h"
+#include "qgpu_ctx.h"
+
+static const u32 qgpu_ring_sizes[QGPU_NUM_ENGINES] = {
+	[QGPU_ENGINE_PAGING] = 256 * 1024,
+	[QGPU_ENGINE_RENDER] = 64 * 1024,
+};
+
+static const char * const qgpu_engine_names[QGPU_NUM_ENGINES] = {
+	[QGPU_ENGINE_PAGING] = "paging",
+	[QGPU_ENGINE_RENDER] = "render",
+};
+
+static void qgpu_eng_wr(struct qgpu_engine *eng, u32 reg, u32 val)
+{
+	qgpu_wr(eng->qdev, QGPU_ENGINE_BASE(eng->id) + reg, val);
+}
+
+static u32 qgpu_eng_rd(struct qgpu_engine *eng, u32 reg)
+{
+	return qgpu_rd(eng->qdev, QGPU_ENGINE_BASE(eng->id) + reg);
+}
+
+static void qgpu_engine_program(struct qgpu_engine *eng)
+{
+	qgpu_eng_wr(eng, QGPU_ENG_CTRL, 0);
+	qgpu_eng_wr(eng, QGPU_ENG_RING_BASE_LO, lower_32_bits(eng->ring_dma));
+	qgpu_eng_wr(eng, QGPU_ENG_RING_BASE_HI, upper_32_bits(eng->ring_dma));
+	qgpu_eng_wr(eng, QGPU_ENG_RING_SIZE, eng->ring_size);
+	qgpu_eng_wr(eng, QGPU_ENG_CTRL, QGPU_ENG_CTRL_RESET);
+	qgpu_eng_wr(eng, QGPU_ENG_CTRL, QGPU_ENG_CTRL_ENABLE);
+	eng->tail = 0;
+}
+
+int qgpu_engine_init(struct qgpu_device *qdev)
+{
+	struct device *dev = &qdev->pdev->dev;
+	u64 *fence_page;
+	dma_addr_t fence_dma;
+	unsigned int i;
+
+	fence_page = dmam_alloc_coherent(dev, PAGE_SIZE, &fence_dma,
+					 GFP_KERNEL | __GFP_ZERO);
+	if (!fence_page)
+		return -ENOMEM;
+
+	for (i = 0; i < QGPU_NUM_ENGINES; i++) {
+		struct qgpu_engine *eng = &qdev->engine[i];
+
+		eng->qdev = qdev;
+		eng->id = i;
+		eng->name = qgpu_engine_names[i];
+		eng->ring_size = qgpu_ring_sizes[i];
+		eng->ring = dmam_alloc_coherent(dev, eng->ring_size,
+						&eng->ring_dma,
+						GFP_KERNEL | __GFP_ZERO);
+		if (!eng->ring)
+			return -ENOMEM;
+		mutex_init(&eng->ring_lock);
+		spin_lock_init(&eng->fence_lock);
+		INIT_LIST_HEAD(&eng->pending);
+		eng->fence_context = dma_fence_context_alloc(1);
+		eng->fence_val = &fence_page[i];
+		eng->fence_dma = fence_dma + i * sizeof(u64);
+		eng->next_seqno = 1;
+		qgpu_engine_program(eng);
+	}
+	return 0;
+}
+
+void qgpu_engine_fini(struct qgpu_device *qdev)
+{
+	unsigned int i;
+
+	for (i = 0; i < QGPU_NUM_ENGINES; i++) {
+		struct qgpu_engine *eng = &qdev->engine[i];
+
+		if (!eng->qdev)
+			continue;
+		qgpu_eng_wr(eng, QGPU_ENG_CTRL, 0);
+		qgpu_fence_process(eng, -ENODEV);
+	}
+}
+
+/**
+ * qgpu_engine_reset - reset a hung or halted engine
+ * @eng: the engine; its scheduler must be stopped
+ *
+ * Everything on the ring is dropped; fences not yet completed are
+ * signalled with -ECANCELED.
+ */
+void qgpu_engine_reset(struct qgpu_engine *eng)
+{
+	mutex_lock(&eng->ring_lock);
+	qgpu_engine_program(eng);
+	qgpu_fence_process(eng, -ECANCELED);
+	mutex_unlock(&eng->ring_lock);
+}
+
+static u32 qgpu_ring_space(struct qgpu_engine *eng)
+{
+	u32 head = qgpu_eng_rd(eng, QGPU_ENG_RING_HEAD) & (eng->ring_size - 1);
+
+	return (head - eng->tail - 4) & (eng->ring_size - 1);
+}
+
+static void qgpu_ring_put(struct qgpu_engine *eng, u32 dw)
+{
+	u32 *ring = eng->ring;
+
+	ring[eng->tail / 4] = dw;
+	eng->tail = (eng->tail + 4) & (eng->ring_size - 1);
+}
+
+/**
+ * qgpu_engine_emit - write commands plus a fence to an engine's ring
+ * @eng: the engine
+ * @cmds: command dwords (already validated)
+ * @ndw: number of dwords
+ * @fence_out: returns the hardware fence signalled after the commands
+ *
+ * Return: 0, -EINVAL when the commands can never fit, -ETIMEDOUT when the
+ * ring does not drain, -ENODEV when the device is gone.
+ */
+int qgpu_engine_emit(struct qgpu_engine *eng, const u32 *cmds, u32 ndw,
+		     struct dma_fence **fence_out)
+{
+	u32 need = (ndw + QGPU_CMD_FENCE_LEN) * 4;
+	u64 fence_addr = QGPU_SYS_BIT | eng->fence_dma;
+	struct dma_fence *fence;
+	unsigned int tries = 0;
+	u64 seqno;
+	u32 i;
+
+	if (need >= eng->ring_size)
+		return -EINVAL;
+
+	mutex_lock(&eng->ring_lock);
+	while (qgpu_ring_space(eng) < need) {
+		if (qgpu_eng_rd(eng, QGPU_ENG_STATUS) & QGPU_ENG_STATUS_HALTED ||
+		    ++tries > 2000) {
+			mutex_unlock(&eng->ring_lock);
+			return -ETIMEDOUT;
+		}
+		usleep_range(500, 1000);
+	}
+	seqno = eng->next_seqno++;
+	fence = qgpu_fence_create(eng, seqno);
+	if (!fence) {
+		mutex_unlock(&eng->ring_lock);
+		return -ENOMEM;
+	}
+	for (i = 0; i < ndw; i++)
+		qgpu_ring_put(eng, cmds[i]);
+	qgpu_ring_put(eng, QGPU_CMD_HDR(QGPU_CMD_FENCE, QGPU_FENCE_FLAG_IRQ,
+					QGPU_CMD_FENCE_LEN));
+	qgpu_ring_put(eng, lower_32_bits(fence_addr));
+	qgpu_ring_put(eng, upper_32_bits(fence_addr));
+	qgpu_ring_put(eng, lower_32_bits(seqno));
+	qgpu_ring_put(eng, upper_32_bits(seqno));
+	/* Commands must be visible in memory before the doorbell. */
+	wmb();
+	qgpu_eng_wr(eng, QGPU_ENG_RING_TAIL, eng->tail);
+	mutex_unlock(&eng->ring_lock);
+	*fence_out = fence;
+	return 0;
+}
+
+static void qgpu_handle_fault(struct qgpu_device *qdev)
+{
+	u32 reason = qgpu_rd(qdev, QGPU_REG_FAULT_REASON);
+	u32 engine = qgpu_rd(qdev, QGPU_REG_FAULT_ENGINE);
+	u32 ctx = qgpu_rd(qdev, QGPU_REG_FAULT_CONTEXT);
+	u32 offset = qgpu_rd(qdev, QGPU_REG_FAULT_OFFSET);
+	u64 addr = qgpu_rd64(qdev, QGPU_REG_FAULT_ADDR_LO);
+
+	atomic64_inc(&qdev->stats.c[QGPU_STAT(faults)]);
+	drm_dbg_driver(&qdev->drm,
+		       "device fault: reason %u engine %u ctx %u offset %#x addr %#llx\n",
+		       reason, engine, ctx, offset, addr);
+	if (engine == QGPU_ENGINE_RENDER)
+		qgpu_ctx_hw_fault(qdev, ctx, reason, offset, addr);
+}
+
+irqreturn_t qgpu_irq_handler(int irq, void *arg)
+{
+	struct qgpu_device *qdev = arg;
+	u32 status = qgpu_rd(qdev, QGPU_REG_INT_STATUS) &
+		     qgpu_rd(qdev, QGPU_REG_INT_MASK);
+	unsigned int i;
+
+	if (!status || status == ~0u)
+		return IRQ_NONE;
+	qgpu_wr(qdev, QGPU_REG_INT_ACK, status);
+	if (status & QGPU_INT_FAULT)
+		qgpu_handle_fault(qdev);
+	for (i = 0; i < QGPU_NUM_ENGINES; i++)
+		if (status & QGPU_INT_ENGINE(i))
+			qgpu_fence_process(&qdev->engine[i], 0);
+	return IRQ_HANDLED;
+}

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qgpu: hardware fences. Each engine's FENCE command writes a seqno to the
+ * engine's slot in the fence page and raises an interrupt; the interrupt
+ * handler signals every pending fence at or below that seqno.
+ */
+#include <linux/slab.h>
+
+#include "qgpu_drv.h"
+
+struct qgpu_fence {
+	struct dma_fence base;
+	struct qgpu_engine *eng;
+	struct list_head node;
+	spinlock_t lock;
+};
+
+static struct qgpu_fence *to_qfence(struct dma_fence *f)
+{
+	return container_of(f, struct qgpu_fence, base);
+}
+
+static const char *qgpu_fence_driver_name(struct dma_fence *f)
+{
+	return QGPU_DRIVER_NAME;
+}
+
+static const char *qgpu_fence_timeline_name(struct dma_fence *f)
+{
+	return to_qfence(f)->eng->name;
+}
+
+static bool qgpu_fence_signaled(struct dma_fence *f)
+{
+	struct qgpu_fence *qf = to_qfence(f);
+
+	return READ_ONCE(*qf->eng->fence_val) >= f->seqno;
+}
+
+static const struct dma_fence_ops qgpu_fence_ops = {
+	.get_driver_name = qgpu_fence_driver_name,
+	.get_timeline_name = qgpu_fence_timeline_name,
+	.signaled = qgpu_fence_signaled,
+};
+
+struct dma_fence *qgpu_fence_create(struct qgpu_engine *eng, u64 seqno)
+{
+	struct qgpu_fence *qf;
+	unsigned long flags;
+
+	qf = kzalloc(sizeof(*qf), GFP_KERNEL);
+	if (!qf)
+		return NULL;
+	qf->eng = eng;
+	spin_lock_init(&qf->lock);
+	dma_fence_init(&qf->base, &qgpu_fence_ops, &qf->lock,
+		       eng->fence_context, seqno);
+	dma_fence_get(&qf->base);	/* reference held by the pending list */
+	spin_lock_irqsave(&eng->fence_lock, flags);
+	list_add_tail(&qf->node, &eng->pending);
+	spin_unlock_irqrestore(&eng->fence_lock, flags);
+	return &qf->base;
+}
+
+/**
+ * qgpu_fence_process - signal completed fences of an engine
+ * @eng: the engine
+ * @error: 0 to signal what the device completed; a negative errno to
+ *	signal every pending fence with that error (engine reset, unplug)
+ */
+void qgpu_fence_process(struct qgpu_engine *eng, int error)
+{
+	struct qgpu_fence *qf, *tmp;
+	unsigned long flags;
+	u64 done = READ_ONCE(*eng->fence_val);
+
+	spin_lock_irqsave(&eng->fence_lock, flags);
+	list_for_each_entry_safe(qf, tmp, &eng->pending, node) {
+		if (!error && qf->base.seqno > done)
+			break;
+		list_del(&qf->node);
+		if (error && qf->base.seqno > done)
+			dma_fence_set_error(&qf->base, error);
+		dma_fence_signal(&qf->base);
+		dma_fence_put(&qf->base);
+	}
+	spin_unlock_irqrestore(&eng->fence_lock, flags);
+}

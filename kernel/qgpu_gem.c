@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qgpu: allocations as GEM objects, dumb buffers, Lock2 and CPU mappings.
+ * A CPU mapping follows its allocation: every move zaps the PTEs and the
+ * next access faults in the pages of the allocation's current medium
+ * (BAR2, host aperture or system pages) at the same virtual address.
+ */
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_vma_manager.h>
+
+#include "qgpu_drv.h"
+#include "qgpu_gem.h"
+#include "qgpu_mm.h"
+
+static void qgpu_gem_free(struct drm_gem_object *obj)
+{
+	struct qgpu_bo *bo = to_qbo(obj);
+	struct qgpu_device *qdev = to_qdev(obj->dev);
+
+	mutex_lock(&qdev->mm_lock);
+	qgpu_mm_bo_gone(bo);
+	mutex_unlock(&qdev->mm_lock);
+	qgpu_bo_release_backing(bo);
+	dma_fence_put(bo->fence);
+	qgpu_stat_add(qdev, NULL, QGPU_STAT(allocations), -1);
+	qgpu_stat_add(qdev, NULL, QGPU_STAT(allocated_bytes),
+		      -(s64)obj->size);
+	drm_gem_free_mmap_offset(obj);
+	drm_gem_object_release(obj);
+	kfree(bo);
+}
+
+static vm_fault_t qgpu_gem_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct drm_gem_object *obj = vma->vm_private_data;
+	struct qgpu_bo *bo = to_qbo(obj);
+	struct qgpu_device *qdev = to_qdev(obj->dev);
+	unsigned long first = vma->vm_pgoff - drm_vma_node_start(&obj->vma_node);
+	unsigned long addr, i, npages = vma_pages(vma);
+	vm_fault_t ret = VM_FAULT_NOPAGE;
+	pgprot_t prot;
+	u32 path;
+	int idx, err;
+
+	if (!drm_dev_enter(obj->dev, &idx))
+		return VM_FAULT_SIGBUS;
+	mutex_lock(&qdev->mm_lock);
+	err = qgpu_mm_cpu_prepare(bo, &path);
+	if (err) {
+		ret = err == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
+		goto out;
+	}
+	qgpu_mm_touch(bo);
+	prot = vm_get_page_prot(vma->vm_flags);
+	if (path != QGPU_CPU_PATH_SYSTEM)
+		prot = pgprot_writecombine(prot);
+	/* Map the whole VMA now: one fault per mapping per move. */
+	for (i = 0, addr = vma->vm_start; i < npages; i++, addr += PAGE_SIZE) {
+		unsigned long pg = first + i, pfn;
+
+		if (pg >= bo->npages)
+			break;
+		if (path == QGPU_CPU_PATH_BAR)
+			pfn = (qdev->vram_bar + qgpu_bo_gpu_addr(bo)) >> PAGE_SHIFT;
+		else if (path == QGPU_CPU_PATH_HAP)
+			pfn = (qdev->hap_bar >> PAGE_SHIFT) + bo->hap.start;
+		else
+			pfn = page_to_pfn(bo->pages[pg]);
+		if (path != QGPU_CPU_PATH_SYSTEM)
+			pfn += pg;
+		ret = vmf_insert_pfn_prot(vma, addr, pfn, prot);
+		if (ret & VM_FAULT_ERROR)
+			break;
+		ret = VM_FAULT_NOPAGE;
+	}
+out:
+	mutex_unlock(&qdev->mm_lock);
+	drm_dev_exit(idx);
+	return ret;
+}
+
+static const struct vm_operations_struct qgpu_gem_vm_ops = {
+	.fault = qgpu_gem_fault,
+	.open = drm_gem_vm_open,
+	.close = drm_gem_vm_close,
+};
+
+static int qgpu_gem_mmap(struct drm_gem_object *obj,
+			 struct vm_area_struct *vma)
+{
+	vma->vm_flags |= VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP;
+	vma->vm_ops = &qgpu_gem_vm_ops;
+	return 0;
+}
+
+static const struct drm_gem_object_funcs qgpu_gem_funcs = {
+	.free = qgpu_gem_free,
+	.mmap = qgpu_gem_mmap,
+};
+
+static struct qgpu_bo *qgpu_bo_create(struct qgpu_device *qdev, u64 size,
+				      u32 mask, u32 flags, u32 preferred)
+{
+	struct qgpu_bo *bo;
+	unsigned int i;
+	int ret;
+
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	if (!bo)
+		return ERR_PTR(-ENOMEM);
+	bo->base.funcs = &qgpu_gem_funcs;
+	ret = drm_gem_object_init(&qdev->drm, &bo->base, size);
+	if (ret) {
+		kfree(bo);
+		return ERR_PTR(ret);
+	}
+	ret = drm_gem_create_mmap_offset(&bo->base);
+	if (ret) {
+		drm_gem_object_release(&bo->base);
+		kfree(bo);
+		return ERR_PTR(ret);
+	}
+	bo->segment_mask = mask;
+	bo->flags = flags;
+	for (i = 0; i < ARRAY_SIZE(bo->preferred); i++)
+		bo->preferred[i] = (preferred >> (8 * i)) & 0xff;
+	bo->npages = size >> PAGE_SHIFT;
+	bo->seg = QGPU_SEG_SYSTEM;
+	bo->pristine = true;
+	INIT_LIST_HEAD(&bo->lru);
+	qgpu_stat_add(qdev, NULL, QGPU_STAT(allocations), 1);
+	qgpu_stat_add(qdev, NULL, QGPU_STAT(allocated_bytes), size);
+	return bo;
+}
+
+static int qgpu_bo_create_handle(struct drm_file *file, struct qgpu_bo *bo,
+				 u32 *handle)
+{
+	int ret = drm_gem_handle_create(file, &bo->base, handle);
+
+	/* The handle holds the reference now (or the object is freed). */
+	drm_gem_object_put(&bo->base);
+	return ret;
+}
+
+/* Largest allocation: what the device could ever hold, capped. */
+static u64 qgpu_max_alloc(struct qgpu_device *qdev)
+{
+	return min_t(u64, max(qdev->vram_size, qdev->gart_size), SZ_4G);
+}
+
+int qgpu_gem_dumb_create(struct drm_file *file, struct drm_device *drm,
+			 struct drm_mode_create_dumb *args)
+{
+	struct qgpu_device *qdev = to_qdev(drm);
+	struct qgpu_bo *bo;
+	u64 pitch, size;
+
+	if (!args->width || !args->height || !args->bpp || args->flags)
+		return -EINVAL;
+	pitch = ALIGN((u64)args->width * DIV_ROUND_UP(args->bpp, 8), 64);
+	size = PAGE_ALIGN(pitch * args->height);
+	if (pitch > U32_MAX || !size || size > qgpu_max_alloc(qdev))
+		return -EINVAL;
+	bo = qgpu_bo_create(qdev, size, QGPU_SEG_MASK_ALL &
+			    ~(qgpu_mm_seg_present(qdev, QGPU_SEG_LOCAL) ? 0 :
+			      BIT(QGPU_SEG_LOCAL)), QGPU_GEM_CPU_ACCESS, 0);
+	if (IS_ERR(bo))
+		return PTR_ERR(bo);
+	args->pitch = pitch;
+	args->size = size;
+	return qgpu_bo_create_handle(file, bo, &args->handle);
+}
+
+int qgpu_gem_create_ioctl(struct drm_device *drm, void *data,
+			  struct drm_file *file)
+{
+	struct qgpu_device *qdev = to_qdev(drm);
+	struct drm_qgpu_gem_create *args = data;
+	struct qgpu_bo *bo;
+	u32 mask = args->segment_mask, pref = args->preferred;
+	unsigned int i;
+	bool ended = false;
+	u64 size;
+	u32 id;
+
+	if (args->flags & ~QGPU_GEM_CREATE_FLAGS || args->handle)
+		return -EINVAL;
+	if (!args->size || args->size > qgpu_max_alloc(qdev))
+		return -EINVAL;
+	size = PAGE_ALIGN(args->size);
+	if (!mask || mask & ~QGPU_SEG_MASK_ALL)
+		return -EINVAL;
+	for (id = QGPU_SEG_VISIBLE; id <= QGPU_SEG_MAX; id++)
+		if (mask & BIT(id) && !qgpu_mm_seg_present(qdev, id))
+			return -EINVAL;
+	for (i = 0; i < 4; i++) {
+		id = (pref >> (8 * i)) & 0xff;
+		if (!id) {
+			ended = true;
+			continue;
+		}
+		/* no ids after the terminator; each in the supported set */
+		if (ended || id > QGPU_SEG_MAX || !(mask & BIT(id)))
+			return -EINVAL;
+	}
+	/*
+	 * Seed 002: a CPU-accessible allocation that may live in
+	 * non-CPU-visible VRAM must have the aperture segment in its set.
+	 */
+	if (args->flags & QGPU_GEM_CPU_ACCESS && mask & BIT(QGPU_SEG_LOCAL) &&
+	    !(mask & BIT(QGPU_SEG_APERTURE)))
+		return -EINVAL;
+
+	bo = qgpu_bo_create(qdev, size, mask, args->flags, pref);
+	if (IS_ERR(bo))
+		return PTR_ERR(bo);
+	return qgpu_bo_create_handle(file, bo, &args->handle);
+}
+
+struct qgpu_bo *qgpu_bo_lookup(struct drm_file *file, u32 handle)
+{
+	struct drm_gem_object *obj = drm_gem_object_lookup(file, handle);
+
+	return obj ? to_qbo(obj) : NULL;
+}
+
+int qgpu_gem_lock_ioctl(struct drm_device *drm, void *data,
+			struct drm_file *file)
+{
+	struct qgpu_device *qdev = to_qdev(drm);
+	struct drm_qgpu_gem_lock *args = data;
+	struct qgpu_bo *bo;
+	int ret = 0;
+
+	if (args->flags)
+		return -EINVAL;	/* Lock2: reserved flag bits must be 0 */
+	bo = qgpu_bo_lookup(file, args->handle);
+	if (!bo)
+		return -ENOENT;
+	mutex_lock(&qdev->mm_lock);
+	/*
+	 * Seed 002: a non-CPU-accessible allocation is locked through the
+	 * aperture segment or while in system memory.
+	 */
+	if (!(bo->flags & QGPU_GEM_CPU_ACCESS) &&
+	    (bo->seg == QGPU_SEG_VISIBLE || bo->seg == QGPU_SEG_LOCAL)) {
+		if (bo->segment_mask & BIT(QGPU_SEG_APERTURE))
+			ret = qgpu_mm_evict(bo, false);
+		else
+			ret = -EBUSY;
+	}
+	if (!ret && bo->lock_count == U32_MAX)
+		ret = -EOVERFLOW;
+	if (!ret) {
+		bo->lock_count++;
+		args->offset = drm_vma_node_offset_addr(&bo->base.vma_node);
+	}
+	mutex_unlock(&qdev->mm_lock);
+	drm_gem_object_put(&bo->base);
+	return ret;
+}
+
+int qgpu_gem_unlock_ioctl(struct drm_device *drm, void *data,
+			  struct drm_file *file)
+{
+	struct qgpu_device *qdev = to_qdev(drm);
+	struct drm_qgpu_gem_unlock *args = data;
+	struct qgpu_bo *bo;
+	int ret = 0;
+
+	if (args->flags)
+		return -EINVAL;
+	bo = qgpu_bo_lookup(file, args->handle);
+	if (!bo)
+		return -ENOENT;
+	mutex_lock(&qdev->mm_lock);
+	if (bo->lock_count)
+		bo->lock_count--;
+	else
+		ret = -EINVAL;
+	mutex_unlock(&qdev->mm_lock);
+	drm_gem_object_put(&bo->base);
+	return ret;
+}
+
+int qgpu_gem_reside_ioctl(struct drm_device *drm, void *data,
+			  struct drm_file *file)
+{
+	struct qgpu_device *qdev = to_qdev(drm);
+	struct drm_qgpu_gem_reside *args = data;
+	struct qgpu_bo *bo;
+	int ret;
+
+	if (args->flags)
+		return -EINVAL;
+	if (args->op == QGPU_RESIDE_MAKE_RESIDENT) {
+		if (args->segment > QGPU_SEG_MAX ||
+		    (args->segment && !qgpu_mm_seg_present(qdev, args->segment)))
+			return -EINVAL;
+	} else if (args->op == QGPU_RESIDE_EVICT ||
+		   args->op == QGPU_RESIDE_EVICT_SYSTEM) {
+		if (args->segment)
+			return -EINVAL;
+	} else {
+		return -EINVAL;
+	}
+	bo = qgpu_bo_lookup(file, args->handle);
+	if (!bo)
+		return -ENOENT;
+	mutex_lock(&qdev->mm_lock);
+	if (args->op == QGPU_RESIDE_MAKE_RESIDENT)
+		ret = qgpu_mm_make_resident(bo, args->segment);
+	else
+		ret = qgpu_mm_evict(bo, args->op == QGPU_RESIDE_EVICT_SYSTEM);
+	if (!ret) {
+		qgpu_mm_touch(bo);
+		args->segment = bo->seg;
+	}
+	mutex_unlock(&qdev->mm_lock);
+	drm_gem_object_put(&bo->base);
+	return ret;
+}
+
+int qgpu_gem_info_ioctl(struct drm_device *drm, void *data,
+			struct drm_file *file)
+{
+	struct qgpu_device *qdev = to_qdev(drm);
+	struct drm_qgpu_gem_info *args = data;
+	struct qgpu_bo *bo;
+	u32 handle = args->handle;
+
+	bo = qgpu_bo_lookup(file, handle);
+	if (!bo)
+		return -ENOENT;
+	memset(args, 0, sizeof(*args));
+	args->handle = handle;
+	mutex_lock(&qdev->mm_lock);
+	args->segment = bo->seg;
+	args->size = bo->base.size;
+	args->gpu_addr = qgpu_bo_gpu_addr(bo);
+	args->segment_mask = bo->segment_mask;
+	args->lock_count = bo->lock_count;
+	args->flags = bo->flags;
+	if (bo->seg == QGPU_SEG_VISIBLE)
+		args->cpu_path = QGPU_CPU_PATH_BAR;
+	else if (bo->seg == QGPU_SEG_LOCAL)
+		args->cpu_path = drm_mm_node_allocated(&bo->hap) ?
+				 QGPU_CPU_PATH_HAP : QGPU_CPU_PATH_NONE;
+	else
+		args->cpu_path = QGPU_CPU_PATH_SYSTEM;
+	mutex_unlock(&qdev->mm_lock);
+	drm_gem_object_put(&bo->base);
+	return 0;
+}

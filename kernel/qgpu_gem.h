@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef QGPU_GEM_H
+#define QGPU_GEM_H
+
+#include "qgpu_drv.h"
+
+/**
+ * struct qgpu_bo - an allocation
+ * @base: GEM object (its shmem file is the system-memory backing store)
+ * @segment_mask: supported segment set, bit per segment id
+ * @flags: QGPU_GEM_* creation flags
+ * @preferred: ordered preferred segment ids, 0-terminated
+ * @pages: backing pages, acquired on first need and kept
+ * @dma: DMA address of each backing page
+ * @npages: number of pages
+ * @seg: segment the allocation is resident in, QGPU_SEG_SYSTEM if none
+ * @node: its range in that segment (offsets relative to the segment)
+ * @lru: link in the segment's LRU list
+ * @lru_tick: last use, for the victim policy
+ * @lock_count: outstanding Lock2 calls
+ * @pin_count: pins by submissions being prepared (resource tables)
+ * @hap: host aperture pages while mapped through BAR4
+ * @fence: last GPU operation on the allocation (paging or render)
+ * @pristine: content is known to be all zero
+ */
+struct qgpu_bo {
+	struct drm_gem_object base;
+	u32 segment_mask;
+	u32 flags;
+	u8 preferred[4];
+	struct page **pages;
+	dma_addr_t *dma;
+	u32 npages;
+	u32 seg;
+	struct drm_mm_node node;
+	struct list_head lru;
+	u64 lru_tick;
+	u32 lock_count;
+	u32 pin_count;
+	struct drm_mm_node hap;
+	struct dma_fence *fence;
+	bool pristine;
+};
+
+static inline struct qgpu_bo *to_qbo(struct drm_gem_object *obj)
+{
+	return container_of(obj, struct qgpu_bo, base);
+}
+
+struct qgpu_bo *qgpu_bo_lookup(struct drm_file *file, u32 handle);
+int qgpu_gem_dumb_create(struct drm_file *file, struct drm_device *drm,
+			 struct drm_mode_create_dumb *args);
+int qgpu_gem_create_ioctl(struct drm_device *drm, void *data,
+			  struct drm_file *file);
+int qgpu_gem_lock_ioctl(struct drm_device *drm, void *data,
+			struct drm_file *file);
+int qgpu_gem_unlock_ioctl(struct drm_device *drm, void *data,
+			  struct drm_file *file);
+int qgpu_gem_reside_ioctl(struct drm_device *drm, void *data,
+			  struct drm_file *file);
+int qgpu_gem_info_ioctl(struct drm_device *drm, void *data,
+			struct drm_file *file);
+
+#endif /* QGPU_GEM_H */

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qgpu: jobs and the GPU scheduler (one drm_sched per engine).
+ */
+#include <linux/slab.h>
+
+#include "qgpu_drv.h"
+#include "qgpu_ctx.h"
+#include "qgpu_job.h"
+
+static struct qgpu_job *to_qjob(struct drm_sched_job *job)
+{
+	return container_of(job, struct qgpu_job, base);
+}
+
+struct qgpu_job *qgpu_job_alloc(struct qgpu_engine *eng, u32 max_dw)
+{
+	struct qgpu_job *job;
+
+	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	if (!job)
+		return NULL;
+	job->cmds = kvmalloc_array(max_dw ? max_dw : 1, sizeof(u32),
+				   GFP_KERNEL);
+	if (!job->cmds) {
+		kfree(job);
+		return NULL;
+	}
+	job->eng = eng;
+	return job;
+}
+
+static void qgpu_job_release(struct qgpu_job *job)
+{
+	if (job->release)
+		job->release(job->release_data);
+	dma_fence_put(job->hw_fence);
+	if (job->ctx)
+		qgpu_ctx_put(job->ctx);
+	kvfree(job->cmds);
+	kfree(job);
+}
+
+/* Free a job that was never pushed. */
+void qgpu_job_free(struct qgpu_job *job)
+{
+	if (job->base.s_fence)
+		drm_sched_job_cleanup(&job->base);
+	qgpu_job_release(job);
+}
+
+int qgpu_job_add_dep(struct qgpu_job *job, struct dma_fence *fence)
+{
+	if (!fence)
+		return 0;
+	return drm_sched_job_add_dependency(&job->base, dma_fence_get(fence));
+}
+
+/**
+ * qgpu_job_push - queue a job on an entity
+ * @job: the job, initialised on @entity with drm_sched_job_init()
+ * @entity: scheduler entity
+ *
+ * Return: a reference to the job's finished fence.
+ */
+struct dma_fence *qgpu_job_push(struct qgpu_job *job,
+				struct drm_sched_entity *entity)
+{
+	struct dma_fence *done;
+
+	drm_sched_job_arm(&job->base);
+	done = dma_fence_get(&job->base.s_fence->finished);
+	drm_sched_entity_push_job(&job->base);
+	return done;
+}
+
+static struct dma_fence *qgpu_run_job(struct drm_sched_job *sched_job)
+{
+	struct qgpu_job *job = to_qjob(sched_job);
+	struct dma_fence *fence;
+	int ret;
+
+	if (sched_job->s_fence->finished.error)
+		return NULL;
+	if (job->ctx && qgpu_ctx_is_lost(job->ctx)) {
+		dma_fence_set_error(&sched_job->s_fence->finished, -ECANCELED);
+		return NULL;
+	}
+	ret = qgpu_engine_emit(job->eng, job->cmds, job->ndw, &fence);
+	if (ret)
+		return ERR_PTR(ret);
+	dma_fence_put(job->hw_fence);
+	job->hw_fence = dma_fence_get(fence);
+	return fence;
+}
+
+static enum drm_gpu_sched_stat qgpu_timedout_job(struct drm_sched_job *sched_job)
+{
+	struct qgpu_job *job = to_qjob(sched_job);
+	struct qgpu_engine *eng = job->eng;
+	struct qgpu_device *qdev = eng->qdev;
+
+	/* The job may have finished while the timeout fired. */
+	if (job->hw_fence && dma_fence_is_signaled(job->hw_fence))
+		return DRM_GPU_SCHED_STAT_NOMINAL;
+
+	drm_info(&qdev->drm, "%s engine hang: resetting (context %u)\n",
+		 eng->name, job->ctx ? job->ctx->id : 0);
+	drm_sched_stop(&eng->sched, sched_job);
+	drm_sched_increase_karma(sched_job);
+	if (job->ctx)
+		qgpu_ctx_mark_lost(job->ctx, QGPU_CTX_LOST_HANG);
+	qgpu_engine_reset(eng);
+	atomic64_inc(&qdev->stats.c[QGPU_STAT(resets)]);
+	drm_sched_resubmit_jobs(&eng->sched);
+	drm_sched_start(&eng->sched, true);
+	return DRM_GPU_SCHED_STAT_NOMINAL;
+}
+
+static void qgpu_free_job(struct drm_sched_job *sched_job)
+{
+	struct qgpu_job *job = to_qjob(sched_job);
+
+	drm_sched_job_cleanup(sched_job);
+	qgpu_job_release(job);
+}
+
+static const struct drm_sched_backend_ops qgpu_sched_ops = {
+	.run_job = qgpu_run_job,
+	.timedout_job = qgpu_timedout_job,
+	.free_job = qgpu_free_job,
+};
+
+int qgpu_sched_init(struct qgpu_device *qdev)
+{
+	struct drm_gpu_scheduler *paging_sched;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < QGPU_NUM_ENGINES; i++) {
+		struct qgpu_engine *eng = &qdev->engine[i];
+		struct drm_sched_init_args args = {
+			.ops = &qgpu_sched_ops,
+			.credit_limit = 16,
+			.hang_limit = 0,
+			.timeout = msecs_to_jiffies(QGPU_JOB_TIMEOUT_MS),
+			.name = eng->name,
+			.dev = qdev->drm.dev,
+		};
+
+		ret = drm_sched_init(&eng->sched, &args);
+		if (ret) {
+			qgpu_sched_fini(qdev);
+			return ret;
+		}
+		eng->sched_ready = true;
+	}
+	paging_sched = &qdev->engine[QGPU_ENGINE_PAGING].sched;
+	ret = drm_sched_entity_init(&qdev->paging_entity,
+				    DRM_SCHED_PRIORITY_KERNEL, &paging_sched,
+				    1, NULL);
+	if (ret)
+		qgpu_sched_fini(qdev);
+	return ret;
+}
+
+void qgpu_sched_fini(struct qgpu_device *qdev)
+{
+	unsigned int i;
+
+	if (qdev->paging_entity.rq)
+		drm_sched_entity_destroy(&qdev->paging_entity);
+	for (i = 0; i < QGPU_NUM_ENGINES; i++) {
+		struct qgpu_engine *eng = &qdev->engine[i];
+
+		if (!eng->sched_ready)
+			continue;
+		eng->sched_ready = false;
+		drm_sched_fini(&eng->sched);
+		qgpu_fence_process(eng, -ENODEV);
+	}
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef QGPU_JOB_H
+#define QGPU_JOB_H
+
+#include "qgpu_drv.h"
+
+struct qgpu_ctx;
+
+/**
+ * struct qgpu_job - commands for one engine, run through drm_sched
+ * @base: scheduler job
+ * @eng: engine the commands are written to
+ * @ctx: owning context (render jobs), or NULL for paging jobs
+ * @cmds: command dwords, copied to the ring by run_job
+ * @ndw: number of dwords in @cmds
+ * @hw_fence: fence of the last run
+ * @release: called from free_job with @release_data (may be NULL)
+ * @release_data: argument of @release
+ */
+struct qgpu_job {
+	struct drm_sched_job base;
+	struct qgpu_engine *eng;
+	struct qgpu_ctx *ctx;
+	u32 *cmds;
+	u32 ndw;
+	struct dma_fence *hw_fence;
+	void (*release)(void *data);
+	void *release_data;
+};
+
+struct qgpu_job *qgpu_job_alloc(struct qgpu_engine *eng, u32 max_dw);
+void qgpu_job_free(struct qgpu_job *job);
+int qgpu_job_add_dep(struct qgpu_job *job, struct dma_fence *fence);
+struct dma_fence *qgpu_job_push(struct qgpu_job *job,
+				struct drm_sched_entity *entity);
+
+#endif /* QGPU_JOB_H */

@@ -1,0 +1,634 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qgpu: the video memory manager. Segments, residency, eviction and moves.
+ * All content moves through paging buffers on the paging engine; the CPU
+ * never copies VRAM. Everything here runs under qdev->mm_lock.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/slab.h>
+#include <drm/drm_vma_manager.h>
+
+#include "qgpu_drv.h"
+#include "qgpu_gem.h"
+#include "qgpu_mm.h"
+#include "qgpu_paging.h"
+#include "qgpu_policy.h"
+
+#define QGPU_WAIT_MS	10000
+
+static struct qgpu_segment *qgpu_seg(struct qgpu_device *qdev, u32 id)
+{
+	if (id < QGPU_SEG_VISIBLE || id > QGPU_SEG_MAX ||
+	    !qdev->seg[id].present)
+		return NULL;
+	return &qdev->seg[id];
+}
+
+bool qgpu_mm_seg_present(struct qgpu_device *qdev, u32 id)
+{
+	return qgpu_seg(qdev, id);
+}
+
+static void qgpu_seg_setup(struct qgpu_device *qdev, u32 id, u64 base,
+			   u64 size, u32 flags, u64 bar_offset)
+{
+	struct qgpu_segment *seg = &qdev->seg[id];
+
+	seg->id = id;
+	seg->base = base;
+	seg->size = size;
+	seg->flags = flags;
+	seg->cpu_bar_offset = bar_offset;
+	seg->present = true;
+	drm_mm_init(&seg->mm, 0, size);
+	INIT_LIST_HEAD(&seg->lru);
+}
+
+int qgpu_mm_init(struct qgpu_device *qdev)
+{
+	struct qgpu_segment *ap;
+	int ret;
+
+	mutex_init(&qdev->mm_lock);
+	if (!(qdev->caps & QGPU_CAP_PAGING) || !(qdev->caps & QGPU_CAP_GART) ||
+	    qdev->gart_size < 2 * QGPU_PBUF_SIZE || qdev->visible_size < SZ_1M) {
+		drm_err(&qdev->drm, "device lacks paging engine, GART or VRAM\n");
+		return -ENODEV;
+	}
+	/* Segment descriptors, from the device's registers (seed 001). */
+	qgpu_seg_setup(qdev, QGPU_SEG_VISIBLE, 0, qdev->visible_size,
+		       QGPU_SEGF_CPU_VISIBLE, 0);
+	if (qdev->vram_size > qdev->visible_size)
+		qgpu_seg_setup(qdev, QGPU_SEG_LOCAL, qdev->visible_size,
+			       qdev->vram_size - qdev->visible_size,
+			       qdev->hap_size ? QGPU_SEGF_CPU_HOST_APERTURE : 0,
+			       0);
+	qgpu_seg_setup(qdev, QGPU_SEG_APERTURE, QGPU_GART_BASE, qdev->gart_size,
+		       QGPU_SEGF_APERTURE | QGPU_SEGF_CPU_VISIBLE |
+		       QGPU_SEGF_CACHE_COHERENT | QGPU_SEGF_POPULATED_FROM_SYS |
+		       QGPU_SEGF_PAGING_BUFFER, 0);
+
+	/* The paging buffer: PagingBufferSize bytes of the aperture segment. */
+	ap = &qdev->seg[QGPU_PBUF_SEGMENT];
+	qdev->pbuf_node.start = 0;
+	qdev->pbuf_node.size = QGPU_PBUF_SIZE;
+	ret = drm_mm_reserve_node(&ap->mm, &qdev->pbuf_node);
+	if (ret)
+		return ret;
+	ap->reserved = QGPU_PBUF_SIZE;
+	ap->used = QGPU_PBUF_SIZE;
+
+	qgpu_hap_init(qdev);
+	ret = qgpu_paging_init(qdev);
+	if (ret)
+		qgpu_mm_fini(qdev);
+	return ret;
+}
+
+void qgpu_mm_fini(struct qgpu_device *qdev)
+{
+	u32 id;
+
+	qgpu_paging_fini(qdev);
+	qgpu_hap_fini(qdev);
+	for (id = QGPU_SEG_VISIBLE; id <= QGPU_SEG_MAX; id++) {
+		struct qgpu_segment *seg = &qdev->seg[id];
+		struct drm_mm_node *node, *next;
+
+		if (!seg->present)
+			continue;
+		/* Allocations still open keep their nodes; they are detached. */
+		drm_mm_for_each_node_safe(node, next, &seg->mm)
+			drm_mm_remove_node(node);
+		drm_mm_takedown(&seg->mm);
+		seg->present = false;
+	}
+}
+
+u64 qgpu_bo_gpu_addr(struct qgpu_bo *bo)
+{
+	struct qgpu_device *qdev = to_qdev(bo->base.dev);
+
+	if (bo->seg == QGPU_SEG_SYSTEM)
+		return 0;
+	return qdev->seg[bo->seg].base + bo->node.start;
+}
+
+/* Acquire and DMA-map the system-memory backing store. */
+int qgpu_bo_backing(struct qgpu_bo *bo)
+{
+	struct device *dev = bo->base.dev->dev;
+	struct page **pages;
+	u32 i;
+
+	if (bo->pages)
+		return 0;
+	pages = drm_gem_get_pages(&bo->base);
+	if (IS_ERR(pages))
+		return PTR_ERR(pages);
+	bo->dma = kvmalloc_array(bo->npages, sizeof(*bo->dma), GFP_KERNEL);
+	if (!bo->dma)
+		goto err_put;
+	for (i = 0; i < bo->npages; i++) {
+		bo->dma[i] = dma_map_page(dev, pages[i], 0, PAGE_SIZE,
+					  DMA_BIDIRECTIONAL);
+		if (dma_mapping_error(dev, bo->dma[i]))
+			goto err_unmap;
+	}
+	bo->pages = pages;
+	return 0;
+
+err_unmap:
+	while (i--)
+		dma_unmap_page(dev, bo->dma[i], PAGE_SIZE, DMA_BIDIRECTIONAL);
+	kvfree(bo->dma);
+	bo->dma = NULL;
+err_put:
+	drm_gem_put_pages(&bo->base, pages, false, false);
+	return -ENOMEM;
+}
+
+void qgpu_bo_release_backing(struct qgpu_bo *bo)
+{
+	struct device *dev = bo->base.dev->dev;
+	u32 i;
+
+	if (!bo->pages)
+		return;
+	for (i = 0; i < bo->npages; i++)
+		dma_unmap_page(dev, bo->dma[i], PAGE_SIZE, DMA_BIDIRECTIONAL);
+	kvfree(bo->dma);
+	bo->dma = NULL;
+	drm_gem_put_pages(&bo->base, bo->pages, true, true);
+	bo->pages = NULL;
+}
+
+/* Drop every CPU mapping of @bo; the next access faults and re-resolves. */
+void qgpu_mm_zap(struct qgpu_bo *bo)
+{
+	drm_vma_node_unmap(&bo->base.vma_node,
+			   bo->base.dev->anon_inode->i_mapping);
+	qgpu_hap_unmap(bo);
+}
+
+void qgpu_mm_touch(struct qgpu_bo *bo)
+{
+	struct qgpu_device *qdev = to_qdev(bo->base.dev);
+
+	bo->lru_tick = ++qdev->lru_tick;
+	if (bo->seg != QGPU_SEG_SYSTEM)
+		list_move_tail(&bo->lru, &qdev->seg[bo->seg].lru);
+}
+
+static void qgpu_seg_account(struct qgpu_device *qdev, struct qgpu_bo *bo,
+			     bool add)
+{
+	struct qgpu_segment *seg = &qdev->seg[bo->seg];
+	u64 size = bo->node.size;
+
+	if (add) {
+		seg->allocations++;
+		seg->used += size;
+		list_add_tail(&bo->lru, &seg->lru);
+	} else {
+		seg->allocations--;
+		seg->used -= size;
+		list_del_init(&bo->lru);
+	}
+}
+
+/* Page lists never exceed what one paging-buffer list can hold. */
+#define QGPU_CHUNK_PAGES	(QGPU_PBUF_MAX_LIST / sizeof(u64))
+
+static int qgpu_mm_list(struct qgpu_paging *pb, struct qgpu_bo *bo, u32 first,
+			u32 n, u64 *addr)
+{
+	struct dma_fence *f;
+	int ret;
+
+	ret = qgpu_paging_list(pb, bo->dma + first, n, addr);
+	if (ret != -EAGAIN)
+		return ret;
+	/* Paging buffer full: queue what we have and start a new one. */
+	f = qgpu_paging_submit(pb);
+	ret = qgpu_paging_begin(pb->qdev, pb);
+	if (!ret)
+		ret = qgpu_paging_dep(pb, f);
+	dma_fence_put(f);
+	if (ret)
+		return ret;
+	return qgpu_paging_list(pb, bo->dma + first, n, addr);
+}
+
+/*
+ * Build the paging operations that move @bo's content from where it is to
+ * @dst (segment id) at @dst_node. Returns 0 and leaves the job in @pb.
+ */
+static int qgpu_mm_build_move(struct qgpu_paging *pb, struct qgpu_bo *bo,
+			      u32 dst, struct drm_mm_node *dst_node)
+{
+	struct qgpu_device *qdev = pb->qdev;
+	struct qgpu_segment *dseg = dst ? &qdev->seg[dst] : NULL;
+	u32 src = bo->seg;
+	u64 src_addr = qgpu_bo_gpu_addr(bo);
+	u64 dst_addr = dseg ? dseg->base + dst_node->start : 0;
+	bool src_vram = src == QGPU_SEG_VISIBLE || src == QGPU_SEG_LOCAL;
+	bool dst_vram = dst == QGPU_SEG_VISIBLE || dst == QGPU_SEG_LOCAL;
+	u64 size = (u64)bo->npages << PAGE_SHIFT;
+	u32 i, n;
+	u64 list;
+	int ret = 0;
+
+	/* Into the aperture: write GART entries for the backing pages. */
+	if (dst == QGPU_SEG_APERTURE) {
+		for (i = 0; i < bo->npages && !ret; i += n) {
+			n = min_t(u32, bo->npages - i, QGPU_CHUNK_PAGES);
+			ret = qgpu_mm_list(pb, bo, i, n, &list);
+			if (!ret)
+				ret = qgpu_paging_map_aperture(pb,
+					(dst_node->start >> PAGE_SHIFT) + i,
+					n, list);
+		}
+		if (ret)
+			return ret;
+	}
+
+	if (dst_vram && bo->pristine) {
+		/* Seed 004: a new allocation in local memory is zero-filled. */
+		ret = qgpu_paging_fill(pb, size, dst_addr, 0);
+		qgpu_stat_add(qdev, NULL, QGPU_STAT(bytes_filled), size);
+	} else if (src_vram && dst_vram) {
+		ret = qgpu_paging_transfer(pb, size, src_addr, dst_addr, 0);
+		qgpu_stat_add(qdev, NULL, QGPU_STAT(bytes_vram_to_vram), size);
+	} else if (src_vram && dst == QGPU_SEG_APERTURE) {
+		ret = qgpu_paging_transfer(pb, size, src_addr, dst_addr, 0);
+		qgpu_stat_add(qdev, NULL, QGPU_STAT(bytes_from_vram), size);
+	} else if (src == QGPU_SEG_APERTURE && dst_vram) {
+		ret = qgpu_paging_transfer(pb, size, src_addr, dst_addr, 0);
+		qgpu_stat_add(qdev, NULL, QGPU_STAT(bytes_to_vram), size);
+	} else if (src_vram && dst == QGPU_SEG_SYSTEM) {
+		for (i = 0; i < bo->npages && !ret; i += n) {
+			n = min_t(u32, bo->npages - i, QGPU_CHUNK_PAGES);
+			ret = qgpu_mm_list(pb, bo, i, n, &list);
+			if (!ret)
+				ret = qgpu_paging_transfer(pb, (u64)n << PAGE_SHIFT,
+					src_addr + ((u64)i << PAGE_SHIFT), list,
+					QGPU_XFER_DST_PAGELIST);
+		}
+		qgpu_stat_add(qdev, NULL, QGPU_STAT(bytes_from_vram), size);
+	} else if (src == QGPU_SEG_SYSTEM && dst_vram) {
+		for (i = 0; i < bo->npages && !ret; i += n) {
+			n = min_t(u32, bo->npages - i, QGPU_CHUNK_PAGES);
+			ret = qgpu_mm_list(pb, bo, i, n, &list);
+			if (!ret)
+				ret = qgpu_paging_transfer(pb, (u64)n << PAGE_SHIFT,
+					list, dst_addr + ((u64)i << PAGE_SHIFT),
+					QGPU_XFER_SRC_PAGELIST);
+		}
+		qgpu_stat_add(qdev, NULL, QGPU_STAT(bytes_to_vram), size);
+	}
+	if (ret)
+		return ret;
+
+	/* Out of the aperture: clear the GART entries. */
+	if (src == QGPU_SEG_APERTURE)
+		ret = qgpu_paging_unmap_aperture(pb, bo->node.start >> PAGE_SHIFT,
+						 bo->npages);
+	return ret;
+}
+
+/*
+ * Move @bo to segment @dst (QGPU_SEG_SYSTEM for system memory) at
+ * @dst_node, which the caller inserted into the destination's drm_mm.
+ */
+static int qgpu_mm_move(struct qgpu_bo *bo, u32 dst,
+			struct drm_mm_node *dst_node)
+{
+	struct qgpu_device *qdev = to_qdev(bo->base.dev);
+	struct qgpu_paging pb;
+	struct dma_fence *f;
+	int ret;
+
+	ret = qgpu_bo_backing(bo);
+	if (ret)
+		return ret;
+	qgpu_mm_zap(bo);
+	ret = qgpu_paging_begin(qdev, &pb);
+	if (ret)
+		return ret;
+	ret = qgpu_paging_dep(&pb, bo->fence);
+	if (!ret)
+		ret = qgpu_mm_build_move(&pb, bo, dst, dst_node);
+	if (ret) {
+		qgpu_paging_abort(&pb);
+		return ret;
+	}
+	f = qgpu_paging_submit(&pb);
+	if (f) {
+		dma_fence_put(bo->fence);
+		bo->fence = f;
+	}
+	if (bo->seg != QGPU_SEG_SYSTEM) {
+		bool from_vram = bo->seg != QGPU_SEG_APERTURE;
+
+		qgpu_seg_account(qdev, bo, false);
+		drm_mm_remove_node(&bo->node);
+		if (from_vram)
+			bo->pristine = false;
+	}
+	bo->seg = dst;
+	if (dst != QGPU_SEG_SYSTEM) {
+		drm_mm_replace_node(dst_node, &bo->node);
+		qgpu_seg_account(qdev, bo, true);
+	}
+	bo->lru_tick = ++qdev->lru_tick;
+	return 0;
+}
+
+/* May @bo be committed to segment @id now? */
+static int qgpu_mm_allowed(struct qgpu_bo *bo, u32 id)
+{
+	struct qgpu_device *qdev = to_qdev(bo->base.dev);
+	bool memory_seg = id == QGPU_SEG_VISIBLE || id == QGPU_SEG_LOCAL;
+
+	if (!(bo->segment_mask & BIT(id)) || !qgpu_seg(qdev, id))
+		return -EINVAL;
+	/*
+	 * Seed 002: locked while not resident and no aperture segment in its
+	 * set: not committed to a memory segment for the duration of the lock.
+	 * A non-CPU-accessible allocation is locked only outside VRAM.
+	 */
+	if (memory_seg && bo->lock_count &&
+	    (!(bo->segment_mask & BIT(QGPU_SEG_APERTURE)) ||
+	     !(bo->flags & QGPU_GEM_CPU_ACCESS)))
+		return -EBUSY;
+	return 0;
+}
+
+static int qgpu_mm_evict_one(struct qgpu_bo *bo, bool to_system);
+
+/*
+ * Find room for @size bytes in @seg, evicting unpinned allocations chosen
+ * by the victim policy. @self is never evicted.
+ */
+static int qgpu_mm_find_space(struct qgpu_device *qdev, struct qgpu_segment *seg,
+			      u64 size, struct drm_mm_node *node,
+			      struct qgpu_bo *self)
+{
+	struct qgpu_victim *v;
+	struct drm_mm_scan scan;
+	struct qgpu_bo *bo, *tmp;
+	LIST_HEAD(evict);
+	unsigned int n = 0, i;
+	bool found = false;
+	int ret;
+
+	ret = drm_mm_insert_node_generic(&seg->mm, node, size, PAGE_SIZE, 0,
+					 DRM_MM_INSERT_BEST);
+	if (ret != -ENOSPC)
+		return ret;
+	if (size > seg->size - seg->reserved)
+		return -ENOSPC;
+
+	list_for_each_entry(bo, &seg->lru, lru)
+		n++;
+	v = kvmalloc_array(n ? n : 1, sizeof(*v), GFP_KERNEL);
+	if (!v)
+		return -ENOMEM;
+	n = 0;
+	list_for_each_entry(bo, &seg->lru, lru) {
+		if (bo == self || bo->pin_count)
+			continue;
+		v[n].size = bo->node.size;
+		v[n].last_use = bo->lru_tick;
+		v[n].offset = bo->node.start;
+		v[n].cookie = bo;
+		n++;
+	}
+	qgpu_policy_order(qdev->policy, v, n);
+
+	drm_mm_scan_init(&scan, &seg->mm, size, PAGE_SIZE, 0, 0);
+	for (i = 0; i < n; i++) {
+		bo = v[i].cookie;
+		list_move(&bo->lru, &evict);	/* reverse order of addition */
+		if (drm_mm_scan_add_block(&scan, &bo->node)) {
+			found = true;
+			break;
+		}
+	}
+	/* Every added block must be removed again, in reverse order. */
+	list_for_each_entry_safe(bo, tmp, &evict, lru) {
+		if (!drm_mm_scan_remove_block(&scan, &bo->node) || !found)
+			list_move_tail(&bo->lru, &seg->lru);
+	}
+	kvfree(v);
+	if (!found) {
+		/* Nothing evictable helps. */
+		return -ENOSPC;
+	}
+	list_for_each_entry_safe(bo, tmp, &evict, lru) {
+		list_move_tail(&bo->lru, &seg->lru);
+		ret = qgpu_mm_evict_one(bo, false);
+		if (ret)
+			return ret;
+	}
+	return drm_mm_insert_node_generic(&seg->mm, node, size, PAGE_SIZE, 0,
+					  DRM_MM_INSERT_EVICT);
+}
+
+/*
+ * Evict @bo out of its VRAM segment: to the aperture segment when it
+ * supports one and there is room, else to system memory.
+ */
+static int qgpu_mm_evict_one(struct qgpu_bo *bo, bool to_system)
+{
+	struct qgpu_device *qdev = to_qdev(bo->base.dev);
+	struct drm_mm_node node = {};
+	u64 size = (u64)bo->npages << PAGE_SHIFT;
+	int ret;
+
+	if (bo->seg == QGPU_SEG_SYSTEM)
+		return 0;
+	if (!to_system && bo->seg != QGPU_SEG_APERTURE &&
+	    !qgpu_mm_allowed(bo, QGPU_SEG_APERTURE) &&
+	    !drm_mm_insert_node_generic(&qdev->seg[QGPU_SEG_APERTURE].mm,
+					&node, size, PAGE_SIZE, 0,
+					DRM_MM_INSERT_BEST)) {
+		ret = qgpu_mm_move(bo, QGPU_SEG_APERTURE, &node);
+		if (ret)
+			drm_mm_remove_node(&node);
+	} else {
+		ret = qgpu_mm_move(bo, QGPU_SEG_SYSTEM, NULL);
+	}
+	if (!ret)
+		qgpu_stat_add(qdev, NULL, QGPU_STAT(evictions), 1);
+	return ret;
+}
+
+int qgpu_mm_evict(struct qgpu_bo *bo, bool to_system)
+{
+	if (bo->pin_count)
+		return -EBUSY;
+	if (bo->seg == QGPU_SEG_APERTURE && !to_system)
+		return 0;
+	return qgpu_mm_evict_one(bo, to_system);
+}
+
+static int qgpu_mm_place(struct qgpu_bo *bo, u32 id)
+{
+	struct qgpu_device *qdev = to_qdev(bo->base.dev);
+	struct drm_mm_node node = {};
+	int ret;
+
+	ret = qgpu_mm_allowed(bo, id);
+	if (ret)
+		return ret;
+	if (bo->seg == id)
+		return 0;
+	ret = qgpu_mm_find_space(qdev, &qdev->seg[id],
+				 (u64)bo->npages << PAGE_SHIFT, &node, bo);
+	if (ret)
+		return ret;
+	ret = qgpu_mm_move(bo, id, &node);
+	if (ret)
+		drm_mm_remove_node(&node);
+	return ret;
+}
+
+/**
+ * qgpu_mm_make_resident - commit an allocation to a segment
+ * @bo: the allocation
+ * @seg: a segment id, or 0 to try the preferred segments in order and then
+ *	the rest of the supported set
+ *
+ * An allocation already resident in an acceptable segment stays put.
+ * Return: 0, -EBUSY when the lock rules forbid it, -ENOSPC when no segment
+ * has room even after eviction.
+ */
+int qgpu_mm_make_resident(struct qgpu_bo *bo, u32 seg)
+{
+	u32 order[QGPU_SEG_MAX + 4];
+	unsigned int n = 0, i;
+	int ret = -ENOSPC, r;
+
+	if (seg)
+		return qgpu_mm_place(bo, seg);
+	if (bo->seg != QGPU_SEG_SYSTEM)
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(bo->preferred) && bo->preferred[i]; i++)
+		order[n++] = bo->preferred[i];
+	for (i = QGPU_SEG_VISIBLE; i <= QGPU_SEG_MAX; i++)
+		if (bo->segment_mask & BIT(i))
+			order[n++] = i;
+	for (i = 0; i < n; i++) {
+		r = qgpu_mm_place(bo, order[i]);
+		if (!r)
+			return 0;
+		if (r != -ENOSPC && r != -EBUSY && r != -EINVAL)
+			return r;
+		if (r == -EBUSY)
+			ret = r;
+	}
+	return ret;
+}
+
+/* The allocation is being freed: give back its segment space. */
+void qgpu_mm_bo_gone(struct qgpu_bo *bo)
+{
+	struct qgpu_device *qdev = to_qdev(bo->base.dev);
+
+	qgpu_hap_unmap(bo);
+	/* Deferred destruction: queued GPU work may still use the range. */
+	if (bo->fence)
+		dma_fence_wait_timeout(bo->fence, false,
+				       msecs_to_jiffies(QGPU_WAIT_MS));
+	if (bo->seg == QGPU_SEG_APERTURE) {
+		struct qgpu_paging pb;
+		struct dma_fence *f;
+
+		if (!qgpu_paging_begin(qdev, &pb)) {
+			if (!qgpu_paging_unmap_aperture(&pb,
+					bo->node.start >> PAGE_SHIFT,
+					bo->npages)) {
+				f = qgpu_paging_submit(&pb);
+				/* pages are freed next: wait for the unmap */
+				if (f)
+					dma_fence_wait_timeout(f, false,
+						msecs_to_jiffies(QGPU_WAIT_MS));
+				dma_fence_put(f);
+			} else {
+				qgpu_paging_abort(&pb);
+			}
+		}
+	}
+	if (bo->seg != QGPU_SEG_SYSTEM) {
+		qgpu_seg_account(qdev, bo, false);
+		if (drm_mm_node_allocated(&bo->node))
+			drm_mm_remove_node(&bo->node);
+		bo->seg = QGPU_SEG_SYSTEM;
+	}
+}
+
+/**
+ * qgpu_mm_cpu_prepare - make @bo reachable by the CPU where it is
+ * @bo: the allocation
+ * @path: returns a QGPU_CPU_PATH_* value
+ *
+ * Visible VRAM maps linearly through BAR2; non-visible VRAM through host
+ * aperture pages; when the aperture is full (or absent) the allocation is
+ * evicted to system memory and mapped there (seed 003). Waits for pending
+ * paging so that the content is in place.
+ */
+int qgpu_mm_cpu_prepare(struct qgpu_bo *bo, u32 *path)
+{
+	int ret;
+
+	ret = qgpu_bo_backing(bo);
+	if (ret)
+		return ret;
+	if (bo->seg == QGPU_SEG_LOCAL && qgpu_hap_map(bo)) {
+		ret = qgpu_mm_evict_one(bo, false);
+		if (ret)
+			return ret;
+	}
+	if (bo->fence &&
+	    dma_fence_wait_timeout(bo->fence, true,
+				   msecs_to_jiffies(QGPU_WAIT_MS)) <= 0)
+		return -ETIMEDOUT;
+	if (bo->fence && bo->fence->error)
+		return bo->fence->error;
+	switch (bo->seg) {
+	case QGPU_SEG_VISIBLE:
+		*path = QGPU_CPU_PATH_BAR;
+		break;
+	case QGPU_SEG_LOCAL:
+		*path = QGPU_CPU_PATH_HAP;
+		break;
+	default:
+		*path = QGPU_CPU_PATH_SYSTEM;
+		break;
+	}
+	bo->pristine = false;
+	return 0;
+}
+
+void qgpu_mm_segment_stats(struct qgpu_device *qdev,
+			   struct drm_qgpu_segment_stats *st, u32 *n)
+{
+	u32 id;
+
+	*n = 0;
+	for (id = QGPU_SEG_VISIBLE; id <= QGPU_SEG_MAX; id++) {
+		struct qgpu_segment *seg = qgpu_seg(qdev, id);
+
+		if (!seg)
+			continue;
+		if (st) {
+			st[*n].id = id;
+			st[*n].allocations = seg->allocations;
+			st[*n].size = seg->size;
+			st[*n].used = seg->used;
+		}
+		(*n)++;
+	}
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef QGPU_MM_H
+#define QGPU_MM_H
+
+#include "qgpu_drv.h"
+#include "qgpu_gem.h"
+
+/* How a CPU mapping reaches an allocation (drm_qgpu_gem_info.cpu_path) */
+#define QGPU_CPU_PATH_NONE	0
+#define QGPU_CPU_PATH_BAR	1
+#define QGPU_CPU_PATH_HAP	2
+#define QGPU_CPU_PATH_SYSTEM	3
+
+int qgpu_mm_init(struct qgpu_device *qdev);
+void qgpu_mm_fini(struct qgpu_device *qdev);
+bool qgpu_mm_seg_present(struct qgpu_device *qdev, u32 id);
+int qgpu_bo_backing(struct qgpu_bo *bo);
+void qgpu_bo_release_backing(struct qgpu_bo *bo);
+u64 qgpu_bo_gpu_addr(struct qgpu_bo *bo);
+int qgpu_mm_make_resident(struct qgpu_bo *bo, u32 seg);
+int qgpu_mm_evict(struct qgpu_bo *bo, bool to_system);
+void qgpu_mm_bo_gone(struct qgpu_bo *bo);
+void qgpu_mm_touch(struct qgpu_bo *bo);
+int qgpu_mm_cpu_prepare(struct qgpu_bo *bo, u32 *path);
+void qgpu_mm_zap(struct qgpu_bo *bo);
+void qgpu_mm_segment_stats(struct qgpu_device *qdev,
+			   struct drm_qgpu_segment_stats *st, u32 *n);
+
+/* qgpu_hap.c: the CPU host aperture page allocator */
+void qgpu_hap_init(struct qgpu_device *qdev);
+void qgpu_hap_fini(struct qgpu_device *qdev);
+int qgpu_hap_map(struct qgpu_bo *bo);
+void qgpu_hap_unmap(struct qgpu_bo *bo);
+
+#endif /* QGPU_MM_H */

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qgpu: paging buffers. The encoder for paging-engine commands
+ * (TRANSFER, FILL, DISCARD, MAP/UNMAP_APERTURE) and the paging buffer that
+ * holds their page lists. The paging buffer is reserved at init in the
+ * aperture segment (PagingBufferSegmentId), mapped through the GART by the
+ * paging engine itself, and used as a bump allocator that restarts when
+ * the paging engine is idle.
+ */
+#include <linux/dma-mapping.h>
+
+#include "qgpu_drv.h"
+#include "qgpu_job.h"
+#include "qgpu_paging.h"
+
+#define QGPU_PAGING_MAX_DW	4096
+
+int qgpu_paging_begin(struct qgpu_device *qdev, struct qgpu_paging *pb)
+{
+	int ret;
+
+	pb->qdev = qdev;
+	pb->ndw = 0;
+	pb->max_dw = QGPU_PAGING_MAX_DW;
+	pb->job = qgpu_job_alloc(&qdev->engine[QGPU_ENGINE_PAGING], pb->max_dw);
+	if (!pb->job)
+		return -ENOMEM;
+	ret = drm_sched_job_init(&pb->job->base, &qdev->paging_entity, NULL);
+	if (ret) {
+		qgpu_job_free(pb->job);
+		pb->job = NULL;
+	}
+	return ret;
+}
+
+void qgpu_paging_abort(struct qgpu_paging *pb)
+{
+	if (pb->job)
+		qgpu_job_free(pb->job);
+	pb->job = NULL;
+}
+
+int qgpu_paging_dep(struct qgpu_paging *pb, struct dma_fence *fence)
+{
+	return qgpu_job_add_dep(pb->job, fence);
+}
+
+/* Queue the paging buffer; returns its fence (a reference) or NULL if empty. */
+struct dma_fence *qgpu_paging_submit(struct qgpu_paging *pb)
+{
+	struct qgpu_device *qdev = pb->qdev;
+	struct dma_fence *done;
+
+	if (!pb->ndw) {
+		qgpu_paging_abort(pb);
+		return NULL;
+	}
+	pb->job->ndw = pb->ndw;
+	done = qgpu_job_push(pb->job, &qdev->paging_entity);
+	pb->job = NULL;
+	dma_fence_put(qdev->pbuf_last);
+	qdev->pbuf_last = dma_fence_get(done);
+	atomic64_inc(&qdev->stats.c[QGPU_STAT(paging_buffers)]);
+	return done;
+}
+
+static int qgpu_paging_emit(struct qgpu_paging *pb, const u32 *dw, u32 n)
+{
+	if (pb->ndw + n > pb->max_dw)
+		return -ENOSPC;
+	memcpy(pb->job->cmds + pb->ndw, dw, n * sizeof(u32));
+	pb->ndw += n;
+	return 0;
+}
+
+/**
+ * qgpu_paging_list - write a page list into the paging buffer
+ * @pb: paging buffer being built
+ * @pages: DMA addresses of system pages
+ * @npages: number of pages, <= QGPU_PBUF_MAX_LIST / 8
+ * @gpu_addr: returns the GART address of the list
+ *
+ * When the paging buffer is full, waits for the paging engine to drain
+ * what was queued before (the list space is reused only after that).
+ */
+int qgpu_paging_list(struct qgpu_paging *pb, const dma_addr_t *pages,
+		     u32 npages, u64 *gpu_addr)
+{
+	struct qgpu_device *qdev = pb->qdev;
+	u32 bytes = npages * sizeof(u64);
+	u64 *list;
+	u32 i;
+
+	if (!npages || bytes > QGPU_PBUF_MAX_LIST)
+		return -EINVAL;
+	if (qdev->pbuf_head + bytes > qdev->pbuf_size) {
+		long t;
+
+		/* Lists of the buffer being built would be overwritten. */
+		if (pb->ndw)
+			return -EAGAIN;
+		if (qdev->pbuf_last) {
+			t = dma_fence_wait_timeout(qdev->pbuf_last, false,
+						   msecs_to_jiffies(10000));
+			if (t <= 0)
+				return -ETIMEDOUT;
+		}
+		qdev->pbuf_head = 0;
+	}
+	list = qdev->pbuf + qdev->pbuf_head;
+	for (i = 0; i < npages; i++)
+		list[i] = QGPU_SYS_BIT | pages[i];
+	*gpu_addr = qdev->seg[QGPU_PBUF_SEGMENT].base + qdev->pbuf_head;
+	qdev->pbuf_head += ALIGN(bytes, 64);
+	return 0;
+}
+
+int qgpu_paging_transfer(struct qgpu_paging *pb, u64 size, u64 src, u64 dst,
+			 u32 flags)
+{
+	u32 dw[QGPU_CMD_TRANSFER_LEN] = {
+		QGPU_CMD_HDR(QGPU_CMD_TRANSFER, flags, QGPU_CMD_TRANSFER_LEN),
+		lower_32_bits(size), upper_32_bits(size),
+		lower_32_bits(src), upper_32_bits(src),
+		lower_32_bits(dst), upper_32_bits(dst),
+	};
+
+	return qgpu_paging_emit(pb, dw, ARRAY_SIZE(dw));
+}
+
+int qgpu_paging_fill(struct qgpu_paging *pb, u64 size, u64 dst, u32 pattern)
+{
+	u32 dw[QGPU_CMD_FILL_LEN] = {
+		QGPU_CMD_HDR(QGPU_CMD_FILL, 0, QGPU_CMD_FILL_LEN),
+		lower_32_bits(size), upper_32_bits(size),
+		lower_32_bits(dst), upper_32_bits(dst), pattern,
+	};
+
+	return qgpu_paging_emit(pb, dw, ARRAY_SIZE(dw));
+}
+
+int qgpu_paging_discard(struct qgpu_paging *pb, u64 size, u64 addr)
+{
+	u32 dw[QGPU_CMD_DISCARD_LEN] = {
+		QGPU_CMD_HDR(QGPU_CMD_DISCARD, 0, QGPU_CMD_DISCARD_LEN),
+		lower_32_bits(size), upper_32_bits(size),
+		lower_32_bits(addr), upper_32_bits(addr),
+	};
+
+	return qgpu_paging_emit(pb, dw, ARRAY_SIZE(dw));
+}
+
+int qgpu_paging_map_aperture(struct qgpu_paging *pb, u32 first, u32 count,
+			     u64 list)
+{
+	u32 dw[QGPU_CMD_MAP_APERTURE_LEN] = {
+		QGPU_CMD_HDR(QGPU_CMD_MAP_APERTURE, 0,
+			     QGPU_CMD_MAP_APERTURE_LEN),
+		first, count, lower_32_bits(list), upper_32_bits(list),
+	};
+
+	atomic64_inc(&pb->qdev->stats.c[QGPU_STAT(aperture_maps)]);
+	return qgpu_paging_emit(pb, dw, ARRAY_SIZE(dw));
+}
+
+int qgpu_paging_unmap_aperture(struct qgpu_paging *pb, u32 first, u32 count)
+{
+	u32 dw[QGPU_CMD_UNMAP_APERTURE_LEN] = {
+		QGPU_CMD_HDR(QGPU_CMD_UNMAP_APERTURE, 0,
+			     QGPU_CMD_UNMAP_APERTURE_LEN),
+		first, count,
+	};
+
+	atomic64_inc(&pb->qdev->stats.c[QGPU_STAT(aperture_unmaps)]);
+	return qgpu_paging_emit(pb, dw, ARRAY_SIZE(dw));
+}
+
+/**
+ * qgpu_paging_init - set up the GART and the paging buffer
+ * @qdev: device; the aperture segment must be described already
+ *
+ * The GART table is system memory the device walks; the paging buffer is
+ * mapped at the start of the aperture segment by a MAP_APERTURE paging
+ * command whose own page list is addressed physically.
+ */
+int qgpu_paging_init(struct qgpu_device *qdev)
+{
+	struct device *dev = &qdev->pdev->dev;
+	u32 gart_pages = qdev->gart_size >> QGPU_PAGE_SHIFT;
+	u32 npages = QGPU_PBUF_SIZE >> PAGE_SHIFT;
+	struct qgpu_paging pb;
+	struct dma_fence *f;
+	u64 *list;
+	u32 i;
+	long t;
+	int ret;
+
+	qdev->gart = dmam_alloc_coherent(dev, gart_pages * sizeof(u64),
+					 &qdev->gart_dma,
+					 GFP_KERNEL | __GFP_ZERO);
+	qdev->pbuf = dmam_alloc_coherent(dev, QGPU_PBUF_SIZE, &qdev->pbuf_dma,
+					 GFP_KERNEL | __GFP_ZERO);
+	if (!qdev->gart || !qdev->pbuf)
+		return -ENOMEM;
+	qdev->pbuf_size = QGPU_PBUF_SIZE;
+	qgpu_wr(qdev, QGPU_REG_GART_BASE_LO, lower_32_bits(qdev->gart_dma));
+	qgpu_wr(qdev, QGPU_REG_GART_BASE_HI, upper_32_bits(qdev->gart_dma));
+	qgpu_wr(qdev, QGPU_REG_GART_CTRL, QGPU_GART_CTRL_ENABLE);
+
+	/* bootstrap list at the end of the paging buffer, addressed physically */
+	list = qdev->pbuf + QGPU_PBUF_SIZE - npages * sizeof(u64);
+	for (i = 0; i < npages; i++)
+		list[i] = QGPU_SYS_BIT | (qdev->pbuf_dma + i * PAGE_SIZE);
+	ret = qgpu_paging_begin(qdev, &pb);
+	if (ret)
+		return ret;
+	ret = qgpu_paging_map_aperture(&pb, 0, npages, QGPU_SYS_BIT |
+				       (qdev->pbuf_dma + QGPU_PBUF_SIZE -
+					npages * sizeof(u64)));
+	if (ret) {
+		qgpu_paging_abort(&pb);
+		return ret;
+	}
+	f = qgpu_paging_submit(&pb);
+	t = dma_fence_wait_timeout(f, false, msecs_to_jiffies(10000));
+	ret = t <= 0 ? -ETIMEDOUT : f->error;
+	dma_fence_put(f);
+	if (ret)
+		drm_err(&qdev->drm, "paging engine did not map the paging buffer (%d)\n",
+			ret);
+	qdev->pbuf_head = 0;
+	return ret;
+}
+
+void qgpu_paging_fini(struct qgpu_device *qdev)
+{
+	dma_fence_put(qdev->pbuf_last);
+	qdev->pbuf_last = NULL;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef QGPU_PAGING_H
+#define QGPU_PAGING_H
+
+#include "qgpu_drv.h"
+
+/* Paging buffer: PagingBufferSegmentId and PagingBufferSize */
+#define QGPU_PBUF_SEGMENT	QGPU_SEG_APERTURE
+#define QGPU_PBUF_SIZE		(512 * 1024)
+/* Largest page list one paging command may reference */
+#define QGPU_PBUF_MAX_LIST	(QGPU_PBUF_SIZE / 4)
+
+/**
+ * struct qgpu_paging - a paging buffer being built (DxgkDdiBuildPagingBuffer)
+ * @qdev: device
+ * @job: the paging job receiving the commands
+ * @ndw: dwords used
+ * @max_dw: capacity
+ */
+struct qgpu_paging {
+	struct qgpu_device *qdev;
+	struct qgpu_job *job;
+	u32 ndw;
+	u32 max_dw;
+};
+
+int qgpu_paging_init(struct qgpu_device *qdev);
+void qgpu_paging_fini(struct qgpu_device *qdev);
+int qgpu_paging_begin(struct qgpu_device *qdev, struct qgpu_paging *pb);
+void qgpu_paging_abort(struct qgpu_paging *pb);
+struct dma_fence *qgpu_paging_submit(struct qgpu_paging *pb);
+int qgpu_paging_dep(struct qgpu_paging *pb, struct dma_fence *fence);
+int qgpu_paging_list(struct qgpu_paging *pb, const dma_addr_t *pages,
+		     u32 npages, u64 *gpu_addr);
+int qgpu_paging_transfer(struct qgpu_paging *pb, u64 size, u64 src, u64 dst,
+			 u32 flags);
+int qgpu_paging_fill(struct qgpu_paging *pb, u64 size, u64 dst, u32 pattern);
+int qgpu_paging_discard(struct qgpu_paging *pb, u64 size, u64 addr);
+int qgpu_paging_map_aperture(struct qgpu_paging *pb, u32 first, u32 count,
+			     u64 list);
+int qgpu_paging_unmap_aperture(struct qgpu_paging *pb, u32 first, u32 count);
+
+#endif /* QGPU_PAGING_H */

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qgpu: the query ioctl (device identity, segments, statistics, context
+ * status), following the two-call pattern of DXGKQAITYPE_QUERYSEGMENT.
+ */
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "qgpu_drv.h"
+#include "qgpu_ctx.h"
+#include "qgpu_mm.h"
+#include "qgpu_paging.h"
+#include "qgpu_query.h"
+
+void qgpu_query_stats(struct qgpu_counters *c, struct drm_qgpu_stats *st)
+{
+	__u64 *out = (__u64 *)st;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(c->c); i++)
+		out[i] = atomic64_read(&c->c[i]);
+}
+
+static void qgpu_query_device(struct qgpu_device *qdev,
+			      struct drm_qgpu_device_info *info)
+{
+	u32 n;
+
+	memset(info, 0, sizeof(*info));
+	info->vendor_id = qdev->pdev->vendor;
+	info->device_id = qdev->pdev->device;
+	info->revision = qdev->pdev->revision;
+	info->version = qdev->version;
+	info->caps = qdev->caps;
+	info->num_engines = QGPU_NUM_ENGINES;
+	info->max_slots = qdev->max_slots;
+	info->max_contexts = qdev->max_contexts;
+	info->vram_size = qdev->vram_size;
+	info->visible_vram_size = qdev->visible_size;
+	info->gart_size = qdev->gart_size;
+	info->host_aperture_size = qdev->hap_size;
+	info->paging_buffer_segment = QGPU_PBUF_SEGMENT;
+	info->paging_buffer_size = QGPU_PBUF_SIZE;
+	qgpu_mm_segment_stats(qdev, NULL, &n);
+	info->num_segments = n;
+}
+
+static u32 qgpu_query_segments(struct qgpu_device *qdev,
+			       struct drm_qgpu_segment *out)
+{
+	u32 id, n = 0;
+
+	for (id = QGPU_SEG_VISIBLE; id <= QGPU_SEG_MAX; id++) {
+		struct qgpu_segment *seg = &qdev->seg[id];
+
+		if (!seg->present)
+			continue;
+		if (out) {
+			memset(&out[n], 0, sizeof(out[n]));
+			out[n].id = id;
+			out[n].flags = seg->flags;
+			out[n].base = seg->base;
+			out[n].size = seg->size;
+			out[n].cpu_bar_offset = seg->cpu_bar_offset;
+			out[n].reserved_size = seg->reserved;
+		}
+		n++;
+	}
+	return n;
+}
+
+int qgpu_query_ioctl(struct drm_device *drm, void *data,
+		     struct drm_file *file)
+{
+	struct qgpu_device *qdev = to_qdev(drm);
+	struct qgpu_file *qf = file->driver_priv;
+	struct drm_qgpu_query *q = data;
+	void *buf = NULL;
+	u32 count = 1, size;
+	int ret = 0;
+
+	switch (q->type) {
+	case QGPU_QUERY_DEVICE:
+		size = sizeof(struct drm_qgpu_device_info);
+		break;
+	case QGPU_QUERY_SEGMENTS:
+		count = qgpu_query_segments(qdev, NULL);
+		size = count * sizeof(struct drm_qgpu_segment);
+		break;
+	case QGPU_QUERY_STATS:
+		qgpu_mm_segment_stats(qdev, NULL, &count);
+		size = sizeof(struct drm_qgpu_stats) +
+		       count * sizeof(struct drm_qgpu_segment_stats);
+		break;
+	case QGPU_QUERY_FILE_STATS:
+		size = sizeof(struct drm_qgpu_stats);
+		break;
+	case QGPU_QUERY_CONTEXT:
+		size = sizeof(struct drm_qgpu_context_status);
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (q->arg && q->type != QGPU_QUERY_CONTEXT)
+		return -EINVAL;
+	q->count = count;
+	if (!q->ptr) {
+		q->size = size;
+		return 0;
+	}
+	if (q->size < size) {
+		q->size = size;
+		return -ENOSPC;
+	}
+	q->size = size;
+	buf = kzalloc(size, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+
+	switch (q->type) {
+	case QGPU_QUERY_DEVICE:
+		qgpu_query_device(qdev, buf);
+		break;
+	case QGPU_QUERY_SEGMENTS:
+		mutex_lock(&qdev->mm_lock);
+		qgpu_query_segments(qdev, buf);
+		mutex_unlock(&qdev->mm_lock);
+		break;
+	case QGPU_QUERY_STATS:
+		qgpu_query_stats(&qdev->stats, buf);
+		mutex_lock(&qdev->mm_lock);
+		qgpu_mm_segment_stats(qdev, buf + sizeof(struct drm_qgpu_stats),
+				      &count);
+		mutex_unlock(&qdev->mm_lock);
+		break;
+	case QGPU_QUERY_FILE_STATS:
+		qgpu_query_stats(&qf->stats, buf);
+		break;
+	case QGPU_QUERY_CONTEXT:
+		ret = qgpu_ctx_status(qf, q->arg, buf);
+		break;
+	}
+	if (!ret && copy_to_user(u64_to_user_ptr(q->ptr), buf, size))
+		ret = -EFAULT;
+	kfree(buf);
+	return ret;
+}

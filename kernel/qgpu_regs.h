@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * qgpu device contract: PCI identity, BARs, registers, command encoding.
+ *
+ * This header is plain preprocessor definitions so that both the QEMU device
+ * (qemu-device/) and the kernel driver (kernel/) use the same numbers.
+ * docs/hw-spec.md is the prose contract; keep the two in step.
+ */
+#ifndef QGPU_REGS_H
+#define QGPU_REGS_H
+
+/* PCI identity */
+#define QGPU_PCI_VENDOR_ID		0x1234
+#define QGPU_PCI_DEVICE_ID		0x5147
+#define QGPU_PCI_REVISION		0x01
+#define QGPU_PCI_CLASS			0x0302	/* 3D controller */
+
+/* BARs */
+#define QGPU_BAR_MMIO			0	/* registers, 64 KiB */
+#define QGPU_BAR_VRAM			2	/* CPU-visible VRAM window */
+#define QGPU_BAR_HAP			4	/* CPU host aperture */
+#define QGPU_MMIO_SIZE			0x10000
+
+#define QGPU_PAGE_SHIFT			12
+#define QGPU_PAGE_SIZE			(1u << QGPU_PAGE_SHIFT)
+
+/* Identity and capabilities */
+#define QGPU_REG_ID			0x000	/* RO: QGPU_ID_MAGIC */
+#define QGPU_ID_MAGIC			0x51475055	/* "UPGQ" */
+#define QGPU_REG_VERSION		0x004	/* RO: major << 16 | minor */
+#define QGPU_VERSION_MAJOR		1
+#define QGPU_VERSION_MINOR		0
+#define QGPU_REG_CAPS			0x008	/* RO: QGPU_CAP_* */
+#define QGPU_CAP_FENCE			(1u << 0)
+#define QGPU_CAP_GART			(1u << 1)
+#define QGPU_CAP_HOST_APERTURE		(1u << 2)
+#define QGPU_CAP_PAGING			(1u << 3)
+#define QGPU_CAP_RENDER			(1u << 4)
+#define QGPU_CAP_CTX_SAVE		(1u << 5)
+
+#define QGPU_REG_VRAM_SIZE_LO		0x010	/* RO */
+#define QGPU_REG_VRAM_SIZE_HI		0x014
+#define QGPU_REG_VISIBLE_SIZE_LO	0x018	/* RO: size of BAR2 */
+#define QGPU_REG_VISIBLE_SIZE_HI	0x01c
+#define QGPU_REG_GART_SIZE_LO		0x020	/* RO: bytes of GART range */
+#define QGPU_REG_GART_SIZE_HI		0x024
+#define QGPU_REG_HAP_SIZE_LO		0x028	/* RO: size of BAR4 */
+#define QGPU_REG_HAP_SIZE_HI		0x02c
+#define QGPU_REG_NUM_ENGINES		0x030	/* RO */
+#define QGPU_REG_MAX_SLOTS		0x034	/* RO: MaxAllocationListSlotId */
+#define QGPU_REG_MAX_CONTEXTS		0x038	/* RO */
+#define QGPU_REG_SCRATCH		0x03c	/* RW */
+
+/* Interrupts: level, MSI (one vector) or INTx */
+#define QGPU_REG_INT_STATUS		0x040	/* RO: pending QGPU_INT_* */
+#define QGPU_REG_INT_MASK		0x044	/* RW: 1 = enabled */
+#define QGPU_REG_INT_ACK		0x048	/* W1C */
+#define QGPU_INT_ENGINE(n)		(1u << (n))	/* fence on engine n */
+#define QGPU_INT_FAULT			(1u << 8)
+#define QGPU_INT_ALL			(QGPU_INT_ENGINE(0) | QGPU_INT_ENGINE(1) | \
+					 QGPU_INT_FAULT)
+
+#define QGPU_REG_RESET			0x04c	/* WO: write 1 = device reset */
+
+/* Fault record: the most recent fault; FAULT_COUNT counts all of them */
+#define QGPU_REG_FAULT_COUNT		0x050	/* RO */
+#define QGPU_REG_FAULT_REASON		0x054	/* RO: QGPU_FAULT_* */
+#define QGPU_REG_FAULT_ENGINE		0x058	/* RO: engine, 0xff = MMIO */
+#define QGPU_REG_FAULT_CONTEXT		0x05c	/* RO */
+#define QGPU_REG_FAULT_ADDR_LO		0x060	/* RO */
+#define QGPU_REG_FAULT_ADDR_HI		0x064
+#define QGPU_REG_FAULT_OFFSET		0x068	/* RO: ring or DMA-buffer offset */
+#define QGPU_REG_HAP_FAULT_COUNT	0x06c	/* RO: unmapped aperture accesses */
+
+#define QGPU_FAULT_NONE			0
+#define QGPU_FAULT_BAD_OPCODE		1
+#define QGPU_FAULT_BAD_LENGTH		2
+#define QGPU_FAULT_BAD_ADDRESS		3
+#define QGPU_FAULT_GART_UNMAPPED	4
+#define QGPU_FAULT_BAD_ALIGN		5
+#define QGPU_FAULT_BAD_SLOT		6
+#define QGPU_FAULT_SLOT_BOUNDS		7
+#define QGPU_FAULT_BAD_CONTEXT		8
+#define QGPU_FAULT_BAD_RING		9
+#define QGPU_FAULT_HAP_RANGE		10
+#define QGPU_FAULT_BAD_REGISTER		11
+#define QGPU_FAULT_DMA_ERROR		12
+#define QGPU_FAULT_HAP_UNMAPPED		13
+#define QGPU_FAULT_ENGINE_MMIO		0xff
+
+/* GART: 64-bit entries in guest memory, one per 4 KiB GART page */
+#define QGPU_REG_GART_BASE_LO		0x080	/* RW: table address (guest phys) */
+#define QGPU_REG_GART_BASE_HI		0x084
+#define QGPU_REG_GART_CTRL		0x088	/* RW: bit 0 = enable */
+#define QGPU_GART_CTRL_ENABLE		(1u << 0)
+#define QGPU_GART_ENTRY_VALID		(1ull << 0)
+#define QGPU_GART_ENTRY_ADDR_MASK	(~0xfffull)
+
+/* CPU host aperture (BAR4) page mapping */
+#define QGPU_REG_HAP_INDEX		0x0a0	/* RW: first aperture page */
+#define QGPU_REG_HAP_COUNT		0x0a4	/* RW: number of pages */
+#define QGPU_REG_HAP_VRAM_PAGE_LO	0x0a8	/* RW: first VRAM page (offset >> 12) */
+#define QGPU_REG_HAP_VRAM_PAGE_HI	0x0ac
+#define QGPU_REG_HAP_CMD		0x0b0	/* WO: QGPU_HAP_CMD_* */
+#define QGPU_HAP_CMD_MAP		1
+#define QGPU_HAP_CMD_UNMAP		2
+#define QGPU_REG_HAP_MAPPED		0x0b4	/* RO: pages currently mapped */
+
+/* Device counters (RO, 64-bit) */
+#define QGPU_REG_CYCLES_LO		0x0c0	/* device work units executed */
+#define QGPU_REG_CYCLES_HI		0x0c4
+
+/* Engines: register block per engine */
+#define QGPU_ENGINE_PAGING		0
+#define QGPU_ENGINE_RENDER		1
+#define QGPU_NUM_ENGINES		2
+#define QGPU_ENGINE_BASE(n)		(0x1000 + (n) * 0x100)
+#define QGPU_ENG_RING_BASE_LO		0x00	/* RW: guest phys, 4 KiB aligned */
+#define QGPU_ENG_RING_BASE_HI		0x04
+#define QGPU_ENG_RING_SIZE		0x08	/* RW: bytes, power of 2, 4K..1M */
+#define QGPU_ENG_RING_HEAD		0x0c	/* RO: byte offset of next command */
+#define QGPU_ENG_RING_TAIL		0x10	/* RW: doorbell */
+#define QGPU_ENG_CTRL			0x14	/* RW */
+#define QGPU_ENG_CTRL_ENABLE		(1u << 0)
+#define QGPU_ENG_CTRL_RESET		(1u << 1)	/* WO: self-clearing */
+#define QGPU_ENG_STATUS			0x18	/* RO */
+#define QGPU_ENG_STATUS_BUSY		(1u << 0)
+#define QGPU_ENG_STATUS_HALTED		(1u << 1)
+#define QGPU_ENG_CMDS_LO		0x20	/* RO: commands executed */
+#define QGPU_ENG_CMDS_HI		0x24
+#define QGPU_ENG_BYTES_LO		0x28	/* RO: bytes moved/filled */
+#define QGPU_ENG_BYTES_HI		0x2c
+#define QGPU_RING_SIZE_MIN		0x1000
+#define QGPU_RING_SIZE_MAX		0x100000
+
+/* GPU address space seen by the engines */
+#define QGPU_GART_BASE			(1ull << 40)
+#define QGPU_SYS_BIT			(1ull << 63)	/* | guest-physical address */
+
+/*
+ * Command encoding: a stream of little-endian 32-bit dwords. Every command
+ * starts with a header dword: opcode in bits 7:0, flags in 15:8 and the
+ * command length in dwords (header included) in 31:16.
+ */
+#define QGPU_CMD_HDR(op, flags, len)	(((op)) | ((flags) << 8) | \
+					 ((len) << 16))
+#define QGPU_CMD_OPCODE(hdr)		((hdr) & 0xff)
+#define QGPU_CMD_FLAGS(hdr)		(((hdr) >> 8) & 0xff)
+#define QGPU_CMD_LEN(hdr)		((hdr) >> 16)
+
+/* Ring commands (both engines) */
+#define QGPU_CMD_NOP			0x00	/* len >= 1: skip */
+#define QGPU_CMD_FENCE			0x01	/* addr lo, hi, value lo, hi */
+#define QGPU_CMD_FENCE_LEN		5
+#define QGPU_FENCE_FLAG_IRQ		0x01
+
+/* Paging engine commands (engine 0) */
+#define QGPU_CMD_TRANSFER		0x10	/* size lo,hi, src lo,hi, dst lo,hi */
+#define QGPU_CMD_TRANSFER_LEN		7
+#define QGPU_CMD_FILL			0x11	/* size lo,hi, dst lo,hi, pattern */
+#define QGPU_CMD_FILL_LEN		6
+#define QGPU_CMD_DISCARD		0x12	/* size lo,hi, addr lo,hi */
+#define QGPU_CMD_DISCARD_LEN		5
+#define QGPU_CMD_MAP_APERTURE		0x13	/* first, count, list lo,hi */
+#define QGPU_CMD_MAP_APERTURE_LEN	5
+#define QGPU_CMD_UNMAP_APERTURE		0x14	/* first, count */
+#define QGPU_CMD_UNMAP_APERTURE_LEN	3
+#define QGPU_XFER_SRC_PAGELIST		0x01	/* flags: src is a page list */
+#define QGPU_XFER_DST_PAGELIST		0x02	/* flags: dst is a page list */
+
+/* Render engine ring commands (engine 1) */
+#define QGPU_CMD_EXEC			0x20	/* ctx, buf lo,hi, start, end */
+#define QGPU_CMD_EXEC_LEN		6
+#define QGPU_CMD_CTX_CLEAR		0x21	/* ctx */
+#define QGPU_CMD_CTX_CLEAR_LEN		2
+
+/* DMA-buffer commands (inside EXEC) */
+#define QGPU_DMA_NOP			0x00
+#define QGPU_DMA_BIND			0x40	/* slot, addr lo,hi, size lo,hi */
+#define QGPU_DMA_BIND_LEN		6
+#define QGPU_DMA_COPY			0x41	/* dslot, doff, sslot, soff, size */
+#define QGPU_DMA_COPY_LEN		6
+#define QGPU_DMA_FILL			0x42	/* slot, off, size, pattern */
+#define QGPU_DMA_FILL_LEN		5
+#define QGPU_DMA_ADD			0x43	/* dslot,doff, aslot,aoff, bslot,boff, n */
+#define QGPU_DMA_XOR			0x44
+#define QGPU_DMA_ALU_LEN		8
+#define QGPU_DMA_CHECKSUM		0x45	/* sslot, soff, size, dslot, doff */
+#define QGPU_DMA_CHECKSUM_LEN		6
+#define QGPU_DMA_FENCE			0x46	/* slot, off, value lo,hi */
+#define QGPU_DMA_FENCE_LEN		5
+#define QGPU_DMA_WAIT			0x47	/* slot, off, value lo,hi: until >= */
+#define QGPU_DMA_WAIT_LEN		5
+#define QGPU_DMA_TIMESTAMP		0x48	/* slot, off */
+#define QGPU_DMA_TIMESTAMP_LEN		3
+#define QGPU_DMA_BIND_ADDR_DW		2	/* dword index of the patched address */
+
+/* FNV-1a over 32-bit words, as computed by QGPU_DMA_CHECKSUM */
+#define QGPU_CSUM_INIT			0x811c9dc5u
+#define QGPU_CSUM_PRIME			0x01000193u
+
+#endif /* QGPU_REGS_H */
