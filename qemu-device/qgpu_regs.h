@@ -1,0 +1,1 @@
+../kernel/qgpu_regs.h

@@ -1,0 +1,1666 @@
+/*
+ * QTest for the qgpu virtual GPU (docs/hw-spec.md)
+ *
+ * Run from the QEMU build directory:
+ *   QTEST_QEMU_BINARY=./qemu-system-x86_64 ./tests/qtest/qgpu-test --tap -k
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/units.h"
+#include "libqtest.h"
+#include "libqos/pci.h"
+#include "libqos/pci-pc.h"
+#include "hw/pci/pci_regs.h"
+#include "hw/qgpu/qgpu_regs.h"
+
+#define QGPU_DEVFN      QPCI_DEVFN(4, 0)
+
+/* Guest-physical layout used by the tests (guest has 256 MiB) */
+#define RING0           0x100000ull     /* 64 KiB */
+#define RING1           0x120000ull     /* 64 KiB */
+#define FENCE_MEM       0x180000ull
+#define PAGELIST        0x190000ull
+#define PAGELIST2       0x198000ull
+#define SYSBUF          0x200000ull     /* 1 MiB */
+#define SYSBUF2         0x300000ull     /* 1 MiB */
+#define DMABUF          0x400000ull     /* DMA buffers, 1 MiB */
+#define GART_TABLE      0x800000ull     /* 512 KiB for 256 MiB of GART */
+#define GART_PAGES_MEM  0x900000ull
+#define BIGBUF          0x4000000ull    /* 48 MiB */
+
+#define RING_SIZE       0x10000u
+#define SYS(a)          (QGPU_SYS_BIT | (a))
+
+typedef struct QGPU {
+    QTestState *qts;
+    QPCIBus *bus;
+    QPCIDevice *dev;
+    QPCIBar bar0, bar2, bar4;
+    uint64_t bar2_size, bar4_size;
+    uint64_t ring[2];
+    uint32_t ring_size[2];
+    uint32_t tail[2];
+} QGPU;
+
+static char *qgpu_bios_dir(void)
+{
+    const char *bin = g_getenv("QTEST_QEMU_BINARY");
+    g_autofree char *dir = NULL;
+    char *pc;
+
+    if (!bin) {
+        return g_strdup("");
+    }
+    dir = g_path_get_dirname(bin);
+    pc = g_build_filename(dir, "pc-bios", NULL);
+    if (g_file_test(pc, G_FILE_TEST_IS_DIR)) {
+        char *opt = g_strdup_printf("-L %s", pc);
+
+        g_free(pc);
+        return opt;
+    }
+    g_free(pc);
+    return g_strdup("");
+}
+
+static void qgpu_ring_init(QGPU *g, int n, uint64_t base, uint32_t size);
+
+static QGPU *qgpu_start_machine(const char *machine, const char *props)
+{
+    QGPU *g = g_new0(QGPU, 1);
+    g_autofree char *bios = qgpu_bios_dir();
+
+    g->qts = qtest_initf("%s -machine %s -nodefaults -m 256M "
+                         "-device qgpu,addr=04.0%s%s",
+                         bios, machine, props ? "," : "", props ? props : "");
+    g->bus = qpci_new_pc(g->qts, NULL);
+    g->dev = qpci_device_find(g->bus, QGPU_DEVFN);
+    g_assert(g->dev);
+    qpci_device_enable(g->dev);
+    g->bar0 = qpci_iomap(g->dev, QGPU_BAR_MMIO, NULL);
+    g->bar2 = qpci_iomap(g->dev, QGPU_BAR_VRAM, &g->bar2_size);
+    /* BAR4 exists only with a host aperture */
+    qpci_config_writel(g->dev, PCI_BASE_ADDRESS_4, 0xffffffff);
+    if (qpci_config_readl(g->dev, PCI_BASE_ADDRESS_4)) {
+        g->bar4 = qpci_iomap(g->dev, QGPU_BAR_HAP, &g->bar4_size);
+    }
+    qgpu_ring_init(g, 0, RING0, RING_SIZE);
+    qgpu_ring_init(g, 1, RING1, RING_SIZE);
+    return g;
+}
+
+static QGPU *qgpu_start(const char *props)
+{
+    return qgpu_start_machine("q35", props);
+}
+
+static void qgpu_stop(QGPU *g)
+{
+    g_free(g->dev);
+    qpci_free_pc(g->bus);
+    qtest_quit(g->qts);
+    g_free(g);
+}
+
+static uint32_t rd(QGPU *g, uint32_t reg)
+{
+    return qpci_io_readl(g->dev, g->bar0, reg);
+}
+
+static void wr(QGPU *g, uint32_t reg, uint32_t val)
+{
+    qpci_io_writel(g->dev, g->bar0, reg, val);
+}
+
+static uint64_t rd64(QGPU *g, uint32_t reg)
+{
+    return rd(g, reg) | ((uint64_t)rd(g, reg + 4) << 32);
+}
+
+static uint32_t erd(QGPU *g, int n, uint32_t reg)
+{
+    return rd(g, QGPU_ENGINE_BASE(n) + reg);
+}
+
+static void ewr(QGPU *g, int n, uint32_t reg, uint32_t val)
+{
+    wr(g, QGPU_ENGINE_BASE(n) + reg, val);
+}
+
+static void qgpu_ring_init(QGPU *g, int n, uint64_t base, uint32_t size)
+{
+    ewr(g, n, QGPU_ENG_CTRL, 0);
+    ewr(g, n, QGPU_ENG_RING_BASE_LO, base);
+    ewr(g, n, QGPU_ENG_RING_BASE_HI, base >> 32);
+    ewr(g, n, QGPU_ENG_RING_SIZE, size);
+    ewr(g, n, QGPU_ENG_CTRL, QGPU_ENG_CTRL_ENABLE);
+    g_assert_cmpuint(erd(g, n, QGPU_ENG_CTRL), ==, QGPU_ENG_CTRL_ENABLE);
+    g->ring[n] = base;
+    g->ring_size[n] = size;
+    g->tail[n] = 0;
+}
+
+static void emit(QGPU *g, int n, const uint32_t *dw, unsigned cnt)
+{
+    unsigned i;
+
+    for (i = 0; i < cnt; i++) {
+        qtest_writel(g->qts, g->ring[n] + g->tail[n], dw[i]);
+        g->tail[n] = (g->tail[n] + 4) & (g->ring_size[n] - 1);
+    }
+}
+
+static void kick(QGPU *g, int n)
+{
+    ewr(g, n, QGPU_ENG_RING_TAIL, g->tail[n]);
+}
+
+/* Wait until engine n is not busy (bounded). */
+static void wait_idle(QGPU *g, int n)
+{
+    int i;
+
+    for (i = 0; i < 200000; i++) {
+        if (!(erd(g, n, QGPU_ENG_STATUS) & QGPU_ENG_STATUS_BUSY)) {
+            return;
+        }
+        if (i > 100) {
+            g_usleep(100);
+        }
+    }
+    g_assert_not_reached();
+}
+
+static void run(QGPU *g, int n)
+{
+    kick(g, n);
+    wait_idle(g, n);
+}
+
+static void cmd_fence(QGPU *g, int n, uint64_t addr, uint64_t val, bool irq)
+{
+    uint32_t c[] = {
+        QGPU_CMD_HDR(QGPU_CMD_FENCE, irq ? QGPU_FENCE_FLAG_IRQ : 0,
+                     QGPU_CMD_FENCE_LEN),
+        addr, addr >> 32, val, val >> 32,
+    };
+    emit(g, n, c, ARRAY_SIZE(c));
+}
+
+static void cmd_nop(QGPU *g, int n, unsigned len)
+{
+    uint32_t h = QGPU_CMD_HDR(QGPU_CMD_NOP, 0, len);
+    unsigned i;
+
+    emit(g, n, &h, 1);
+    for (i = 1; i < len; i++) {
+        uint32_t junk = 0xdeadbeef;
+        emit(g, n, &junk, 1);
+    }
+}
+
+static void cmd_transfer(QGPU *g, uint64_t size, uint64_t src, uint64_t dst,
+                         uint32_t flags)
+{
+    uint32_t c[] = {
+        QGPU_CMD_HDR(QGPU_CMD_TRANSFER, flags, QGPU_CMD_TRANSFER_LEN),
+        size, size >> 32, src, src >> 32, dst, dst >> 32,
+    };
+    emit(g, 0, c, ARRAY_SIZE(c));
+}
+
+static void cmd_fill(QGPU *g, uint64_t size, uint64_t dst, uint32_t pattern,
+                     uint32_t flags)
+{
+    uint32_t c[] = {
+        QGPU_CMD_HDR(QGPU_CMD_FILL, flags, QGPU_CMD_FILL_LEN),
+        size, size >> 32, dst, dst >> 32, pattern,
+    };
+    emit(g, 0, c, ARRAY_SIZE(c));
+}
+
+static void cmd_discard(QGPU *g, uint64_t size, uint64_t addr)
+{
+    uint32_t c[] = {
+        QGPU_CMD_HDR(QGPU_CMD_DISCARD, 0, QGPU_CMD_DISCARD_LEN),
+        size, size >> 32, addr, addr >> 32,
+    };
+    emit(g, 0, c, ARRAY_SIZE(c));
+}
+
+static void cmd_map_ap(QGPU *g, uint32_t first, uint32_t count, uint64_t list)
+{
+    uint32_t c[] = {
+        QGPU_CMD_HDR(QGPU_CMD_MAP_APERTURE, 0, QGPU_CMD_MAP_APERTURE_LEN),
+        first, count, list, list >> 32,
+    };
+    emit(g, 0, c, ARRAY_SIZE(c));
+}
+
+static void cmd_unmap_ap(QGPU *g, uint32_t first, uint32_t count)
+{
+    uint32_t c[] = {
+        QGPU_CMD_HDR(QGPU_CMD_UNMAP_APERTURE, 0, QGPU_CMD_UNMAP_APERTURE_LEN),
+        first, count,
+    };
+    emit(g, 0, c, ARRAY_SIZE(c));
+}
+
+static void cmd_exec(QGPU *g, uint32_t ctx, uint64_t buf, uint32_t start,
+                     uint32_t end)
+{
+    uint32_t c[] = {
+        QGPU_CMD_HDR(QGPU_CMD_EXEC, 0, QGPU_CMD_EXEC_LEN),
+        ctx, buf, buf >> 32, start, end,
+    };
+    emit(g, 1, c, ARRAY_SIZE(c));
+}
+
+static void cmd_ctx_clear(QGPU *g, uint32_t ctx)
+{
+    uint32_t c[] = {
+        QGPU_CMD_HDR(QGPU_CMD_CTX_CLEAR, 0, QGPU_CMD_CTX_CLEAR_LEN), ctx,
+    };
+    emit(g, 1, c, ARRAY_SIZE(c));
+}
+
+/* VRAM through BAR2 */
+static uint32_t vram_rd(QGPU *g, uint64_t off)
+{
+    return qpci_io_readl(g->dev, g->bar2, off);
+}
+
+static void vram_wr(QGPU *g, uint64_t off, uint32_t v)
+{
+    qpci_io_writel(g->dev, g->bar2, off, v);
+}
+
+static void expect_fault(QGPU *g, int n, uint32_t reason, uint32_t count)
+{
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_REASON), ==, reason);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_ENGINE), ==, n);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, count);
+    g_assert_cmpuint(rd(g, QGPU_REG_INT_STATUS) & QGPU_INT_FAULT, ==,
+                     QGPU_INT_FAULT);
+}
+
+static void engine_reset(QGPU *g, int n)
+{
+    ewr(g, n, QGPU_ENG_CTRL, QGPU_ENG_CTRL_RESET);
+    g->tail[n] = 0;
+    g_assert_cmpuint(erd(g, n, QGPU_ENG_RING_HEAD), ==, 0);
+    g_assert_cmpuint(erd(g, n, QGPU_ENG_STATUS), ==, 0);
+    g_assert_cmpuint(erd(g, n, QGPU_ENG_CTRL), ==, QGPU_ENG_CTRL_ENABLE);
+    wr(g, QGPU_REG_INT_ACK, QGPU_INT_ALL);
+}
+
+/* ---- identity ---- */
+
+static void check_identity(const char *props, uint64_t vram, uint64_t vis,
+                           uint64_t hap, uint64_t gart, uint32_t slots,
+                           uint32_t ctxs)
+{
+    QGPU *g = qgpu_start(props);
+    uint32_t caps = rd(g, QGPU_REG_CAPS);
+
+    g_assert_cmphex(qpci_config_readw(g->dev, PCI_VENDOR_ID), ==,
+                    QGPU_PCI_VENDOR_ID);
+    g_assert_cmphex(qpci_config_readw(g->dev, PCI_DEVICE_ID), ==,
+                    QGPU_PCI_DEVICE_ID);
+    g_assert_cmphex(qpci_config_readb(g->dev, PCI_REVISION_ID), ==,
+                    QGPU_PCI_REVISION);
+    g_assert_cmphex(qpci_config_readw(g->dev, PCI_CLASS_DEVICE), ==,
+                    QGPU_PCI_CLASS);
+    g_assert_cmphex(rd(g, QGPU_REG_ID), ==, QGPU_ID_MAGIC);
+    g_assert_cmphex(rd(g, QGPU_REG_VERSION), ==,
+                    (QGPU_VERSION_MAJOR << 16) | QGPU_VERSION_MINOR);
+    g_assert_cmphex(caps & (QGPU_CAP_FENCE | QGPU_CAP_PAGING |
+                            QGPU_CAP_RENDER | QGPU_CAP_CTX_SAVE), ==,
+                    QGPU_CAP_FENCE | QGPU_CAP_PAGING | QGPU_CAP_RENDER |
+                    QGPU_CAP_CTX_SAVE);
+    g_assert_cmpuint(!!(caps & QGPU_CAP_HOST_APERTURE), ==, hap != 0);
+    g_assert_cmpuint(!!(caps & QGPU_CAP_GART), ==, gart != 0);
+    g_assert_cmpuint(rd64(g, QGPU_REG_VRAM_SIZE_LO), ==, vram);
+    g_assert_cmpuint(rd64(g, QGPU_REG_VISIBLE_SIZE_LO), ==, vis);
+    g_assert_cmpuint(rd64(g, QGPU_REG_HAP_SIZE_LO), ==, hap);
+    g_assert_cmpuint(rd64(g, QGPU_REG_GART_SIZE_LO), ==, gart);
+    g_assert_cmpuint(rd(g, QGPU_REG_NUM_ENGINES), ==, QGPU_NUM_ENGINES);
+    g_assert_cmpuint(rd(g, QGPU_REG_MAX_SLOTS), ==, slots);
+    g_assert_cmpuint(rd(g, QGPU_REG_MAX_CONTEXTS), ==, ctxs);
+    g_assert_cmpuint(g->bar2_size, ==, vis);
+    g_assert_cmpuint(g->bar4_size, ==, hap);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_INT_STATUS), ==, 0);
+    qgpu_stop(g);
+}
+
+static void test_identity(void)
+{
+    check_identity(NULL, 64 * MiB, 64 * MiB, 16 * MiB, 256 * MiB, 64, 64);
+    check_identity("vram-size=32M,visible-vram-size=8M,host-aperture-size=0,"
+                   "gart-size=1M,max-slots=16,max-contexts=8",
+                   32 * MiB, 8 * MiB, 0, 1 * MiB, 16, 8);
+    check_identity("vram-size=48M,host-aperture-size=1M,gart-size=0",
+                   48 * MiB, 32 * MiB, 1 * MiB, 0, 64, 64);
+}
+
+/* Bad properties must be refused with an error, not an abort. */
+static void test_bad_props(void)
+{
+    static const char *bad[] = {
+        "vram-size=1000", "vram-size=2T", "visible-vram-size=3M",
+        "visible-vram-size=128M", "host-aperture-size=3M",
+        "host-aperture-size=1G", "gart-size=100", "max-slots=0",
+        "max-contexts=100000", "max-slots=4096,max-contexts=4096",
+    };
+    const char *bin = g_getenv("QTEST_QEMU_BINARY");
+    g_autofree char *bios = qgpu_bios_dir();
+    unsigned i;
+
+    g_assert(bin);
+    for (i = 0; i < ARRAY_SIZE(bad); i++) {
+        g_autofree char *cmd = g_strdup_printf(
+            "%s %s -machine none -nodefaults -display none "
+            "-device qgpu,%s", bin, bios, bad[i]);
+        g_autofree char *out = NULL, *err = NULL;
+        int status;
+
+        g_assert(g_spawn_command_line_sync(cmd, &out, &err, &status, NULL));
+        g_assert_true(WIFEXITED(status));
+        g_assert_cmpint(WEXITSTATUS(status), ==, 1);
+        g_assert_nonnull(strstr(err, "qgpu"));
+    }
+}
+
+/* ---- registers ---- */
+
+static void test_scratch(void)
+{
+    QGPU *g = qgpu_start(NULL);
+
+    wr(g, QGPU_REG_SCRATCH, 0x12345678);
+    g_assert_cmphex(rd(g, QGPU_REG_SCRATCH), ==, 0x12345678);
+    wr(g, QGPU_REG_SCRATCH, 0xa5a5a5a5);
+    g_assert_cmphex(rd(g, QGPU_REG_SCRATCH), ==, 0xa5a5a5a5);
+
+    /* non-32-bit access: read 0, write ignored, BAD_REGISTER */
+    g_assert_cmphex(qpci_io_readw(g->dev, g->bar0, QGPU_REG_SCRATCH), ==, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_REASON), ==,
+                     QGPU_FAULT_BAD_REGISTER);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_ENGINE), ==, 0xff);
+    qpci_io_writeb(g->dev, g->bar0, QGPU_REG_SCRATCH, 0);
+    g_assert_cmphex(rd(g, QGPU_REG_SCRATCH), ==, 0xa5a5a5a5);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 2);
+    /* write to a read-only register */
+    wr(g, QGPU_REG_ID, 0);
+    g_assert_cmphex(rd(g, QGPU_REG_ID), ==, QGPU_ID_MAGIC);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 3);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_ADDR_LO), ==, QGPU_REG_ID);
+    g_assert_cmpuint(rd(g, QGPU_REG_INT_STATUS), ==, QGPU_INT_FAULT);
+    /* unknown registers read 0 */
+    g_assert_cmphex(rd(g, 0x800), ==, 0);
+    g_assert_cmphex(rd(g, 0xfffc), ==, 0);
+
+    /* reset clears scratch, status and the fault record, keeps count */
+    wr(g, QGPU_REG_INT_MASK, QGPU_INT_ALL);
+    g_assert_cmphex(rd(g, QGPU_REG_INT_MASK), ==, QGPU_INT_ALL);
+    wr(g, QGPU_REG_RESET, 1);
+    g_assert_cmphex(rd(g, QGPU_REG_SCRATCH), ==, 0);
+    g_assert_cmphex(rd(g, QGPU_REG_INT_STATUS), ==, 0);
+    g_assert_cmphex(rd(g, QGPU_REG_INT_MASK), ==, 0);
+    g_assert_cmphex(rd(g, QGPU_REG_FAULT_REASON), ==, 0);
+    g_assert_cmphex(rd(g, QGPU_REG_FAULT_COUNT), ==, 3);
+    g_assert_cmphex(erd(g, 0, QGPU_ENG_CTRL), ==, 0);
+    g_assert_cmphex(erd(g, 0, QGPU_ENG_RING_SIZE), ==, 0);
+    qgpu_stop(g);
+}
+
+/* ---- rings, fences, interrupts ---- */
+
+static void test_fence_irq(void)
+{
+    QGPU *g = qgpu_start(NULL);
+    uint64_t cycles0 = rd64(g, QGPU_REG_CYCLES_LO);
+
+    qtest_writeq(g->qts, FENCE_MEM, 0);
+    cmd_nop(g, 0, 1);
+    cmd_nop(g, 0, 4);
+    cmd_fence(g, 0, SYS(FENCE_MEM), 0x1122334455667788ull, true);
+    run(g, 0);
+    g_assert_cmphex(qtest_readq(g->qts, FENCE_MEM), ==,
+                    0x1122334455667788ull);
+    g_assert_cmpuint(erd(g, 0, QGPU_ENG_RING_HEAD), ==, g->tail[0]);
+    g_assert_cmpuint(rd64(g, QGPU_ENGINE_BASE(0) + QGPU_ENG_CMDS_LO), ==, 3);
+    g_assert_cmpuint(rd64(g, QGPU_REG_CYCLES_LO), ==, cycles0 + 3);
+    g_assert_cmphex(rd(g, QGPU_REG_INT_STATUS), ==, QGPU_INT_ENGINE(0));
+
+    /* masked: no INTx; unmasked: INTx asserted; ack: deasserted */
+    g_assert_false(qpci_config_readw(g->dev, PCI_STATUS) &
+                   PCI_STATUS_INTERRUPT);
+    wr(g, QGPU_REG_INT_MASK, QGPU_INT_ALL);
+    g_assert_true(qpci_config_readw(g->dev, PCI_STATUS) &
+                  PCI_STATUS_INTERRUPT);
+    wr(g, QGPU_REG_INT_ACK, QGPU_INT_ENGINE(0));
+    g_assert_cmphex(rd(g, QGPU_REG_INT_STATUS), ==, 0);
+    g_assert_false(qpci_config_readw(g->dev, PCI_STATUS) &
+                   PCI_STATUS_INTERRUPT);
+
+    /* fence without IRQ flag on the render engine, then with */
+    cmd_fence(g, 1, SYS(FENCE_MEM + 8), 7, false);
+    run(g, 1);
+    g_assert_cmpuint(qtest_readq(g->qts, FENCE_MEM + 8), ==, 7);
+    g_assert_cmphex(rd(g, QGPU_REG_INT_STATUS), ==, 0);
+    cmd_fence(g, 1, 0x1000, 8, true);        /* fence into VRAM */
+    run(g, 1);
+    g_assert_cmpuint(vram_rd(g, 0x1000), ==, 8);
+    g_assert_cmphex(rd(g, QGPU_REG_INT_STATUS), ==, QGPU_INT_ENGINE(1));
+    g_assert_true(qpci_config_readw(g->dev, PCI_STATUS) &
+                  PCI_STATUS_INTERRUPT);
+    wr(g, QGPU_REG_INT_ACK, 0xffffffff);
+    g_assert_false(qpci_config_readw(g->dev, PCI_STATUS) &
+                   PCI_STATUS_INTERRUPT);
+    qgpu_stop(g);
+}
+
+static void test_many_fences(void)
+{
+    QGPU *g = qgpu_start(NULL);
+    uint64_t i;
+
+    /* a 4 KiB ring: 1000 fences wrap around it several times */
+    qgpu_ring_init(g, 1, RING1, 0x1000);
+    for (i = 1; i <= 1000; i++) {
+        cmd_fence(g, 1, SYS(FENCE_MEM), i, (i % 100) == 0);
+        if (i % 100 == 0) {
+            run(g, 1);
+            g_assert_cmpuint(qtest_readq(g->qts, FENCE_MEM), ==, i);
+        }
+    }
+    g_assert_cmpuint(rd64(g, QGPU_ENGINE_BASE(1) + QGPU_ENG_CMDS_LO), ==,
+                     1000);
+    g_assert_cmpuint(erd(g, 1, QGPU_ENG_RING_HEAD), ==, (1000 * 20) % 0x1000);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+    qgpu_stop(g);
+}
+
+static void test_ring_faults(void)
+{
+    QGPU *g = qgpu_start(NULL);
+    uint32_t c[8];
+    uint32_t faults = 0;
+    uint32_t off;
+
+    /* unknown opcode after a good fence */
+    cmd_fence(g, 0, SYS(FENCE_MEM), 1, false);
+    off = g->tail[0];
+    c[0] = QGPU_CMD_HDR(0x77, 0, 1);
+    emit(g, 0, c, 1);
+    cmd_fence(g, 0, SYS(FENCE_MEM), 2, false);
+    run(g, 0);
+    expect_fault(g, 0, QGPU_FAULT_BAD_OPCODE, ++faults);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_OFFSET), ==, off);
+    g_assert_cmpuint(erd(g, 0, QGPU_ENG_RING_HEAD), ==, off);
+    g_assert_cmphex(erd(g, 0, QGPU_ENG_STATUS), ==, QGPU_ENG_STATUS_HALTED);
+    g_assert_cmpuint(qtest_readq(g->qts, FENCE_MEM), ==, 1);
+    /* halted: more doorbells do nothing */
+    kick(g, 0);
+    g_assert_cmpuint(erd(g, 0, QGPU_ENG_RING_HEAD), ==, off);
+    engine_reset(g, 0);
+    cmd_fence(g, 0, SYS(FENCE_MEM), 3, false);
+    run(g, 0);
+    g_assert_cmpuint(qtest_readq(g->qts, FENCE_MEM), ==, 3);
+
+    /* bad lengths: 0, shorter than the command, beyond TAIL */
+    c[0] = QGPU_CMD_HDR(QGPU_CMD_NOP, 0, 0);
+    emit(g, 0, c, 1);
+    run(g, 0);
+    expect_fault(g, 0, QGPU_FAULT_BAD_LENGTH, ++faults);
+    engine_reset(g, 0);
+    c[0] = QGPU_CMD_HDR(QGPU_CMD_FENCE, 0, 3);
+    c[1] = c[2] = 0;
+    emit(g, 0, c, 3);
+    run(g, 0);
+    expect_fault(g, 0, QGPU_FAULT_BAD_LENGTH, ++faults);
+    engine_reset(g, 0);
+    c[0] = QGPU_CMD_HDR(QGPU_CMD_NOP, 0, 100);
+    emit(g, 0, c, 1);
+    run(g, 0);
+    expect_fault(g, 0, QGPU_FAULT_BAD_LENGTH, ++faults);
+    engine_reset(g, 0);
+    c[0] = QGPU_CMD_HDR(QGPU_CMD_NOP, 0, 0xffff);
+    emit(g, 0, c, 1);
+    run(g, 0);
+    expect_fault(g, 0, QGPU_FAULT_BAD_LENGTH, ++faults);
+    engine_reset(g, 0);
+
+    /* bad address: hole between VRAM and GART, and across VRAM's end */
+    cmd_fence(g, 0, 0x10000000000ull - 8, 1, false);
+    run(g, 0);
+    expect_fault(g, 0, QGPU_FAULT_BAD_ADDRESS, ++faults);
+    g_assert_cmphex(rd64(g, QGPU_REG_FAULT_ADDR_LO), ==,
+                    0x10000000000ull - 8);
+    engine_reset(g, 0);
+    cmd_fence(g, 1, UINT64_MAX - 7, 1, false);     /* sys, last 8 bytes */
+    run(g, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_REASON), ==, QGPU_FAULT_DMA_ERROR);
+    ++faults;
+    engine_reset(g, 1);
+
+    /* misaligned fence */
+    cmd_fence(g, 1, SYS(FENCE_MEM + 4), 1, false);
+    run(g, 1);
+    expect_fault(g, 1, QGPU_FAULT_BAD_ALIGN, ++faults);
+    g_assert_cmphex(erd(g, 1, QGPU_ENG_STATUS), ==, QGPU_ENG_STATUS_HALTED);
+    engine_reset(g, 1);
+
+    /* paging command on the render engine, EXEC on the paging engine */
+    c[0] = QGPU_CMD_HDR(QGPU_CMD_UNMAP_APERTURE, 0, 3);
+    c[1] = c[2] = 0;
+    emit(g, 1, c, 3);
+    run(g, 1);
+    expect_fault(g, 1, QGPU_FAULT_BAD_OPCODE, ++faults);
+    engine_reset(g, 1);
+    c[0] = QGPU_CMD_HDR(QGPU_CMD_CTX_CLEAR, 0, 2);
+    emit(g, 0, c, 2);
+    run(g, 0);
+    expect_fault(g, 0, QGPU_FAULT_BAD_OPCODE, ++faults);
+    engine_reset(g, 0);
+
+    /* bad ring config at enable: engine stays disabled */
+    ewr(g, 0, QGPU_ENG_CTRL, 0);
+    ewr(g, 0, QGPU_ENG_RING_BASE_LO, RING0 + 0x10);
+    ewr(g, 0, QGPU_ENG_CTRL, QGPU_ENG_CTRL_ENABLE);
+    expect_fault(g, 0, QGPU_FAULT_BAD_RING, ++faults);
+    g_assert_cmpuint(erd(g, 0, QGPU_ENG_CTRL), ==, 0);
+    ewr(g, 0, QGPU_ENG_RING_BASE_LO, RING0);
+    ewr(g, 0, QGPU_ENG_RING_SIZE, 0x3000);
+    ewr(g, 0, QGPU_ENG_CTRL, QGPU_ENG_CTRL_ENABLE);
+    expect_fault(g, 0, QGPU_FAULT_BAD_RING, ++faults);
+    g_assert_cmpuint(erd(g, 0, QGPU_ENG_CTRL), ==, 0);
+    /* TAIL beyond the ring */
+    qgpu_ring_init(g, 0, RING0, RING_SIZE);
+    ewr(g, 0, QGPU_ENG_RING_TAIL, RING_SIZE);
+    expect_fault(g, 0, QGPU_FAULT_BAD_RING, ++faults);
+    g_assert_cmpuint(erd(g, 0, QGPU_ENG_RING_TAIL), ==, 0);
+
+    /* and everything still works */
+    wr(g, QGPU_REG_INT_ACK, QGPU_INT_ALL);
+    cmd_fence(g, 0, SYS(FENCE_MEM), 99, true);
+    run(g, 0);
+    g_assert_cmpuint(qtest_readq(g->qts, FENCE_MEM), ==, 99);
+    g_assert_cmphex(rd(g, QGPU_REG_INT_STATUS), ==, QGPU_INT_ENGINE(0));
+    qgpu_stop(g);
+}
+
+/* ---- paging engine ---- */
+
+static void fill_sys(QGPU *g, uint64_t addr, size_t len, uint32_t seed)
+{
+    g_autofree uint8_t *buf = g_malloc(len);
+    size_t i;
+
+    for (i = 0; i < len; i++) {
+        buf[i] = (uint8_t)(i * 7 + seed + (i >> 8));
+    }
+    qtest_memwrite(g->qts, addr, buf, len);
+}
+
+static void check_sys(QGPU *g, uint64_t addr, size_t len, uint32_t seed)
+{
+    g_autofree uint8_t *buf = g_malloc(len);
+    size_t i;
+
+    qtest_memread(g->qts, addr, buf, len);
+    for (i = 0; i < len; i++) {
+        if (buf[i] != (uint8_t)(i * 7 + seed + (i >> 8))) {
+            g_test_message("mismatch at %zu: %x", i, buf[i]);
+            g_assert_not_reached();
+        }
+    }
+}
+
+static void check_vram(QGPU *g, uint64_t off, size_t len, uint32_t seed)
+{
+    g_autofree uint8_t *buf = g_malloc(len);
+    size_t i;
+
+    qpci_memread(g->dev, g->bar2, off, buf, len);
+    for (i = 0; i < len; i++) {
+        if (buf[i] != (uint8_t)(i * 7 + seed + (i >> 8))) {
+            g_test_message("vram mismatch at %zu: %x", i, buf[i]);
+            g_assert_not_reached();
+        }
+    }
+}
+
+static void test_transfer(void)
+{
+    QGPU *g = qgpu_start(NULL);
+    uint64_t bytes0;
+    int i;
+
+    /* system -> VRAM, odd size and offsets */
+    fill_sys(g, SYSBUF, 20000, 1);
+    cmd_transfer(g, 20000, SYS(SYSBUF), 0x10003, 0);
+    run(g, 0);
+    check_vram(g, 0x10003, 20000, 1);
+    g_assert_cmpuint(rd64(g, QGPU_ENGINE_BASE(0) + QGPU_ENG_BYTES_LO), ==,
+                     20000);
+
+    /* VRAM -> VRAM */
+    cmd_transfer(g, 20000, 0x10003, 0x200001, 0);
+    /* VRAM -> system */
+    cmd_transfer(g, 20000, 0x200001, SYS(SYSBUF2 + 5), 0);
+    run(g, 0);
+    check_vram(g, 0x200001, 20000, 1);
+    check_sys(g, SYSBUF2 + 5, 20000, 1);
+    /* system -> system */
+    qtest_memset(g->qts, SYSBUF2, 0, 0x8000);
+    cmd_transfer(g, 20000, SYS(SYSBUF), SYS(SYSBUF2), 0);
+    run(g, 0);
+    check_sys(g, SYSBUF2, 20000, 1);
+
+    /* page lists: scatter 4 system pages (reverse order) into VRAM pages */
+    fill_sys(g, SYSBUF, 4 * 4096, 2);
+    for (i = 0; i < 4; i++) {
+        qtest_writeq(g->qts, PAGELIST + i * 8, SYS(SYSBUF + i * 4096));
+        qtest_writeq(g->qts, PAGELIST2 + i * 8, 0x300000 + (3 - i) * 4096);
+    }
+    bytes0 = rd64(g, QGPU_ENGINE_BASE(0) + QGPU_ENG_BYTES_LO);
+    cmd_transfer(g, 4 * 4096, SYS(PAGELIST), SYS(PAGELIST2),
+                 QGPU_XFER_SRC_PAGELIST | QGPU_XFER_DST_PAGELIST);
+    run(g, 0);
+    for (i = 0; i < 4; i++) {
+        g_autofree uint8_t *want = g_malloc(4096);
+        g_autofree uint8_t *got = g_malloc(4096);
+
+        qtest_memread(g->qts, SYSBUF + i * 4096, want, 4096);
+        qpci_memread(g->dev, g->bar2, 0x300000 + (3 - i) * 4096, got, 4096);
+        g_assert_cmpmem(want, 4096, got, 4096);
+    }
+    g_assert_cmpuint(rd64(g, QGPU_ENGINE_BASE(0) + QGPU_ENG_BYTES_LO), ==,
+                     bytes0 + 4 * 4096);
+    /* VRAM (linear) -> page list of system pages */
+    qtest_memset(g->qts, SYSBUF2, 0, 4 * 4096);
+    for (i = 0; i < 4; i++) {
+        qtest_writeq(g->qts, PAGELIST + i * 8, SYS(SYSBUF2 + i * 4096));
+    }
+    cmd_transfer(g, 4 * 4096, 0x300000, SYS(PAGELIST),
+                 QGPU_XFER_DST_PAGELIST);
+    run(g, 0);
+    {
+        g_autofree uint8_t *want = g_malloc(4 * 4096);
+        g_autofree uint8_t *got = g_malloc(4 * 4096);
+
+        qpci_memread(g->dev, g->bar2, 0x300000, want, 4 * 4096);
+        qtest_memread(g->qts, SYSBUF2, got, 4 * 4096);
+        g_assert_cmpmem(want, 4 * 4096, got, 4 * 4096);
+    }
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+
+    /* page-list faults: size not page multiple, misaligned entry */
+    cmd_transfer(g, 4096 + 4, SYS(PAGELIST), 0, QGPU_XFER_SRC_PAGELIST);
+    run(g, 0);
+    expect_fault(g, 0, QGPU_FAULT_BAD_ALIGN, 1);
+    engine_reset(g, 0);
+    qtest_writeq(g->qts, PAGELIST, SYS(SYSBUF + 8));
+    cmd_transfer(g, 4096, SYS(PAGELIST), 0, QGPU_XFER_SRC_PAGELIST);
+    run(g, 0);
+    expect_fault(g, 0, QGPU_FAULT_BAD_ALIGN, 2);
+    engine_reset(g, 0);
+    /* out of range: crossing VRAM end, size near 2^64 */
+    cmd_transfer(g, 0x2000, SYS(SYSBUF), 64 * MiB - 0x1000, 0);
+    run(g, 0);
+    expect_fault(g, 0, QGPU_FAULT_BAD_ADDRESS, 3);
+    g_assert_cmphex(rd64(g, QGPU_REG_FAULT_ADDR_LO), ==, 64 * MiB - 0x1000);
+    engine_reset(g, 0);
+    cmd_transfer(g, UINT64_MAX, SYS(SYSBUF), 0, 0);
+    run(g, 0);
+    expect_fault(g, 0, QGPU_FAULT_BAD_ADDRESS, 4);
+    engine_reset(g, 0);
+    cmd_transfer(g, UINT64_MAX & ~0xfffull, SYS(PAGELIST), 0,
+                 QGPU_XFER_SRC_PAGELIST);
+    run(g, 0);
+    expect_fault(g, 0, QGPU_FAULT_BAD_ADDRESS, 5);
+    engine_reset(g, 0);
+    /* system address beyond guest RAM: DMA error */
+    cmd_transfer(g, 4096, SYS(0x7000000000ull), 0, 0);
+    run(g, 0);
+    expect_fault(g, 0, QGPU_FAULT_DMA_ERROR, 6);
+    engine_reset(g, 0);
+    qgpu_stop(g);
+}
+
+static void test_bar2(void)
+{
+    QGPU *g = qgpu_start("vram-size=32M,visible-vram-size=16M");
+    uint64_t i;
+
+    /* CPU writes through BAR2, engine copies VRAM to system memory */
+    for (i = 0; i < 64; i++) {
+        vram_wr(g, 0x5000 + i * 4, 0xc0de0000 + i);
+    }
+    cmd_transfer(g, 256, 0x5000, SYS(SYSBUF), 0);
+    run(g, 0);
+    for (i = 0; i < 64; i++) {
+        g_assert_cmphex(qtest_readl(g->qts, SYSBUF + i * 4), ==,
+                        0xc0de0000 + i);
+    }
+    /* engine writes VRAM, CPU reads through BAR2 */
+    cmd_fill(g, 64, 0x6000, 0xabcd1234, 0);
+    run(g, 0);
+    g_assert_cmphex(vram_rd(g, 0x6000), ==, 0xabcd1234);
+    g_assert_cmphex(vram_rd(g, 0x603c), ==, 0xabcd1234);
+    g_assert_cmphex(vram_rd(g, 0x6040), ==, 0);
+    g_assert_cmphex(qpci_io_readq(g->dev, g->bar2, 0x6000), ==,
+                    0xabcd1234abcd1234ull);
+    /* non-visible VRAM is usable by the engines */
+    cmd_transfer(g, 256, 0x5000, 20 * MiB, 0);
+    cmd_transfer(g, 256, 20 * MiB, 0x7000, 0);
+    run(g, 0);
+    g_assert_cmphex(vram_rd(g, 0x7000 + 63 * 4), ==, 0xc0de0000 + 63);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+    qgpu_stop(g);
+}
+
+static void test_fill_discard(void)
+{
+    QGPU *g = qgpu_start(NULL);
+    int i;
+
+    /* fill VRAM at an odd offset: bytes follow the pattern's LE order */
+    cmd_fill(g, 12, 0x1001, 0x44332211, 0);
+    run(g, 0);
+    g_assert_cmphex(vram_rd(g, 0x1000), ==, 0x33221100);
+    g_assert_cmphex(vram_rd(g, 0x1004), ==, 0x33221144);
+    g_assert_cmphex(vram_rd(g, 0x1008), ==, 0x33221144);
+    g_assert_cmphex(vram_rd(g, 0x100c), ==, 0x00000044);
+    /* fill system memory and a page list */
+    cmd_fill(g, 0x3000, SYS(SYSBUF), 0xfeedf00d, 0);
+    for (i = 0; i < 2; i++) {
+        qtest_writeq(g->qts, PAGELIST + i * 8, 0x40000 + (1 - i) * 4096);
+    }
+    cmd_fill(g, 0x2000, SYS(PAGELIST), 0x5a5a0001, QGPU_XFER_DST_PAGELIST);
+    run(g, 0);
+    g_assert_cmphex(qtest_readl(g->qts, SYSBUF), ==, 0xfeedf00d);
+    g_assert_cmphex(qtest_readl(g->qts, SYSBUF + 0x2ffc), ==, 0xfeedf00d);
+    g_assert_cmphex(vram_rd(g, 0x40000), ==, 0x5a5a0001);
+    g_assert_cmphex(vram_rd(g, 0x41ffc), ==, 0x5a5a0001);
+    /* size not a multiple of 4 */
+    cmd_fill(g, 6, 0, 0, 0);
+    run(g, 0);
+    expect_fault(g, 0, QGPU_FAULT_BAD_ALIGN, 1);
+    engine_reset(g, 0);
+
+    /* discard: whole pages read zero afterwards, partial pages kept */
+    cmd_fill(g, 0x4000, 0x100000, 0x01010101, 0);
+    cmd_discard(g, 0x2800, 0x100800);
+    run(g, 0);
+    g_assert_cmphex(vram_rd(g, 0x100000), ==, 0x01010101);
+    g_assert_cmphex(vram_rd(g, 0x100ffc), ==, 0x01010101);
+    g_assert_cmphex(vram_rd(g, 0x101000), ==, 0);
+    g_assert_cmphex(vram_rd(g, 0x102ffc), ==, 0);
+    g_assert_cmphex(vram_rd(g, 0x103000), ==, 0x01010101);
+    /* VRAM is still writable after the discard */
+    vram_wr(g, 0x101000, 0x77);
+    g_assert_cmphex(vram_rd(g, 0x101000), ==, 0x77);
+    /* discard of system memory: bounds-checked no-op */
+    cmd_discard(g, 0x3000, SYS(SYSBUF));
+    run(g, 0);
+    g_assert_cmphex(qtest_readl(g->qts, SYSBUF), ==, 0xfeedf00d);
+    cmd_discard(g, 0x2000, 64 * MiB - 0x1000);
+    run(g, 0);
+    expect_fault(g, 0, QGPU_FAULT_BAD_ADDRESS, 2);
+    engine_reset(g, 0);
+    qgpu_stop(g);
+}
+
+static void test_gart(void)
+{
+    QGPU *g = qgpu_start(NULL);
+    uint64_t gart_pages = 256 * MiB / 4096;
+    int i;
+
+    qtest_memset(g->qts, GART_TABLE, 0, gart_pages * 8);
+    wr(g, QGPU_REG_GART_BASE_LO, GART_TABLE);
+    wr(g, QGPU_REG_GART_BASE_HI, 0);
+    g_assert_cmphex(rd(g, QGPU_REG_GART_BASE_LO), ==, GART_TABLE);
+
+    /* MAP_APERTURE: GART pages 10..13 -> scattered system pages */
+    for (i = 0; i < 4; i++) {
+        qtest_writeq(g->qts, PAGELIST + i * 8,
+                     GART_PAGES_MEM + (3 - i) * 0x2000);
+    }
+    cmd_map_ap(g, 10, 4, SYS(PAGELIST));
+    run(g, 0);
+    for (i = 0; i < 4; i++) {
+        g_assert_cmphex(qtest_readq(g->qts, GART_TABLE + (10 + i) * 8), ==,
+                        (GART_PAGES_MEM + (3 - i) * 0x2000) | 1);
+    }
+    g_assert_cmphex(qtest_readq(g->qts, GART_TABLE + 9 * 8), ==, 0);
+    g_assert_cmphex(qtest_readq(g->qts, GART_TABLE + 14 * 8), ==, 0);
+
+    /* GART disabled: GART_UNMAPPED */
+    fill_sys(g, SYSBUF, 4 * 4096, 9);
+    cmd_transfer(g, 4 * 4096, SYS(SYSBUF), QGPU_GART_BASE + 10 * 4096, 0);
+    run(g, 0);
+    expect_fault(g, 0, QGPU_FAULT_GART_UNMAPPED, 1);
+    g_assert_cmphex(rd64(g, QGPU_REG_FAULT_ADDR_LO), ==,
+                    QGPU_GART_BASE + 10 * 4096);
+    engine_reset(g, 0);
+
+    /* enabled: system -> GART, then GART -> VRAM at an odd offset */
+    wr(g, QGPU_REG_GART_CTRL, QGPU_GART_CTRL_ENABLE);
+    cmd_transfer(g, 4 * 4096, SYS(SYSBUF), QGPU_GART_BASE + 10 * 4096, 0);
+    run(g, 0);
+    for (i = 0; i < 4; i++) {
+        g_autofree uint8_t *want = g_malloc(4096);
+        g_autofree uint8_t *got = g_malloc(4096);
+
+        qtest_memread(g->qts, SYSBUF + i * 4096, want, 4096);
+        qtest_memread(g->qts, GART_PAGES_MEM + (3 - i) * 0x2000, got, 4096);
+        g_assert_cmpmem(want, 4096, got, 4096);
+    }
+    cmd_transfer(g, 3 * 4096, QGPU_GART_BASE + 10 * 4096 + 100, 0x8000, 0);
+    run(g, 0);
+    {
+        g_autofree uint8_t *want = g_malloc(4 * 4096);
+        g_autofree uint8_t *got = g_malloc(3 * 4096);
+
+        qtest_memread(g->qts, SYSBUF, want, 4 * 4096);
+        qpci_memread(g->dev, g->bar2, 0x8000, got, 3 * 4096);
+        g_assert_cmpmem(want + 100, 3 * 4096, got, 3 * 4096);
+    }
+    /* fence into GART */
+    cmd_fence(g, 0, QGPU_GART_BASE + 11 * 4096 + 8, 0xabc, false);
+    run(g, 0);
+    g_assert_cmphex(qtest_readq(g->qts, GART_PAGES_MEM + 2 * 0x2000 + 8), ==,
+                    0xabc);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 1);
+
+    /* unmapped GART page */
+    cmd_transfer(g, 4096, 0, QGPU_GART_BASE + 14 * 4096, 0);
+    run(g, 0);
+    expect_fault(g, 0, QGPU_FAULT_GART_UNMAPPED, 2);
+    engine_reset(g, 0);
+
+    /* UNMAP_APERTURE clears entries; access faults */
+    cmd_unmap_ap(g, 11, 2);
+    run(g, 0);
+    g_assert_cmphex(qtest_readq(g->qts, GART_TABLE + 10 * 8), !=, 0);
+    g_assert_cmphex(qtest_readq(g->qts, GART_TABLE + 11 * 8), ==, 0);
+    g_assert_cmphex(qtest_readq(g->qts, GART_TABLE + 12 * 8), ==, 0);
+    g_assert_cmphex(qtest_readq(g->qts, GART_TABLE + 13 * 8), !=, 0);
+    cmd_transfer(g, 4096, QGPU_GART_BASE + 11 * 4096, 0, 0);
+    run(g, 0);
+    expect_fault(g, 0, QGPU_FAULT_GART_UNMAPPED, 3);
+    engine_reset(g, 0);
+
+    /* range checks: first + count beyond the GART, overflow */
+    cmd_map_ap(g, gart_pages - 1, 2, SYS(PAGELIST));
+    run(g, 0);
+    expect_fault(g, 0, QGPU_FAULT_BAD_ADDRESS, 4);
+    engine_reset(g, 0);
+    cmd_unmap_ap(g, 0xffffffff, 2);
+    run(g, 0);
+    expect_fault(g, 0, QGPU_FAULT_BAD_ADDRESS, 5);
+    engine_reset(g, 0);
+    cmd_transfer(g, 0x2000, 0, QGPU_GART_BASE + 256 * MiB - 0x1000, 0);
+    run(g, 0);
+    expect_fault(g, 0, QGPU_FAULT_BAD_ADDRESS, 6);
+    engine_reset(g, 0);
+    /* misaligned page in the list */
+    qtest_writeq(g->qts, PAGELIST, GART_PAGES_MEM + 4);
+    cmd_map_ap(g, 0, 1, SYS(PAGELIST));
+    run(g, 0);
+    expect_fault(g, 0, QGPU_FAULT_BAD_ALIGN, 7);
+    engine_reset(g, 0);
+    /* whole GART unmap (65536 entries, several BH runs) */
+    cmd_unmap_ap(g, 0, gart_pages);
+    run(g, 0);
+    g_assert_cmphex(qtest_readq(g->qts, GART_TABLE + 10 * 8), ==, 0);
+    g_assert_cmphex(qtest_readq(g->qts, GART_TABLE + 13 * 8), ==, 0);
+    qgpu_stop(g);
+}
+
+/* ---- host aperture ---- */
+
+static void test_hap(void)
+{
+    QGPU *g = qgpu_start("host-aperture-size=1M");
+    uint32_t hf;
+    int i;
+
+    g_assert_cmpuint(g->bar4_size, ==, 1 * MiB);
+    for (i = 0; i < 8; i++) {
+        vram_wr(g, (100 + i) * 4096 + 16, 0xa0000000 + i);
+    }
+    /* everything unmapped: reads 0, writes dropped, counter counts */
+    hf = rd(g, QGPU_REG_HAP_FAULT_COUNT);
+    g_assert_cmphex(qpci_io_readl(g->dev, g->bar4, 16), ==, 0);
+    qpci_io_writel(g->dev, g->bar4, 16, 0x1234);
+    g_assert_cmphex(qpci_io_readl(g->dev, g->bar4, 16), ==, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_HAP_FAULT_COUNT), ==, hf + 3);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+
+    /* map aperture pages 2..5 onto VRAM pages 100..103 */
+    wr(g, QGPU_REG_HAP_INDEX, 2);
+    wr(g, QGPU_REG_HAP_COUNT, 4);
+    wr(g, QGPU_REG_HAP_VRAM_PAGE_LO, 100);
+    wr(g, QGPU_REG_HAP_VRAM_PAGE_HI, 0);
+    wr(g, QGPU_REG_HAP_CMD, QGPU_HAP_CMD_MAP);
+    g_assert_cmpuint(rd(g, QGPU_REG_HAP_MAPPED), ==, 4);
+    for (i = 0; i < 4; i++) {
+        g_assert_cmphex(qpci_io_readl(g->dev, g->bar4, (2 + i) * 4096 + 16),
+                        ==, 0xa0000000 + i);
+    }
+    /* CPU write through the aperture lands in VRAM */
+    qpci_io_writel(g->dev, g->bar4, 3 * 4096 + 32, 0x5555aaaa);
+    g_assert_cmphex(vram_rd(g, 101 * 4096 + 32), ==, 0x5555aaaa);
+    /* and engine writes show up in the aperture */
+    cmd_fill(g, 8, 102 * 4096 + 40, 0x600d600d, 0);
+    run(g, 0);
+    g_assert_cmphex(qpci_io_readl(g->dev, g->bar4, 4 * 4096 + 44), ==,
+                    0x600d600d);
+    hf = rd(g, QGPU_REG_HAP_FAULT_COUNT);
+    g_assert_cmphex(qpci_io_readl(g->dev, g->bar4, 1 * 4096), ==, 0);
+    g_assert_cmphex(qpci_io_readl(g->dev, g->bar4, 6 * 4096), ==, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_HAP_FAULT_COUNT), ==, hf + 2);
+
+    /* remap page 3 elsewhere (splits the run), then unmap page 4 */
+    wr(g, QGPU_REG_HAP_INDEX, 3);
+    wr(g, QGPU_REG_HAP_COUNT, 1);
+    wr(g, QGPU_REG_HAP_VRAM_PAGE_LO, 107);
+    wr(g, QGPU_REG_HAP_CMD, QGPU_HAP_CMD_MAP);
+    g_assert_cmpuint(rd(g, QGPU_REG_HAP_MAPPED), ==, 4);
+    g_assert_cmphex(qpci_io_readl(g->dev, g->bar4, 3 * 4096 + 16), ==,
+                    0xa0000007);
+    g_assert_cmphex(qpci_io_readl(g->dev, g->bar4, 2 * 4096 + 16), ==,
+                    0xa0000000);
+    wr(g, QGPU_REG_HAP_INDEX, 4);
+    wr(g, QGPU_REG_HAP_CMD, QGPU_HAP_CMD_UNMAP);
+    g_assert_cmpuint(rd(g, QGPU_REG_HAP_MAPPED), ==, 3);
+    g_assert_cmphex(qpci_io_readl(g->dev, g->bar4, 4 * 4096 + 16), ==, 0);
+    g_assert_cmphex(qpci_io_readl(g->dev, g->bar4, 5 * 4096 + 16), ==,
+                    0xa0000003);
+
+    /* range faults change nothing */
+    wr(g, QGPU_REG_HAP_INDEX, 255);
+    wr(g, QGPU_REG_HAP_COUNT, 2);
+    wr(g, QGPU_REG_HAP_CMD, QGPU_HAP_CMD_MAP);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_REASON), ==, QGPU_FAULT_HAP_RANGE);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_ENGINE), ==, 0xff);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 1);
+    wr(g, QGPU_REG_HAP_INDEX, 0);
+    wr(g, QGPU_REG_HAP_COUNT, 1);
+    wr(g, QGPU_REG_HAP_VRAM_PAGE_LO, 16384);        /* == VRAM pages */
+    wr(g, QGPU_REG_HAP_CMD, QGPU_HAP_CMD_MAP);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 2);
+    wr(g, QGPU_REG_HAP_VRAM_PAGE_LO, 0xffffffff);
+    wr(g, QGPU_REG_HAP_VRAM_PAGE_HI, 0xffffffff);
+    wr(g, QGPU_REG_HAP_COUNT, 0xffffffff);
+    wr(g, QGPU_REG_HAP_CMD, QGPU_HAP_CMD_MAP);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 3);
+    wr(g, QGPU_REG_HAP_CMD, QGPU_HAP_CMD_UNMAP);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 4);
+    g_assert_cmpuint(rd(g, QGPU_REG_HAP_MAPPED), ==, 3);
+    wr(g, QGPU_REG_HAP_CMD, 7);                     /* unknown command */
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_REASON), ==,
+                     QGPU_FAULT_BAD_REGISTER);
+
+    /* map the whole aperture onto the end of VRAM, then reset */
+    wr(g, QGPU_REG_HAP_INDEX, 0);
+    wr(g, QGPU_REG_HAP_COUNT, 256);
+    wr(g, QGPU_REG_HAP_VRAM_PAGE_LO, 16384 - 256);
+    wr(g, QGPU_REG_HAP_VRAM_PAGE_HI, 0);
+    wr(g, QGPU_REG_HAP_CMD, QGPU_HAP_CMD_MAP);
+    g_assert_cmpuint(rd(g, QGPU_REG_HAP_MAPPED), ==, 256);
+    vram_wr(g, 64 * MiB - 4, 0x1234abcd);
+    g_assert_cmphex(qpci_io_readl(g->dev, g->bar4, 1 * MiB - 4), ==,
+                    0x1234abcd);
+    wr(g, QGPU_REG_RESET, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_HAP_MAPPED), ==, 0);
+    g_assert_cmphex(qpci_io_readl(g->dev, g->bar4, 1 * MiB - 4), ==, 0);
+    /* VRAM content survives the reset */
+    g_assert_cmphex(vram_rd(g, 64 * MiB - 4), ==, 0x1234abcd);
+    qgpu_stop(g);
+}
+
+/* ---- big transfer ---- */
+
+static void test_large_transfer(void)
+{
+    QGPU *g = qgpu_start(NULL);
+    uint64_t size = 48 * MiB;
+    uint64_t off;
+    uint64_t cycles0 = rd64(g, QGPU_REG_CYCLES_LO);
+    uint64_t bytes;
+
+    qtest_memset(g->qts, BIGBUF + size - 4096, 0, 8192);
+    cmd_fill(g, size, 0, 0x0badcafe, 0);
+    cmd_transfer(g, size, 0, SYS(BIGBUF), 0);
+    cmd_fence(g, 0, SYS(FENCE_MEM), 48, false);
+    kick(g, 0);
+    /* the device keeps answering while it works */
+    g_assert_cmphex(rd(g, QGPU_REG_ID), ==, QGPU_ID_MAGIC);
+    wait_idle(g, 0);
+    g_assert_cmpuint(qtest_readq(g->qts, FENCE_MEM), ==, 48);
+    for (off = 0; off < size; off += 3 * MiB + 4) {
+        g_assert_cmphex(qtest_readl(g->qts, BIGBUF + off), ==, 0x0badcafe);
+    }
+    g_assert_cmphex(qtest_readl(g->qts, BIGBUF + size - 4), ==, 0x0badcafe);
+    g_assert_cmphex(qtest_readl(g->qts, BIGBUF + size), ==, 0);
+    bytes = rd64(g, QGPU_ENGINE_BASE(0) + QGPU_ENG_BYTES_LO);
+    g_assert_cmpuint(bytes, ==, 2 * size);
+    g_assert_cmpuint(rd64(g, QGPU_REG_CYCLES_LO) - cycles0, ==,
+                     3 + 2 * size / 64);
+    qgpu_stop(g);
+}
+
+/* ---- render engine ---- */
+
+typedef struct DmaBuf {
+    uint32_t dw[4096];
+    uint32_t n;
+} DmaBuf;
+
+static void dma(DmaBuf *b, uint32_t op, uint32_t flags, unsigned cnt, ...)
+{
+    va_list ap;
+    unsigned i;
+
+    b->dw[b->n++] = QGPU_CMD_HDR(op, flags, cnt + 1);
+    va_start(ap, cnt);
+    for (i = 0; i < cnt; i++) {
+        b->dw[b->n++] = va_arg(ap, uint32_t);
+    }
+    va_end(ap);
+}
+
+static void dma_bind(DmaBuf *b, uint32_t slot, uint64_t addr, uint64_t size)
+{
+    dma(b, QGPU_DMA_BIND, 0, 5, slot, (uint32_t)addr, (uint32_t)(addr >> 32),
+        (uint32_t)size, (uint32_t)(size >> 32));
+}
+
+static void dma_put(QGPU *g, uint64_t addr, DmaBuf *b)
+{
+    qtest_memwrite(g->qts, addr, b->dw, b->n * 4);
+}
+
+static uint32_t fnv(const uint32_t *w, unsigned n)
+{
+    uint32_t h = QGPU_CSUM_INIT;
+    unsigned i;
+
+    for (i = 0; i < n; i++) {
+        h ^= w[i];
+        h *= QGPU_CSUM_PRIME;
+    }
+    return h;
+}
+
+static void test_render_ops(void)
+{
+    QGPU *g = qgpu_start(NULL);
+    DmaBuf *b = g_new0(DmaBuf, 1);
+    uint32_t words[64];
+    uint64_t ts;
+    int i;
+
+    for (i = 0; i < 64; i++) {
+        words[i] = 0x01020304;
+    }
+    dma_bind(b, 0, 0x100000, 0x10000);
+    dma_bind(b, 1, 0x200000, 0x10000);
+    dma_bind(b, 2, 0x300000, 0x1000);
+    dma(b, QGPU_DMA_NOP, 0, 2, 0, 0);
+    dma(b, QGPU_DMA_FILL, 0, 4, 0, 0, 256, 0x01020304);
+    dma(b, QGPU_DMA_FILL, 0, 4, 1, 0, 256, 5);
+    dma(b, QGPU_DMA_ADD, 0, 7, 2, 0, 0, 0, 1, 0, 64);
+    dma(b, QGPU_DMA_XOR, 0, 7, 2, 256, 0, 0, 1, 0, 64);
+    dma(b, QGPU_DMA_COPY, 0, 5, 1, 0x1000, 0, 0, 256);
+    dma(b, QGPU_DMA_CHECKSUM, 0, 5, 0, 0, 256, 2, 0x800);
+    dma(b, QGPU_DMA_FENCE, QGPU_FENCE_FLAG_IRQ, 4, 2, 0x808, 0x55667788,
+        0x11223344);
+    dma(b, QGPU_DMA_TIMESTAMP, 0, 2, 2, 0x810);
+    dma_put(g, DMABUF, b);
+    qtest_clock_step(g->qts, 12345);
+    cmd_exec(g, 3, SYS(DMABUF), 0, b->n * 4);
+    cmd_fence(g, 1, SYS(FENCE_MEM), 1, false);
+    run(g, 1);
+
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+    g_assert_cmpuint(qtest_readq(g->qts, FENCE_MEM), ==, 1);
+    g_assert_cmphex(vram_rd(g, 0x100000), ==, 0x01020304);
+    g_assert_cmphex(vram_rd(g, 0x1000fc), ==, 0x01020304);
+    g_assert_cmphex(vram_rd(g, 0x100100), ==, 0);
+    g_assert_cmphex(vram_rd(g, 0x300000), ==, 0x01020309);
+    g_assert_cmphex(vram_rd(g, 0x3000fc), ==, 0x01020309);
+    g_assert_cmphex(vram_rd(g, 0x300100), ==, 0x01020301);
+    g_assert_cmphex(vram_rd(g, 0x3001fc), ==, 0x01020301);
+    g_assert_cmphex(vram_rd(g, 0x201000), ==, 0x01020304);
+    g_assert_cmphex(vram_rd(g, 0x2010fc), ==, 0x01020304);
+    g_assert_cmphex(vram_rd(g, 0x300800), ==, fnv(words, 64));
+    g_assert_cmphex(qpci_io_readq(g->dev, g->bar2, 0x300808), ==,
+                    0x1122334455667788ull);
+    ts = qpci_io_readq(g->dev, g->bar2, 0x300810);
+    g_assert_cmpuint(ts, >=, 12345);
+    g_assert_cmphex(rd(g, QGPU_REG_INT_STATUS), ==, QGPU_INT_ENGINE(1));
+    /* 2 ring commands + 12 DMA commands */
+    g_assert_cmpuint(rd64(g, QGPU_ENGINE_BASE(1) + QGPU_ENG_CMDS_LO), ==, 14);
+
+    /* a portion of the same buffer: slots persist in context 3 */
+    b->n = 0;
+    dma(b, QGPU_DMA_FILL, 0, 4, 2, 0x900, 8, 0xcafe0001);
+    dma_put(g, DMABUF + 0x10000 + 64, b);
+    b->n = 0;
+    dma(b, QGPU_DMA_NOP, 0, 0);
+    dma_put(g, DMABUF + 0x10000 + 60, b);
+    cmd_exec(g, 3, SYS(DMABUF + 0x10000), 64, 64 + 5 * 4);
+    /* empty portion is fine */
+    cmd_exec(g, 3, SYS(DMABUF + 0x10000), 60, 60);
+    run(g, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+    g_assert_cmphex(vram_rd(g, 0x300904), ==, 0xcafe0001);
+
+    /* DMA buffer in VRAM works too */
+    b->n = 0;
+    dma(b, QGPU_DMA_FILL, 0, 4, 2, 0x920, 4, 0xcafe0002);
+    qpci_memwrite(g->dev, g->bar2, 0x50000, b->dw, b->n * 4);
+    cmd_exec(g, 3, 0x50000, 0, b->n * 4);
+    run(g, 1);
+    g_assert_cmphex(vram_rd(g, 0x300920), ==, 0xcafe0002);
+    g_free(b);
+    qgpu_stop(g);
+}
+
+static void test_render_faults(void)
+{
+    QGPU *g = qgpu_start("max-slots=8,max-contexts=4");
+    DmaBuf *b = g_new0(DmaBuf, 1);
+    uint32_t faults = 0;
+    uint32_t off;
+
+    /* slot bounds: abandons the rest of the buffer, ring continues */
+    dma_bind(b, 0, 0x100000, 0x100);
+    dma(b, QGPU_DMA_FILL, 0, 4, 0, 0, 4, 0x11111111);
+    off = b->n * 4;
+    dma(b, QGPU_DMA_FILL, 0, 4, 0, 0xf0, 0x20, 0x22222222);
+    dma(b, QGPU_DMA_FILL, 0, 4, 0, 8, 4, 0x33333333);
+    dma_put(g, DMABUF, b);
+    qtest_writeq(g->qts, FENCE_MEM, 0);
+    cmd_exec(g, 2, SYS(DMABUF), 0, b->n * 4);
+    cmd_fence(g, 1, SYS(FENCE_MEM), 5, true);
+    run(g, 1);
+    expect_fault(g, 1, QGPU_FAULT_SLOT_BOUNDS, ++faults);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_CONTEXT), ==, 2);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_OFFSET), ==, off);
+    g_assert_cmphex(erd(g, 1, QGPU_ENG_STATUS), ==, 0);
+    g_assert_cmpuint(qtest_readq(g->qts, FENCE_MEM), ==, 5);
+    g_assert_cmphex(rd(g, QGPU_REG_INT_STATUS), ==,
+                    QGPU_INT_FAULT | QGPU_INT_ENGINE(1));
+    g_assert_cmphex(vram_rd(g, 0x100000), ==, 0x11111111);
+    g_assert_cmphex(vram_rd(g, 0x1000f0), ==, 0);
+    g_assert_cmphex(vram_rd(g, 0x100008), ==, 0);
+    wr(g, QGPU_REG_INT_ACK, QGPU_INT_ALL);
+
+    /* DMA-buffer faults: each abandons its buffer, the ring goes on */
+#define DMA_FAULT(reason_, ...) do {                                \
+        b->n = 0;                                                   \
+        __VA_ARGS__;                                                \
+        dma_put(g, DMABUF, b);                                      \
+        cmd_exec(g, 2, SYS(DMABUF), 0, b->n * 4);                   \
+        cmd_fence(g, 1, SYS(FENCE_MEM), faults + 100, false);       \
+        run(g, 1);                                                  \
+        expect_fault(g, 1, reason_, ++faults);                      \
+        g_assert_cmpuint(qtest_readq(g->qts, FENCE_MEM), ==,        \
+                         faults - 1 + 100);                         \
+        g_assert_cmphex(erd(g, 1, QGPU_ENG_STATUS), ==, 0);         \
+    } while (0)
+
+    DMA_FAULT(QGPU_FAULT_BAD_SLOT, dma(b, QGPU_DMA_FILL, 0, 4, 8, 0, 4, 0));
+    DMA_FAULT(QGPU_FAULT_BAD_SLOT, dma(b, QGPU_DMA_FILL, 0, 4, 1, 0, 4, 0));
+    DMA_FAULT(QGPU_FAULT_BAD_SLOT, dma_bind(b, 8, 0, 4096));
+    DMA_FAULT(QGPU_FAULT_BAD_ADDRESS, dma_bind(b, 1, 64 * MiB - 4096, 8192));
+    DMA_FAULT(QGPU_FAULT_BAD_ADDRESS, dma_bind(b, 1, SYS(SYSBUF), 4096));
+    DMA_FAULT(QGPU_FAULT_BAD_ADDRESS,
+              dma_bind(b, 1, QGPU_GART_BASE, UINT64_MAX));
+    DMA_FAULT(QGPU_FAULT_BAD_OPCODE, dma(b, 0x7f, 0, 0));
+    DMA_FAULT(QGPU_FAULT_BAD_LENGTH, dma(b, QGPU_DMA_FILL, 0, 2, 0, 0));
+    DMA_FAULT(QGPU_FAULT_BAD_LENGTH,
+              b->dw[b->n++] = QGPU_CMD_HDR(QGPU_DMA_NOP, 0, 0));
+    DMA_FAULT(QGPU_FAULT_BAD_LENGTH,
+              b->dw[b->n++] = QGPU_CMD_HDR(QGPU_DMA_NOP, 0, 2));
+    DMA_FAULT(QGPU_FAULT_BAD_ALIGN, dma(b, QGPU_DMA_FILL, 0, 4, 0, 0, 3, 0));
+    DMA_FAULT(QGPU_FAULT_BAD_ALIGN, dma(b, QGPU_DMA_FENCE, 0, 4, 0, 4, 1, 0));
+    DMA_FAULT(QGPU_FAULT_SLOT_BOUNDS,
+              dma(b, QGPU_DMA_TIMESTAMP, 0, 2, 0, 0xfc));
+    DMA_FAULT(QGPU_FAULT_SLOT_BOUNDS,
+              dma(b, QGPU_DMA_ADD, 0, 7, 0, 0, 0, 0, 0, 0, 0x40000001));
+    DMA_FAULT(QGPU_FAULT_SLOT_BOUNDS,
+              dma(b, QGPU_DMA_COPY, 0, 5, 0, 0xffffffff, 0, 0, 2));
+    DMA_FAULT(QGPU_FAULT_SLOT_BOUNDS,
+              dma(b, QGPU_DMA_CHECKSUM, 0, 5, 0, 0, 0x100, 0, 0xfe));
+    /* GART slot with GART disabled: GART_UNMAPPED at execution */
+    DMA_FAULT(QGPU_FAULT_GART_UNMAPPED,
+              dma_bind(b, 3, QGPU_GART_BASE, 4096);
+              dma(b, QGPU_DMA_FILL, 0, 4, 3, 0, 4, 0));
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_CONTEXT), ==, 2);
+
+    /* ring-level EXEC faults halt the ring */
+    wr(g, QGPU_REG_INT_ACK, QGPU_INT_ALL);
+    cmd_exec(g, 4, SYS(DMABUF), 0, 4);
+    run(g, 1);
+    expect_fault(g, 1, QGPU_FAULT_BAD_CONTEXT, ++faults);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_CONTEXT), ==, 4);
+    g_assert_cmphex(erd(g, 1, QGPU_ENG_STATUS), ==, QGPU_ENG_STATUS_HALTED);
+    engine_reset(g, 1);
+    cmd_ctx_clear(g, 0xffffffff);
+    run(g, 1);
+    expect_fault(g, 1, QGPU_FAULT_BAD_CONTEXT, ++faults);
+    engine_reset(g, 1);
+    cmd_exec(g, 0, SYS(DMABUF), 0, 2);
+    run(g, 1);
+    expect_fault(g, 1, QGPU_FAULT_BAD_ALIGN, ++faults);
+    engine_reset(g, 1);
+    cmd_exec(g, 0, SYS(DMABUF), 8, 4);
+    run(g, 1);
+    expect_fault(g, 1, QGPU_FAULT_BAD_LENGTH, ++faults);
+    engine_reset(g, 1);
+    cmd_exec(g, 0, SYS(DMABUF), 0, 2 * MiB);
+    run(g, 1);
+    expect_fault(g, 1, QGPU_FAULT_BAD_LENGTH, ++faults);
+    engine_reset(g, 1);
+    cmd_exec(g, 0, 64 * MiB - 8, 0, 16);
+    run(g, 1);
+    expect_fault(g, 1, QGPU_FAULT_BAD_ADDRESS, ++faults);
+    engine_reset(g, 1);
+    cmd_exec(g, 0, UINT64_MAX - 3, 8, 16);
+    run(g, 1);
+    expect_fault(g, 1, QGPU_FAULT_BAD_ADDRESS, ++faults);
+    engine_reset(g, 1);
+    g_free(b);
+    qgpu_stop(g);
+}
+
+static void test_render_wait(void)
+{
+    QGPU *g = qgpu_start(NULL);
+    DmaBuf *b = g_new0(DmaBuf, 1);
+    int i;
+
+    vram_wr(g, 0x10000, 0);
+    vram_wr(g, 0x10004, 0);
+    dma_bind(b, 0, 0x10000, 0x100);
+    dma(b, QGPU_DMA_WAIT, 0, 4, 0, 0, 5, 0);
+    dma(b, QGPU_DMA_FENCE, 0, 4, 0, 8, 42, 0);
+    dma_put(g, DMABUF, b);
+    cmd_exec(g, 1, SYS(DMABUF), 0, b->n * 4);
+    cmd_fence(g, 1, SYS(FENCE_MEM), 77, false);
+    kick(g, 1);
+    for (i = 0; i < 5; i++) {
+        qtest_clock_step(g->qts, 1000 * 1000);
+    }
+    g_assert_cmphex(erd(g, 1, QGPU_ENG_STATUS), ==, QGPU_ENG_STATUS_BUSY);
+    g_assert_cmpuint(vram_rd(g, 0x10008), ==, 0);
+    /* the paging engine is not blocked by the render engine's WAIT */
+    cmd_fence(g, 0, SYS(FENCE_MEM + 8), 3, false);
+    run(g, 0);
+    g_assert_cmpuint(qtest_readq(g->qts, FENCE_MEM + 8), ==, 3);
+    /* not yet: 4 < 5 */
+    vram_wr(g, 0x10000, 4);
+    qtest_clock_step(g->qts, 2 * 1000 * 1000);
+    g_assert_cmpuint(vram_rd(g, 0x10008), ==, 0);
+    /* a later write satisfies it (by the paging engine) */
+    cmd_fence(g, 0, 0x10000, 6, false);
+    run(g, 0);
+    qtest_clock_step(g->qts, 2 * 1000 * 1000);
+    wait_idle(g, 1);
+    g_assert_cmpuint(vram_rd(g, 0x10008), ==, 42);
+    g_assert_cmpuint(qtest_readq(g->qts, FENCE_MEM), ==, 77);
+
+    /* CTRL.RESET abandons a blocked WAIT */
+    vram_wr(g, 0x10000, 0);
+    vram_wr(g, 0x10008, 0);
+    cmd_exec(g, 1, SYS(DMABUF), 0, b->n * 4);
+    kick(g, 1);
+    qtest_clock_step(g->qts, 2 * 1000 * 1000);
+    g_assert_cmphex(erd(g, 1, QGPU_ENG_STATUS), ==, QGPU_ENG_STATUS_BUSY);
+    engine_reset(g, 1);
+    vram_wr(g, 0x10000, 100);
+    qtest_clock_step(g->qts, 2 * 1000 * 1000);
+    g_assert_cmpuint(vram_rd(g, 0x10008), ==, 0);
+    cmd_fence(g, 1, SYS(FENCE_MEM), 78, false);
+    run(g, 1);
+    g_assert_cmpuint(qtest_readq(g->qts, FENCE_MEM), ==, 78);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+    g_free(b);
+    qgpu_stop(g);
+}
+
+static void test_render_contexts(void)
+{
+    QGPU *g = qgpu_start(NULL);
+    DmaBuf *b = g_new0(DmaBuf, 1);
+    uint64_t a_bind = DMABUF, b_bind = DMABUF + 0x100;
+    uint64_t a_fill = DMABUF + 0x200, b_fill = DMABUF + 0x300;
+
+    b->n = 0;
+    dma_bind(b, 0, 0x20000, 0x1000);
+    dma_put(g, a_bind, b);
+    b->n = 0;
+    dma_bind(b, 0, 0x30000, 0x1000);
+    dma_put(g, b_bind, b);
+    b->n = 0;
+    dma(b, QGPU_DMA_FILL, 0, 4, 0, 0, 16, 0xaaaaaaaa);
+    dma_put(g, a_fill, b);
+    b->n = 0;
+    dma(b, QGPU_DMA_FILL, 0, 4, 0, 4, 16, 0xbbbbbbbb);
+    dma_put(g, b_fill, b);
+
+    /* portions of two contexts interleave; each keeps its slot table */
+    cmd_exec(g, 5, SYS(a_bind), 0, 24);
+    cmd_exec(g, 6, SYS(b_bind), 0, 24);
+    cmd_exec(g, 5, SYS(a_fill), 0, 20);
+    cmd_exec(g, 6, SYS(b_fill), 0, 20);
+    cmd_exec(g, 5, SYS(a_fill), 0, 20);
+    run(g, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+    g_assert_cmphex(vram_rd(g, 0x20000), ==, 0xaaaaaaaa);
+    g_assert_cmphex(vram_rd(g, 0x2000c), ==, 0xaaaaaaaa);
+    g_assert_cmphex(vram_rd(g, 0x20010), ==, 0);
+    g_assert_cmphex(vram_rd(g, 0x30000), ==, 0);
+    g_assert_cmphex(vram_rd(g, 0x30004), ==, 0xbbbbbbbb);
+    g_assert_cmphex(vram_rd(g, 0x30010), ==, 0xbbbbbbbb);
+
+    /* CTX_CLEAR unbinds context 5 only */
+    cmd_ctx_clear(g, 5);
+    cmd_exec(g, 5, SYS(a_fill), 0, 20);
+    cmd_exec(g, 6, SYS(b_fill), 0, 20);
+    run(g, 1);
+    expect_fault(g, 1, QGPU_FAULT_BAD_SLOT, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_CONTEXT), ==, 5);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_OFFSET), ==, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 1);
+
+    /* device reset clears all slot tables */
+    wr(g, QGPU_REG_RESET, 1);
+    qgpu_ring_init(g, 1, RING1, RING_SIZE);
+    cmd_exec(g, 6, SYS(b_fill), 0, 20);
+    run(g, 1);
+    expect_fault(g, 1, QGPU_FAULT_BAD_SLOT, 2);
+    g_free(b);
+    qgpu_stop(g);
+}
+
+/* A big COPY inside a DMA buffer through GART-bound slots. */
+static void test_render_gart_copy(void)
+{
+    QGPU *g = qgpu_start(NULL);
+    DmaBuf *b = g_new0(DmaBuf, 1);
+    int i;
+
+    qtest_memset(g->qts, GART_TABLE, 0, 64 * 8);
+    wr(g, QGPU_REG_GART_BASE_LO, GART_TABLE);
+    wr(g, QGPU_REG_GART_CTRL, QGPU_GART_CTRL_ENABLE);
+    for (i = 0; i < 16; i++) {
+        qtest_writeq(g->qts, PAGELIST + i * 8, SYSBUF + (15 - i) * 4096);
+    }
+    cmd_map_ap(g, 0, 16, SYS(PAGELIST));
+    run(g, 0);
+    fill_sys(g, SYSBUF, 16 * 4096, 3);
+
+    dma_bind(b, 0, QGPU_GART_BASE, 16 * 4096);
+    dma_bind(b, 1, 8 * MiB, 16 * MiB);
+    for (i = 0; i < 16; i++) {
+        dma(b, QGPU_DMA_COPY, 0, 5, 1, (15 - i) * 4096, 0, i * 4096, 4096);
+    }
+    dma(b, QGPU_DMA_COPY, 0, 5, 1, 8 * MiB, 1, 0, 8 * MiB);
+    dma_put(g, DMABUF, b);
+    cmd_exec(g, 0, SYS(DMABUF), 0, b->n * 4);
+    run(g, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+    check_vram(g, 8 * MiB, 16 * 4096, 3);
+    check_vram(g, 16 * MiB, 16 * 4096, 3);
+    g_free(b);
+    qgpu_stop(g);
+}
+
+/* ---- fuzz ---- */
+
+static uint64_t fuzz_addr(GRand *r, uint64_t vram)
+{
+    switch (g_rand_int_range(r, 0, 6)) {
+    case 0:
+        return g_rand_int_range(r, 0, vram / 4096) * 4096ull +
+               g_rand_int_range(r, -8, 8);
+    case 1:
+        return QGPU_GART_BASE + g_rand_int_range(r, 0, 0x10000) * 4096ull;
+    case 2:
+        /* guest RAM away from the rings and device state */
+        return SYS(0x1000000 + g_rand_int_range(r, 0, 0x8000000));
+    case 3:
+        return ((uint64_t)g_rand_int(r) << 32) | g_rand_int(r);
+    case 4:
+        return UINT64_MAX - g_rand_int_range(r, 0, 64);
+    default:
+        return vram - g_rand_int_range(r, 0, 64);
+    }
+}
+
+static uint64_t fuzz_size(GRand *r)
+{
+    switch (g_rand_int_range(r, 0, 5)) {
+    case 0:
+        return g_rand_int_range(r, 0, 64);
+    case 1:
+        return g_rand_int_range(r, 0, 0x10000) & ~3u;
+    case 2:
+        return g_rand_int_range(r, 1, 64) * 4096ull;
+    case 3:
+        return UINT64_MAX - g_rand_int_range(r, 0, 8192);
+    default:
+        return ((uint64_t)g_rand_int(r) << 32) | g_rand_int(r);
+    }
+}
+
+static void test_fuzz(void)
+{
+    /* i440fx: no MMCONFIG, so random DMA cannot reprogram PCI config */
+    QGPU *g = qgpu_start_machine("pc", "host-aperture-size=64K,"
+                                 "max-slots=8,max-contexts=4");
+    GRand *r = g_rand_new_with_seed(0x9e3779b9);
+    static const uint32_t ops[] = {
+        QGPU_CMD_NOP, QGPU_CMD_FENCE, QGPU_CMD_TRANSFER, QGPU_CMD_FILL,
+        QGPU_CMD_DISCARD, QGPU_CMD_MAP_APERTURE, QGPU_CMD_UNMAP_APERTURE,
+        QGPU_CMD_EXEC, QGPU_CMD_CTX_CLEAR, 0x55,
+    };
+    static const uint32_t dops[] = {
+        QGPU_DMA_NOP, QGPU_DMA_BIND, QGPU_DMA_COPY, QGPU_DMA_FILL,
+        QGPU_DMA_ADD, QGPU_DMA_XOR, QGPU_DMA_CHECKSUM, QGPU_DMA_FENCE,
+        QGPU_DMA_WAIT, QGPU_DMA_TIMESTAMP, 0x99,
+    };
+    uint64_t vram = 64 * MiB;
+    uint32_t dbuf[256];
+    int it, i;
+
+    wr(g, QGPU_REG_GART_BASE_LO, GART_TABLE);
+    for (it = 0; it < 3000; it++) {
+        int what = g_rand_int_range(r, 0, 10);
+
+        if (what < 3) {
+            /* random register write, random size and alignment */
+            uint32_t reg = g_rand_int_range(r, 0, 0x1300);
+            uint32_t val = g_rand_int(r);
+
+            if (g_rand_boolean(r)) {
+                reg &= ~3u;
+            }
+            if (reg == QGPU_REG_GART_BASE_LO || reg == QGPU_REG_GART_BASE_HI) {
+                continue;       /* keep GART writes inside guest RAM */
+            }
+            if ((reg & ~0x1ff) == 0x1000 && (reg & 0xff) <= 4 &&
+                g_rand_boolean(r)) {
+                val &= 0x3fff000;     /* plausible ring base */
+            }
+            switch (g_rand_int_range(r, 0, 8)) {
+            case 0:
+                qpci_io_writeb(g->dev, g->bar0, reg, val);
+                break;
+            case 1:
+                qpci_io_writew(g->dev, g->bar0, reg, val);
+                break;
+            case 2:
+                qpci_io_writeq(g->dev, g->bar0, reg & ~7u,
+                               ((uint64_t)val << 32) | g_rand_int(r));
+                break;
+            default:
+                wr(g, reg & ~3u, val);
+                break;
+            }
+        } else if (what == 3) {
+            uint32_t reg = g_rand_int_range(r, 0, 0x10000);
+
+            (void)qpci_io_readl(g->dev, g->bar0, reg & ~3u);
+            (void)qpci_io_readb(g->dev, g->bar0, reg);
+        } else if (what == 4) {
+            /* random DMA buffer */
+            for (i = 0; i < 256;) {
+                uint32_t op = dops[g_rand_int_range(r, 0, ARRAY_SIZE(dops))];
+                uint32_t len = g_rand_int_range(r, 1, 9);
+                uint64_t a = fuzz_addr(r, vram);
+                uint64_t s = fuzz_size(r);
+                int k;
+
+                if (i + len > 256) {
+                    break;
+                }
+                dbuf[i] = QGPU_CMD_HDR(op, g_rand_int_range(r, 0, 256), len);
+                for (k = 1; k < len; k++) {
+                    switch (g_rand_int_range(r, 0, 4)) {
+                    case 0:
+                        dbuf[i + k] = g_rand_int_range(r, 0, 10);
+                        break;
+                    case 1:
+                        dbuf[i + k] = k & 1 ? (uint32_t)a : a >> 32;
+                        break;
+                    case 2:
+                        dbuf[i + k] = k & 1 ? (uint32_t)s : s >> 32;
+                        break;
+                    default:
+                        dbuf[i + k] = g_rand_int(r);
+                        break;
+                    }
+                }
+                i += len;
+            }
+            qtest_memwrite(g->qts, DMABUF, dbuf, sizeof(dbuf));
+        } else {
+            /* random ring commands on a random engine */
+            int n = g_rand_int_range(r, 0, 2);
+            uint32_t c[8];
+            uint32_t op = ops[g_rand_int_range(r, 0, ARRAY_SIZE(ops))];
+            uint32_t len = g_rand_int_range(r, 0, 10);
+            uint64_t a = fuzz_addr(r, vram), b = fuzz_addr(r, vram);
+            uint64_t s = fuzz_size(r);
+            uint32_t ring_size = erd(g, n, QGPU_ENG_RING_SIZE);
+
+            if (!(erd(g, n, QGPU_ENG_CTRL) & QGPU_ENG_CTRL_ENABLE) ||
+                erd(g, n, QGPU_ENG_STATUS) & QGPU_ENG_STATUS_HALTED ||
+                g_rand_int_range(r, 0, 20) == 0) {
+                wr(g, QGPU_REG_INT_ACK, 0xffffffff);
+                qgpu_ring_init(g, n, n ? RING1 : RING0, RING_SIZE);
+                ring_size = RING_SIZE;
+            }
+            g->ring_size[n] = ring_size;
+            g->tail[n] = erd(g, n, QGPU_ENG_RING_TAIL);
+            c[0] = QGPU_CMD_HDR(op, g_rand_int_range(r, 0, 4), len);
+            if (op == QGPU_CMD_EXEC) {
+                c[1] = g_rand_int_range(r, 0, 5);
+                a = g_rand_boolean(r) ? SYS(DMABUF) : a;
+                c[2] = a;
+                c[3] = a >> 32;
+                c[4] = g_rand_int_range(r, 0, 64) * 4;
+                c[5] = g_rand_boolean(r) ? 1024 : (uint32_t)g_rand_int(r);
+                c[6] = c[7] = 0;
+            } else if (op == QGPU_CMD_MAP_APERTURE ||
+                       op == QGPU_CMD_UNMAP_APERTURE) {
+                c[1] = g_rand_int_range(r, 0, 0x10010);
+                c[2] = g_rand_int_range(r, 0, 64);
+                c[3] = a;
+                c[4] = a >> 32;
+                c[5] = c[6] = c[7] = 0;
+            } else {
+                c[1] = s;
+                c[2] = s >> 32;
+                c[3] = a;
+                c[4] = a >> 32;
+                c[5] = b;
+                c[6] = b >> 32;
+                c[7] = g_rand_int(r);
+                if (op == QGPU_CMD_FENCE) {
+                    c[1] = a;
+                    c[2] = a >> 32;
+                }
+            }
+            emit(g, n, c, MIN(MAX(len, 1), 8));
+            kick(g, n);
+            if (g_rand_int_range(r, 0, 4) == 0) {
+                qtest_clock_step(g->qts, 1000 * 1000);
+            }
+        }
+        if (g_rand_int_range(r, 0, 50) == 0) {
+            /* host aperture commands */
+            wr(g, QGPU_REG_HAP_INDEX, g_rand_int_range(r, 0, 20));
+            wr(g, QGPU_REG_HAP_COUNT, g_rand_int_range(r, 0, 20));
+            wr(g, QGPU_REG_HAP_VRAM_PAGE_LO, g_rand_int(r) & 0x3fff);
+            wr(g, QGPU_REG_HAP_CMD, g_rand_int_range(r, 1, 3));
+            (void)qpci_io_readl(g->dev, g->bar4,
+                                g_rand_int_range(r, 0, 16) * 4096);
+        }
+    }
+    /* still alive: reset and run a fence */
+    g_assert_cmphex(rd(g, QGPU_REG_ID), ==, QGPU_ID_MAGIC);
+    wr(g, QGPU_REG_RESET, 1);
+    qgpu_ring_init(g, 0, RING0, RING_SIZE);
+    qgpu_ring_init(g, 1, RING1, RING_SIZE);
+    cmd_fence(g, 0, SYS(FENCE_MEM), 0x600d, true);
+    cmd_fence(g, 1, SYS(FENCE_MEM + 8), 0x600e, true);
+    run(g, 0);
+    run(g, 1);
+    g_assert_cmphex(qtest_readq(g->qts, FENCE_MEM), ==, 0x600d);
+    g_assert_cmphex(qtest_readq(g->qts, FENCE_MEM + 8), ==, 0x600e);
+    g_assert_cmphex(rd(g, QGPU_REG_INT_STATUS), ==,
+                    QGPU_INT_ENGINE(0) | QGPU_INT_ENGINE(1));
+    g_rand_free(r);
+    qgpu_stop(g);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+
+    qtest_add_func("/qgpu/identity", test_identity);
+    qtest_add_func("/qgpu/bad-props", test_bad_props);
+    qtest_add_func("/qgpu/scratch", test_scratch);
+    qtest_add_func("/qgpu/fence-irq", test_fence_irq);
+    qtest_add_func("/qgpu/many-fences", test_many_fences);
+    qtest_add_func("/qgpu/ring-faults", test_ring_faults);
+    qtest_add_func("/qgpu/transfer", test_transfer);
+    qtest_add_func("/qgpu/bar2", test_bar2);
+    qtest_add_func("/qgpu/fill-discard", test_fill_discard);
+    qtest_add_func("/qgpu/gart", test_gart);
+    qtest_add_func("/qgpu/hap", test_hap);
+    qtest_add_func("/qgpu/large-transfer", test_large_transfer);
+    qtest_add_func("/qgpu/render/ops", test_render_ops);
+    qtest_add_func("/qgpu/render/faults", test_render_faults);
+    qtest_add_func("/qgpu/render/wait", test_render_wait);
+    qtest_add_func("/qgpu/render/contexts", test_render_contexts);
+    qtest_add_func("/qgpu/render/gart-copy", test_render_gart_copy);
+    qtest_add_func("/qgpu/fuzz", test_fuzz);
+
+    return g_test_run();
+}
