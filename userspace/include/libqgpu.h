@@ -1,0 +1,487 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libqgpu - the user-mode driver side of qgpu, on top of libdrm.
+ *
+ * What it does, in WDDM terms:
+ *  - opens the device (render node or primary node) and reads its identity,
+ *    segment descriptors (the two-call QUERYSEGMENT pattern) and counters;
+ *  - creates allocations (GEM objects with a supported segment set and a
+ *    preferred segment order), locks and maps them for the CPU (Lock2; the
+ *    mapping follows the allocation when the memory manager moves it),
+ *    moves them on request (test interface) and reports where they are;
+ *  - builds DMA buffers: a command stream of QGPU_DMA_* commands together
+ *    with its allocation list and patch-location list, with split points
+ *    placed at every binding change as seed 000 asks, so that the kernel
+ *    can split the buffer when its allocations do not fit at once;
+ *  - submits them on a context with in/out syncobjs and waits for them.
+ *
+ * Conventions: every function that can fail returns 0 (or a non-negative
+ * value) on success and a negative errno on failure, like libdrm; errno is
+ * also left set. Nothing here prints. All sizes are bytes.
+ */
+#ifndef LIBQGPU_H
+#define LIBQGPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qgpu_drm.h"
+#include "qgpu_regs.h"
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Device                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/** Which DRM node qgpu_open() looks for. */
+enum qgpu_node {
+	QGPU_NODE_RENDER = 0,	/* /dev/dri/renderD*: unprivileged, no master */
+	QGPU_NODE_PRIMARY = 1,	/* /dev/dri/card*: DRM master / auth rules */
+};
+
+/**
+ * struct qgpu_dev - an open qgpu device
+ * @fd: the DRM file descriptor (owned; closed by qgpu_close())
+ * @info: identity and capabilities (QGPU_QUERY_DEVICE), read at open
+ * @segs: segment descriptors (QGPU_QUERY_SEGMENTS), ordered by id
+ * @nsegs: entries used in @segs
+ * @path: the device node that was opened
+ */
+struct qgpu_dev {
+	int fd;
+	struct drm_qgpu_device_info info;
+	struct drm_qgpu_segment segs[QGPU_SEG_MAX];
+	unsigned int nsegs;
+	char path[64];
+};
+
+/**
+ * qgpu_find_node - find the path of a qgpu DRM node
+ * @node: which kind of node
+ * @index: 0 for the first qgpu device, 1 for the second, ...
+ * @path: receives the path
+ * @len: size of @path
+ *
+ * Scans /dev/dri and keeps the nodes whose DRM driver name is "qgpu".
+ * Return: 0, or -ENODEV when there is no such node.
+ */
+int qgpu_find_node(enum qgpu_node node, unsigned int index, char *path,
+		   size_t len);
+
+/**
+ * qgpu_open - open the first qgpu device's node of the given kind
+ * @dev: filled in on success
+ * @node: QGPU_NODE_RENDER or QGPU_NODE_PRIMARY
+ *
+ * The environment variable QGPU_DEVICE, when set, names the node to open
+ * instead. Reads the device info and segment descriptors.
+ * Return: 0 or a negative errno (-ENODEV when no qgpu device exists).
+ */
+int qgpu_open(struct qgpu_dev *dev, enum qgpu_node node);
+
+/**
+ * qgpu_open_path - open a given DRM node as a qgpu device
+ * @dev: filled in on success
+ * @path: e.g. "/dev/dri/renderD128"
+ *
+ * Return: 0, -ENODEV when the node is not driven by qgpu, or another
+ * negative errno.
+ */
+int qgpu_open_path(struct qgpu_dev *dev, const char *path);
+
+/**
+ * qgpu_dev_from_fd - wrap an already open DRM fd (the fd is not dup'ed)
+ * @dev: filled in on success; qgpu_close() will close @fd
+ * @fd: DRM file descriptor of a qgpu node
+ */
+int qgpu_dev_from_fd(struct qgpu_dev *dev, int fd);
+
+/** qgpu_close - close the device's fd (allocations of this fd go away). */
+void qgpu_close(struct qgpu_dev *dev);
+
+/**
+ * qgpu_is_qgpu_fd - whether @fd is a DRM node driven by qgpu
+ */
+bool qgpu_is_qgpu_fd(int fd);
+
+/**
+ * qgpu_dev_segment - the descriptor of segment @id, or NULL if absent
+ */
+const struct drm_qgpu_segment *qgpu_dev_segment(const struct qgpu_dev *dev,
+						uint32_t id);
+
+/**
+ * qgpu_vram_usable - bytes of memory-segment space (VISIBLE + LOCAL) that
+ *	allocations can use (segment sizes minus driver reservations)
+ */
+uint64_t qgpu_vram_usable(const struct qgpu_dev *dev);
+
+/* ------------------------------------------------------------------------ */
+/* Queries                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * qgpu_query - the raw query ioctl
+ * @fd: DRM fd
+ * @type: QGPU_QUERY_*
+ * @arg: type argument (context id for QGPU_QUERY_CONTEXT, else 0)
+ * @buf: output buffer, or NULL to only learn @size and @count
+ * @size: in: bytes at @buf; out: bytes the answer needs
+ * @count: out (may be NULL): number of elements
+ *
+ * Return: 0 or a negative errno (-ENOSPC when @size is too small, with
+ * @size updated).
+ */
+int qgpu_query(int fd, uint32_t type, uint32_t arg, void *buf,
+	       uint32_t *size, uint32_t *count);
+
+/** qgpu_query_device - identity and capabilities */
+int qgpu_query_device(int fd, struct drm_qgpu_device_info *info);
+
+/**
+ * qgpu_query_segments - segment descriptors, with the two-call pattern
+ * @fd: DRM fd
+ * @segs: receives a malloc'ed array (free() it), ordered by id
+ * @count: receives the number of elements
+ */
+int qgpu_query_segments(int fd, struct drm_qgpu_segment **segs,
+			unsigned int *count);
+
+/**
+ * qgpu_query_stats - global counters and per-segment usage
+ * @fd: DRM fd
+ * @st: receives the global counters
+ * @seg: receives up to @max segment entries (may be NULL when @max is 0)
+ * @max: capacity of @seg
+ * @nseg: receives the number of segments (may be NULL)
+ */
+int qgpu_query_stats(int fd, struct drm_qgpu_stats *st,
+		     struct drm_qgpu_segment_stats *seg, unsigned int max,
+		     unsigned int *nseg);
+
+/** qgpu_query_file_stats - the calling file's own counters */
+int qgpu_query_file_stats(int fd, struct drm_qgpu_stats *st);
+
+/** qgpu_query_context - a context's health and counters */
+int qgpu_query_context(int fd, uint32_t ctx,
+		       struct drm_qgpu_context_status *st);
+
+/** Names for printing. Never NULL. */
+const char *qgpu_segment_name(uint32_t id);
+const char *qgpu_fault_name(uint32_t reason);
+const char *qgpu_ctx_state_name(uint32_t state);
+const char *qgpu_cpu_path_name(uint32_t path);
+const char *qgpu_stat_name(unsigned int index);	/* index into the struct */
+
+/**
+ * qgpu_format_flags - "CPU_VISIBLE|APERTURE|..." for segment flags
+ * @flags: QGPU_SEGF_* bits
+ * @buf: output
+ * @len: size of @buf
+ * Return: @buf
+ */
+char *qgpu_format_segment_flags(uint32_t flags, char *buf, size_t len);
+
+/** qgpu_format_caps - "FENCE|GART|..." for QGPU_INFO_CAP_* bits */
+char *qgpu_format_caps(uint32_t caps, char *buf, size_t len);
+
+/** Number of __u64 counters in struct drm_qgpu_stats. */
+#define QGPU_NUM_STATS (sizeof(struct drm_qgpu_stats) / sizeof(__u64))
+
+/* ------------------------------------------------------------------------ */
+/* Allocations                                                               */
+/* ------------------------------------------------------------------------ */
+
+/** Segment-set bit of a segment id. */
+#define QGPU_SEGBIT(id)		(1u << (id))
+/** Pack up to three preferred segment ids (least significant first). */
+#define QGPU_PREF(a, b, c)	((uint32_t)(a) | (uint32_t)(b) << 8 | \
+				 (uint32_t)(c) << 16)
+
+/**
+ * qgpu_bo_create - create an allocation (DRM_IOCTL_QGPU_GEM_CREATE)
+ * @fd: DRM fd
+ * @size: bytes (rounded up to 4 KiB by the kernel)
+ * @segment_mask: supported segment set (QGPU_SEGBIT() of each id)
+ * @flags: QGPU_GEM_* flags
+ * @preferred: QGPU_PREF() packed ids, or 0
+ * @handle: receives the GEM handle
+ */
+int qgpu_bo_create(int fd, uint64_t size, uint32_t segment_mask,
+		   uint32_t flags, uint32_t preferred, uint32_t *handle);
+
+/** qgpu_bo_destroy - drop the handle (DRM_IOCTL_GEM_CLOSE) */
+int qgpu_bo_destroy(int fd, uint32_t handle);
+
+/**
+ * qgpu_bo_lock - Lock2: set the allocation up for CPU access
+ * @offset: receives the fake offset to mmap() on @fd
+ */
+int qgpu_bo_lock(int fd, uint32_t handle, uint64_t *offset);
+
+/** qgpu_bo_unlock - end a Lock2 */
+int qgpu_bo_unlock(int fd, uint32_t handle);
+
+/**
+ * qgpu_bo_map - lock the allocation and mmap @size bytes of it
+ * @ptr: receives the mapping (shared, read/write)
+ *
+ * The mapping keeps working while the memory manager moves the
+ * allocation. Undo with qgpu_bo_unmap().
+ */
+int qgpu_bo_map(int fd, uint32_t handle, uint64_t size, void **ptr);
+
+/** qgpu_bo_unmap - munmap and unlock what qgpu_bo_map() set up */
+int qgpu_bo_unmap(int fd, uint32_t handle, void *ptr, uint64_t size);
+
+/**
+ * qgpu_bo_reside - move an allocation (test and tool interface)
+ * @op: QGPU_RESIDE_MAKE_RESIDENT, _EVICT or _EVICT_SYSTEM
+ * @segment: target segment for MAKE_RESIDENT (0: by preference), else 0
+ * @out_segment: receives where it is afterwards (may be NULL)
+ */
+int qgpu_bo_reside(int fd, uint32_t handle, uint32_t op, uint32_t segment,
+		   uint32_t *out_segment);
+
+/** qgpu_bo_info - where an allocation is */
+int qgpu_bo_info(int fd, uint32_t handle, struct drm_qgpu_gem_info *info);
+
+/* Dumb buffers (DRM_IOCTL_MODE_*_DUMB on any qgpu node). */
+int qgpu_dumb_create(int fd, uint32_t width, uint32_t height, uint32_t bpp,
+		     uint32_t *handle, uint32_t *pitch, uint64_t *size);
+int qgpu_dumb_map_offset(int fd, uint32_t handle, uint64_t *offset);
+int qgpu_dumb_destroy(int fd, uint32_t handle);
+
+/* ------------------------------------------------------------------------ */
+/* Contexts and synchronisation                                              */
+/* ------------------------------------------------------------------------ */
+
+int qgpu_ctx_create(int fd, uint32_t *ctx);
+int qgpu_ctx_destroy(int fd, uint32_t ctx);
+
+/** qgpu_syncobj_create - a binary/timeline syncobj (unsignalled) */
+int qgpu_syncobj_create(int fd, uint32_t *handle);
+int qgpu_syncobj_destroy(int fd, uint32_t handle);
+
+/**
+ * qgpu_syncobj_wait - wait for a syncobj (point 0: binary) to signal
+ * @timeout_ns: relative timeout; waits for the fence to be submitted too
+ * Return: 0, -ETIME on timeout, or another negative errno.
+ */
+int qgpu_syncobj_wait(int fd, uint32_t handle, uint64_t point,
+		      int64_t timeout_ns);
+
+/** Monotonic clock in ns (what drmSyncobjWait's deadlines use). */
+int64_t qgpu_now_ns(void);
+
+/* ------------------------------------------------------------------------ */
+/* Command-buffer builder                                                    */
+/* ------------------------------------------------------------------------ */
+
+/** Size to pass to qgpu_cb_bind() for "the rest of the allocation". */
+#define QGPU_CB_WHOLE		(~0ull)
+
+/** struct qgpu_cb_slot - what the builder last bound to a slot */
+struct qgpu_cb_slot {
+	uint32_t handle;	/* 0: unbound */
+	uint32_t flags;		/* QGPU_ALLOC_* */
+	uint64_t offset;
+	uint64_t size;
+};
+
+/**
+ * struct qgpu_cb - a DMA buffer being built, with its allocation list and
+ *	patch-location list
+ * @dw: the command stream
+ * @ndw: dwords used
+ * @allocs: allocation list (one entry per distinct handle, 0 = NULL alloc)
+ * @nallocs: entries used
+ * @patches: patch-location list, in buffer order
+ * @npatches: entries used
+ * @slots: per-slot state, @max_slots entries
+ * @max_slots: MaxAllocationListSlotId of the device
+ * @split: split offset given to the BINDs of the current binding change
+ * @in_bind_run: the last command emitted was a BIND (same binding change)
+ * @error: sticky: first error (negative errno) hit while building; the
+ *	submit helpers refuse to submit a buffer with an error
+ *
+ * Split points (seed 000): every binding change is a split point. A run of
+ * consecutive BINDs is one binding change: all its patch entries carry the
+ * byte offset of the first BIND of the run as SplitOffset, so the kernel can
+ * run everything before the run, page, and then reprogram all those slots
+ * with no placement restriction. qgpu_cb_split_point() ends a run;
+ * qgpu_cb_rebind_all() starts a new one that re-binds every live slot.
+ *
+ * The fields are public so that tests can craft malformed submissions.
+ */
+struct qgpu_cb {
+	uint32_t *dw;
+	uint32_t ndw, cap_dw;
+	struct drm_qgpu_alloc_entry *allocs;
+	uint32_t nallocs, cap_allocs;
+	struct drm_qgpu_patch_entry *patches;
+	uint32_t npatches, cap_patches;
+	struct qgpu_cb_slot *slots;
+	uint32_t max_slots;
+	uint32_t split;
+	bool in_bind_run;
+	int error;
+};
+
+/**
+ * qgpu_cb_init - start an empty DMA buffer
+ * @max_slots: the device's max_slots (qgpu_dev.info.max_slots)
+ */
+int qgpu_cb_init(struct qgpu_cb *cb, uint32_t max_slots);
+/** qgpu_cb_reset - empty it again (keeps the memory) */
+void qgpu_cb_reset(struct qgpu_cb *cb);
+void qgpu_cb_fini(struct qgpu_cb *cb);
+
+/** Byte offset of the next command. */
+static inline uint32_t qgpu_cb_offset(const struct qgpu_cb *cb)
+{
+	return cb->ndw * 4;
+}
+
+/**
+ * qgpu_cb_bind - bind [offset, offset + size) of an allocation to a slot
+ * @slot: resource-table row, < max_slots
+ * @handle: GEM handle (0 is qgpu_cb_unbind())
+ * @offset: byte offset into the allocation (4-byte aligned)
+ * @size: bytes, or QGPU_CB_WHOLE; the kernel clamps it to the allocation
+ *
+ * Emits a BIND, adds @handle to the allocation list (once per handle,
+ * marked QGPU_ALLOC_WRITE) and a patch entry for it with the current split
+ * point. Return: the byte offset of the BIND, or a negative errno.
+ */
+int qgpu_cb_bind(struct qgpu_cb *cb, uint32_t slot, uint32_t handle,
+		 uint64_t offset, uint64_t size);
+
+/**
+ * qgpu_cb_bind_flags - qgpu_cb_bind() with explicit allocation-list flags
+ * @flags: QGPU_ALLOC_* (0 = read only). Flags of the same handle are or'ed.
+ */
+int qgpu_cb_bind_flags(struct qgpu_cb *cb, uint32_t slot, uint32_t handle,
+		       uint64_t offset, uint64_t size, uint32_t flags);
+
+/**
+ * qgpu_cb_unbind - unbind a slot (a BIND patched from a NULL allocation);
+ *	a split point like any binding change
+ */
+int qgpu_cb_unbind(struct qgpu_cb *cb, uint32_t slot);
+
+/** qgpu_cb_split_point - end the current binding change (next BIND starts
+ *	a new split point) */
+void qgpu_cb_split_point(struct qgpu_cb *cb);
+
+/**
+ * qgpu_cb_rebind_all - reprogram every bound slot at a new split point
+ *
+ * Seed 000: "reprogram large resources at every split point" so that the
+ * memory manager may move them between portions. Return: number of slots
+ * re-bound, or a negative errno.
+ */
+int qgpu_cb_rebind_all(struct qgpu_cb *cb);
+
+/* Commands. Offsets and sizes are bytes within the bound slot ranges. */
+int qgpu_cb_nop(struct qgpu_cb *cb, uint32_t ndw);
+int qgpu_cb_copy(struct qgpu_cb *cb, uint32_t dslot, uint32_t doff,
+		 uint32_t sslot, uint32_t soff, uint32_t size);
+int qgpu_cb_fill(struct qgpu_cb *cb, uint32_t slot, uint32_t off,
+		 uint32_t size, uint32_t pattern);
+/* dst[i] = a[i] + b[i] (ADD) or a[i] ^ b[i] (XOR), @n 32-bit words */
+int qgpu_cb_add(struct qgpu_cb *cb, uint32_t dslot, uint32_t doff,
+		uint32_t aslot, uint32_t aoff, uint32_t bslot, uint32_t boff,
+		uint32_t n);
+int qgpu_cb_xor(struct qgpu_cb *cb, uint32_t dslot, uint32_t doff,
+		uint32_t aslot, uint32_t aoff, uint32_t bslot, uint32_t boff,
+		uint32_t n);
+/* 32-bit FNV-1a (qgpu_csum()) of @size bytes written at dslot:doff */
+int qgpu_cb_checksum(struct qgpu_cb *cb, uint32_t sslot, uint32_t soff,
+		     uint32_t size, uint32_t dslot, uint32_t doff);
+/* 64-bit value write (8-byte aligned address) */
+int qgpu_cb_fence(struct qgpu_cb *cb, uint32_t slot, uint32_t off,
+		  uint64_t value);
+/* stall until the 64-bit value at slot:off is >= @value */
+int qgpu_cb_wait(struct qgpu_cb *cb, uint32_t slot, uint32_t off,
+		 uint64_t value);
+/* 64-bit device time in ns */
+int qgpu_cb_timestamp(struct qgpu_cb *cb, uint32_t slot, uint32_t off);
+
+/** qgpu_cb_emit_raw - append raw dwords (no validation; for tests) */
+int qgpu_cb_emit_raw(struct qgpu_cb *cb, const uint32_t *dw, uint32_t n);
+
+/* ------------------------------------------------------------------------ */
+/* Submission                                                                */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * qgpu_cb_to_submit - fill a submit ioctl argument from a built buffer
+ * @args: zeroed and filled (dma, allocs, patches, ctx); syncs left empty
+ */
+void qgpu_cb_to_submit(const struct qgpu_cb *cb, uint32_t ctx,
+		       struct drm_qgpu_submit *args);
+
+/** qgpu_submit_raw - DRM_IOCTL_QGPU_SUBMIT as is */
+int qgpu_submit_raw(int fd, struct drm_qgpu_submit *args);
+
+/**
+ * qgpu_submit - submit a built DMA buffer on a context
+ * @in: syncobjs to wait on first (may be NULL)
+ * @nin: entries in @in
+ * @out: syncobjs to signal when the whole buffer completed (may be NULL)
+ * @nout: entries in @out
+ * @portions: receives the number of split portions (may be NULL)
+ */
+int qgpu_submit(int fd, uint32_t ctx, const struct qgpu_cb *cb,
+		const struct drm_qgpu_sync_entry *in, uint32_t nin,
+		const struct drm_qgpu_sync_entry *out, uint32_t nout,
+		uint32_t *portions);
+
+/**
+ * qgpu_submit_wait - submit, then wait for completion (temporary syncobj)
+ * @timeout_ns: relative wait timeout
+ * @portions: receives the number of split portions (may be NULL)
+ * Return: 0, the submit's error, or the wait's (-ETIME).
+ */
+int qgpu_submit_wait(int fd, uint32_t ctx, const struct qgpu_cb *cb,
+		     int64_t timeout_ns, uint32_t *portions);
+
+/* ------------------------------------------------------------------------ */
+/* Helpers                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/** qgpu_csum - FNV-1a over 32-bit words, as QGPU_DMA_CHECKSUM computes */
+uint32_t qgpu_csum(const uint32_t *w, size_t nwords);
+/** qgpu_csum_update - continue a checksum (start from QGPU_CSUM_INIT) */
+uint32_t qgpu_csum_update(uint32_t h, const uint32_t *w, size_t nwords);
+
+/** qgpu_pattern - deterministic pattern word @i of stream @seed */
+static inline uint32_t qgpu_pattern(uint32_t seed, uint64_t i)
+{
+	uint64_t x = (i + 1) * 0x9e3779b97f4a7c15ull ^ (uint64_t)seed << 32 ^
+		     seed;
+
+	x ^= x >> 31;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 29;
+	return (uint32_t)x;
+}
+
+/** Fill / check @size bytes at @p with qgpu_pattern(seed, ...). check
+ *  returns the index of the first wrong word, or -1. */
+void qgpu_pattern_fill(void *p, uint64_t size, uint32_t seed);
+int64_t qgpu_pattern_check(const void *p, uint64_t size, uint32_t seed);
+
+/** qgpu_parse_size - "64M", "4096", "1G", "16k" -> bytes; -1 on error */
+int64_t qgpu_parse_size(const char *s);
+
+#if defined(__cplusplus)
+}
+#endif
+
+#endif /* LIBQGPU_H */
