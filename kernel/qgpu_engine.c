@@ -184,9 +184,9 @@ static void qgpu_handle_fault(struct qgpu_device *qdev)
 	u64 addr = qgpu_rd64(qdev, QGPU_REG_FAULT_ADDR_LO);
 
 	atomic64_inc(&qdev->stats.c[QGPU_STAT(faults)]);
-	drm_dbg_driver(&qdev->drm,
-		       "device fault: reason %u engine %u ctx %u offset %#x addr %#llx\n",
-		       reason, engine, ctx, offset, addr);
+	dev_info_ratelimited(qdev->drm.dev,
+			     "device fault: reason %u engine %u ctx %u offset %#x addr %#llx\n",
+			     reason, engine, ctx, offset, addr);
 	if (engine == QGPU_ENGINE_RENDER)
 		qgpu_ctx_hw_fault(qdev, ctx, reason, offset, addr);
 }

@@ -201,12 +201,12 @@ static void qgpu_seg_account(struct qgpu_device *qdev, struct qgpu_bo *bo,
 #define QGPU_CHUNK_PAGES	(QGPU_PBUF_MAX_LIST / sizeof(u64))
 
 static int qgpu_mm_list(struct qgpu_paging *pb, struct qgpu_bo *bo, u32 first,
-			u32 n, u64 *addr)
+			u32 n, bool gpu_addrs, u64 *addr)
 {
 	struct dma_fence *f;
 	int ret;
 
-	ret = qgpu_paging_list(pb, bo->dma + first, n, addr);
+	ret = qgpu_paging_list(pb, bo->dma + first, n, gpu_addrs, addr);
 	if (ret != -EAGAIN)
 		return ret;
 	/* Paging buffer full: queue what we have and start a new one. */
@@ -217,7 +217,7 @@ static int qgpu_mm_list(struct qgpu_paging *pb, struct qgpu_bo *bo, u32 first,
 	dma_fence_put(f);
 	if (ret)
 		return ret;
-	return qgpu_paging_list(pb, bo->dma + first, n, addr);
+	return qgpu_paging_list(pb, bo->dma + first, n, gpu_addrs, addr);
 }
 
 /*
@@ -243,7 +243,7 @@ static int qgpu_mm_build_move(struct qgpu_paging *pb, struct qgpu_bo *bo,
 	if (dst == QGPU_SEG_APERTURE) {
 		for (i = 0; i < bo->npages && !ret; i += n) {
 			n = min_t(u32, bo->npages - i, QGPU_CHUNK_PAGES);
-			ret = qgpu_mm_list(pb, bo, i, n, &list);
+			ret = qgpu_mm_list(pb, bo, i, n, false, &list);
 			if (!ret)
 				ret = qgpu_paging_map_aperture(pb,
 					(dst_node->start >> PAGE_SHIFT) + i,
@@ -269,7 +269,7 @@ static int qgpu_mm_build_move(struct qgpu_paging *pb, struct qgpu_bo *bo,
 	} else if (src_vram && dst == QGPU_SEG_SYSTEM) {
 		for (i = 0; i < bo->npages && !ret; i += n) {
 			n = min_t(u32, bo->npages - i, QGPU_CHUNK_PAGES);
-			ret = qgpu_mm_list(pb, bo, i, n, &list);
+			ret = qgpu_mm_list(pb, bo, i, n, true, &list);
 			if (!ret)
 				ret = qgpu_paging_transfer(pb, (u64)n << PAGE_SHIFT,
 					src_addr + ((u64)i << PAGE_SHIFT), list,
@@ -279,7 +279,7 @@ static int qgpu_mm_build_move(struct qgpu_paging *pb, struct qgpu_bo *bo,
 	} else if (src == QGPU_SEG_SYSTEM && dst_vram) {
 		for (i = 0; i < bo->npages && !ret; i += n) {
 			n = min_t(u32, bo->npages - i, QGPU_CHUNK_PAGES);
-			ret = qgpu_mm_list(pb, bo, i, n, &list);
+			ret = qgpu_mm_list(pb, bo, i, n, true, &list);
 			if (!ret)
 				ret = qgpu_paging_transfer(pb, (u64)n << PAGE_SHIFT,
 					list, dst_addr + ((u64)i << PAGE_SHIFT),

@@ -78,13 +78,15 @@ static int qgpu_paging_emit(struct qgpu_paging *pb, const u32 *dw, u32 n)
  * @pb: paging buffer being built
  * @pages: DMA addresses of system pages
  * @npages: number of pages, <= QGPU_PBUF_MAX_LIST / 8
+ * @gpu_addrs: write GPU addresses (TRANSFER/FILL page lists) rather than
+ *	guest-physical ones (MAP_APERTURE page lists)
  * @gpu_addr: returns the GART address of the list
  *
  * When the paging buffer is full, waits for the paging engine to drain
  * what was queued before (the list space is reused only after that).
  */
 int qgpu_paging_list(struct qgpu_paging *pb, const dma_addr_t *pages,
-		     u32 npages, u64 *gpu_addr)
+		     u32 npages, bool gpu_addrs, u64 *gpu_addr)
 {
 	struct qgpu_device *qdev = pb->qdev;
 	u32 bytes = npages * sizeof(u64);
@@ -109,7 +111,7 @@ int qgpu_paging_list(struct qgpu_paging *pb, const dma_addr_t *pages,
 	}
 	list = qdev->pbuf + qdev->pbuf_head;
 	for (i = 0; i < npages; i++)
-		list[i] = QGPU_SYS_BIT | pages[i];
+		list[i] = (gpu_addrs ? QGPU_SYS_BIT : 0) | pages[i];
 	*gpu_addr = qdev->seg[QGPU_PBUF_SEGMENT].base + qdev->pbuf_head;
 	qdev->pbuf_head += ALIGN(bytes, 64);
 	return 0;
@@ -210,7 +212,7 @@ int qgpu_paging_init(struct qgpu_device *qdev)
 	/* bootstrap list at the end of the paging buffer, addressed physically */
 	list = qdev->pbuf + QGPU_PBUF_SIZE - npages * sizeof(u64);
 	for (i = 0; i < npages; i++)
-		list[i] = QGPU_SYS_BIT | (qdev->pbuf_dma + i * PAGE_SIZE);
+		list[i] = qdev->pbuf_dma + i * PAGE_SIZE;
 	ret = qgpu_paging_begin(qdev, &pb);
 	if (ret)
 		return ret;
