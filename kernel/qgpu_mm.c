@@ -595,8 +595,7 @@ int qgpu_mm_cpu_prepare(struct qgpu_bo *bo, u32 *path)
 	    dma_fence_wait_timeout(bo->fence, true,
 				   msecs_to_jiffies(QGPU_WAIT_MS)) <= 0)
 		return -ETIMEDOUT;
-	if (bo->fence && bo->fence->error)
-		return bo->fence->error;
+	/* A failed GPU job leaves the content as it is: still mappable. */
 	switch (bo->seg) {
 	case QGPU_SEG_VISIBLE:
 		*path = QGPU_CPU_PATH_BAR;
