@@ -27,6 +27,38 @@
 
 static struct qgpu_dev dev;
 
+/*
+ * Bytes of guest RAM the demo may fill with allocation backing store: every
+ * allocation that was ever resident keeps its system pages, so a demo
+ * larger than the guest's memory would only show the OOM killer.
+ */
+static uint64_t ram_budget(void)
+{
+	unsigned long long kb = 0;
+	char line[128];
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return ~0ull;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb ? kb * 1024 / 2 : ~0ull;
+}
+
+/* factor x VRAM, capped by the RAM budget; tells when it was capped */
+static uint64_t demo_total(double factor, uint64_t vram)
+{
+	uint64_t want = (uint64_t)(factor * vram), budget = ram_budget();
+
+	if (want <= budget)
+		return want;
+	printf("   (guest RAM: using %.0f MiB instead of %.0f MiB; boot the VM with more memory for the full %.1fx)\n",
+	       budget / MiB, want / MiB, factor);
+	return budget;
+}
+
 static void stats_delta(const struct drm_qgpu_stats *a,
 			const struct drm_qgpu_stats *b)
 {
@@ -84,10 +116,11 @@ static int oversubscribe(double factor, int rounds)
 	chunk &= ~4095ull;
 	if (chunk < 4096)
 		chunk = 4096;
-	n = (unsigned int)(factor * vram / chunk);
+	printf("\n== oversubscription\n");
+	n = (unsigned int)(demo_total(factor, vram) / chunk);
 	if (n < 2)
 		n = 2;
-	printf("\n== oversubscription: %u CPU-mapped allocations of %.1f MiB = %.1f MiB (%.1fx VRAM)\n",
+	printf("   %u CPU-mapped allocations of %.1f MiB = %.1f MiB (%.1fx VRAM)\n",
 	       n, chunk / MiB, n * chunk / MiB, (double)n * chunk / vram);
 	h = calloc(n, sizeof(*h));
 	map = calloc(n, sizeof(*map));
@@ -168,8 +201,11 @@ static int split_workload(double factor)
 
 	if (qgpu_dev_segment(&dev, QGPU_SEG_LOCAL))
 		vram_mask |= QGPU_SEGBIT(QGPU_SEG_LOCAL);
-	n = (unsigned int)(factor * vram / chunk + 0.5);
-	printf("\n== DMA-buffer splitting: %u allocations of %.1f MiB = %.1f MiB (%.1fx VRAM) in one DMA buffer\n",
+	printf("\n== DMA-buffer splitting\n");
+	n = (unsigned int)(demo_total(factor, vram) / chunk);
+	if (n < 5)
+		n = 5;
+	printf("   %u allocations of %.1f MiB = %.1f MiB (%.1fx VRAM) in one DMA buffer\n",
 	       n, chunk / MiB, n * chunk / MiB, (double)n * chunk / vram);
 	printf("   A[0] = fill(p0); A[i] = fill(p_i) ^ A[i-1]; result[i] = checksum(A[i])\n");
 	h = calloc(n, sizeof(*h));
