@@ -1,0 +1,132 @@
+# qgpu: top-level build. `make run` and `make test` are the two entry points;
+# see README.md. Everything slow (QEMU build, .debs, guest kernel) is cached
+# in $(QGPU_CACHE); everything else is built into build/.
+
+SHELL := /bin/bash
+KVER := 6.1.0-56-amd64
+KDIR ?= /usr/src/linux-headers-$(KVER)
+QGPU_CACHE ?= /var/cache/qgpu
+export QGPU_CACHE
+
+B := build
+CC ?= cc
+AR ?= ar
+
+# Device properties for `make run` / `make shell` (docs/hw-spec.md lists them).
+RUN_PROPS ?= vram-size=256M,visible-vram-size=64M
+SHELL_PROPS ?= $(RUN_PROPS)
+# qgpu.ko parameters for `make run` / `make shell`.
+MODPARAMS ?=
+
+WARN := -Wall -Wextra -Werror
+US_CFLAGS := -O2 -g -std=gnu11 $(WARN) -MMD -MP
+US_CPPFLAGS := -Ikernel -Iuserspace/include -I/usr/include/libdrm -Itests/vm
+US_LDLIBS := -ldrm -lpthread
+UNIT_CFLAGS := -O1 -g -std=gnu11 $(WARN) -MMD -MP -fsanitize=address,undefined \
+	-fno-omit-frame-pointer -fno-sanitize-recover=undefined
+UNIT_CPPFLAGS := -DQGPU_UNIT_TEST -Ikernel -Itests/unit -Itests/vm
+
+LIB_SRCS := $(wildcard userspace/lib/*.c)
+TOOL_SRCS := $(wildcard userspace/tools/*.c)
+VMTEST_SRCS := $(wildcard tests/vm/*.c)
+UNIT_SRCS := $(wildcard tests/unit/*.c)
+
+LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
+LIBQGPU := $(B)/lib/libqgpu.a
+TOOLS := $(patsubst userspace/tools/%.c,$(B)/bin/%,$(TOOL_SRCS))
+VMTESTS := $(patsubst tests/vm/%.c,$(B)/tests/vm/%,$(VMTEST_SRCS))
+UNITTESTS := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRCS))
+
+.PHONY: all setup deps qemu guest-kernel checkpatch-tool module userspace unit \
+	image run test shell clean help
+
+all: module userspace unit
+
+help:
+	@echo "make run            boot a VM with qgpu, run qgpu-info and qgpu-demo"
+	@echo "make test [T=pat]   all test suites (or those matching T; see README)"
+	@echo "make shell          interactive guest shell with the driver loaded"
+	@echo "make setup          host packages, QEMU, guest kernel, module, userspace, image"
+	@echo "make module | userspace | unit | image | clean"
+
+# --- set-up -----------------------------------------------------------------
+setup: deps qemu guest-kernel checkpatch-tool module userspace unit image
+
+deps:
+	@scripts/host-deps.sh
+
+qemu: deps
+	@scripts/build-qemu.sh
+
+guest-kernel: deps
+	@scripts/guest-kernel.sh
+
+checkpatch-tool: deps
+	@scripts/checkpatch.sh --fetch
+
+# --- kernel module ------------------------------------------------------------
+# kernel/Kbuild is the driver's; we only pass CONFIG_DRM_QGPU=m (see Kconfig).
+module: | deps
+	@if [ -e kernel/Kbuild ] || [ -e kernel/Makefile ]; then \
+		$(MAKE) -C $(KDIR) M=$(CURDIR)/kernel CONFIG_DRM_QGPU=m modules; \
+	else \
+		echo "[qgpu] kernel/Kbuild not present: no module to build"; \
+	fi
+
+# --- user space ---------------------------------------------------------------
+# userspace/lib/*.c -> build/lib/libqgpu.a; userspace/tools/NAME.c -> build/bin/NAME;
+# tests/vm/NAME.c -> build/tests/vm/NAME (all linked with libqgpu and libdrm).
+userspace: $(LIBQGPU) $(TOOLS) $(VMTESTS)
+
+$(B)/userspace/lib/%.o: userspace/lib/%.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(US_CPPFLAGS) $(US_CFLAGS) -c -o $@ $<
+
+$(LIBQGPU): $(LIB_OBJS)
+	@mkdir -p $(@D)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(B)/bin/%: userspace/tools/%.c $(LIBQGPU) | deps
+	@mkdir -p $(@D)
+	$(CC) $(US_CPPFLAGS) $(US_CFLAGS) -MF $(B)/bin/.$*.d -o $@ $< $(LIBQGPU) $(US_LDLIBS)
+
+$(B)/tests/vm/%: tests/vm/%.c $(LIBQGPU) | deps
+	@mkdir -p $(@D)
+	$(CC) $(US_CPPFLAGS) $(US_CFLAGS) -MF $(B)/tests/vm/.$*.d -o $@ $< $(LIBQGPU) $(US_LDLIBS)
+
+# Host unit tests: tests/unit/NAME.c -> build/tests/unit/NAME, built with ASan
+# and UBSan. A test links kernel/ policy sources it names on a line
+#   /* unit-sources: kernel/qgpu_split.c kernel/qgpu_policy.c */
+unit: $(UNITTESTS)
+
+unit_sources = $(shell sed -n 's|.*unit-sources:\(.*\)\*/.*|\1|p; s|^// *unit-sources:\(.*\)|\1|p' $(1))
+
+.SECONDEXPANSION:
+$(B)/tests/unit/%: tests/unit/%.c $$(call unit_sources,tests/unit/$$*.c)
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_CPPFLAGS) $(UNIT_CFLAGS) -MF $(B)/tests/unit/.$*.d -o $@ $< \
+		$(call unit_sources,$<)
+
+# --- guest image, VM, tests ---------------------------------------------------
+image: guest-kernel module userspace
+	@scripts/build-initramfs.sh
+
+run: setup
+	scripts/run-vm.sh -p "$(RUN_PROPS)" $(if $(MODPARAMS),-m "$(MODPARAMS)") \
+		--log-dir $(B)/logs/run qgpu-info qgpu-demo
+
+# T=PATTERN[,PATTERN...] picks tests (see README); default: every suite.
+test: setup
+	tests/run-tests.sh $(if $(T),-t '$(T)')
+
+shell: setup
+	scripts/run-vm.sh --shell -p "$(SHELL_PROPS)" $(if $(MODPARAMS),-m "$(MODPARAMS)")
+
+clean:
+	@if [ -e kernel/Kbuild ] && [ -d $(KDIR) ]; then \
+		$(MAKE) -C $(KDIR) M=$(CURDIR)/kernel clean; fi
+	rm -rf $(B)/bin $(B)/lib $(B)/userspace $(B)/tests $(B)/guest $(B)/logs
+	@echo "[qgpu] kept build/qemu (-> $(QGPU_CACHE)); remove $(QGPU_CACHE) to start from scratch"
+
+-include $(wildcard $(B)/userspace/lib/*.d $(B)/bin/.*.d $(B)/tests/vm/.*.d $(B)/tests/unit/.*.d)

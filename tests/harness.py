@@ -1,0 +1,394 @@
+#!/usr/bin/env python3
+"""qgpu test harness: runs the test suites and totals their results.
+
+Suites (in this order):
+  unit        host unit tests: build/tests/unit/NAME for each tests/unit/NAME.c
+  checkpatch  scripts/checkpatch.sh on kernel/*.c kernel/*.h (one test)
+  qtest       build/qemu/tests/qtest/qgpu-test --tap (one result per TAP line)
+  vm          in-VM test programs listed in tests/vm/tests.list
+
+Programs print IGT-style lines ("Subtest NAME: SUCCESS|FAIL|SKIP|CRASH") and
+exit 0 (pass), 77 (skip) or 98 (fail); every subtest counts. A program that
+crashes, times out, exits otherwise or (in the VM) leaves an unexpected
+WARN/BUG/Oops/lockdep/"qgpu ... error" line in the kernel log adds a failure.
+
+Selection: -t PATTERN[,PATTERN...]. A test's id is SUITE/NAME (unit/NAME,
+checkpatch, qtest, vm/GROUP/PROGRAM). A pattern is a shell glob matched against
+the id, the id's last part or a suite name; PATTERN:SUBTEST also runs only
+that subtest (--run-subtest for our programs, -p for the qtest).
+
+The last line printed is "N passed, N failed"; the exit status is 1 if
+anything failed or nothing ran.
+"""
+
+import argparse
+import fnmatch
+import glob
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import vmrun  # noqa: E402
+
+BUILD = vmrun.BUILD
+SUITES = ["unit", "checkpatch", "qtest", "vm"]
+SUBTEST_RE = re.compile(r"Subtest (\S+): (SUCCESS|FAIL|SKIP|CRASH|TIMEOUT)\b")
+UNIT_TIMEOUT = 300
+QTEST_TIMEOUT = 900
+
+
+class Results:
+    def __init__(self, logdir):
+        self.passed, self.failed, self.skipped = [], [], []
+        self.logdir = logdir
+
+    def add(self, status, name, why="", log=None):
+        line = name + (": " + why if why else "")
+        if status == "PASS":
+            self.passed.append(name)
+        elif status == "SKIP":
+            self.skipped.append(name)
+        else:
+            self.failed.append((line, log))
+        print("%-4s %s" % (status, line), flush=True)
+
+
+def count_program(res, name, output, rc, extra_failure="", log=None):
+    """Turn one IGT-style program run into results."""
+    subs = SUBTEST_RE.findall(output)
+    any_fail = False
+    for sub, st in subs:
+        if st == "SUCCESS":
+            res.add("PASS", "%s/%s" % (name, sub))
+        elif st == "SKIP":
+            res.add("SKIP", "%s/%s" % (name, sub))
+        else:
+            any_fail = True
+            res.add("FAIL", "%s/%s" % (name, sub), st.lower(), log)
+    if extra_failure:
+        res.add("FAIL", name, extra_failure, log)
+    elif rc is None:
+        res.add("FAIL", name, "did not finish", log)
+    elif not subs:
+        if rc == 0:
+            res.add("PASS", name)
+        elif rc == 77:
+            res.add("SKIP", name)
+        else:
+            res.add("FAIL", name, describe_rc(rc), log)
+    elif rc not in (0, 77) and not (rc == 98 and any_fail):
+        res.add("FAIL", name, describe_rc(rc), log)
+
+
+def describe_rc(rc):
+    if rc < 0:
+        return "killed by signal %d" % -rc
+    if rc > 128:
+        return "exit %d (signal %d?)" % (rc, rc - 128)
+    return "exit %d" % rc
+
+
+class Selector:
+    def __init__(self, spec):
+        self.pats = []
+        for p in (spec or "").split(","):
+            p = p.strip()
+            if p:
+                pat, _, sub = p.partition(":")
+                self.pats.append((pat, sub))
+
+    def match(self, tid):
+        """None if not selected, else the subtest filter ('' = all)."""
+        if not self.pats:
+            return ""
+        parts = tid.split("/")
+        for pat, sub in self.pats:
+            if (fnmatch.fnmatchcase(tid, pat) or fnmatch.fnmatchcase(parts[-1], pat)
+                    or fnmatch.fnmatchcase(parts[0], pat) or tid.startswith(pat + "/")):
+                return sub
+        return None
+
+
+def run_host(argv, timeout, env=None, logpath=None):
+    """Run a host program in its own process group; returns (rc, output, timed_out)."""
+    with open(logpath, "w") as logf:
+        p = subprocess.Popen(argv, stdout=logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                             env=env, cwd=ROOT, start_new_session=True)
+        timed_out = False
+        try:
+            p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+        finally:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+    with open(logpath, errors="replace") as f:
+        return p.returncode, f.read(), timed_out
+
+
+# --- suites -------------------------------------------------------------------
+
+def suite_unit(res, sel):
+    srcs = sorted(glob.glob(os.path.join(ROOT, "tests", "unit", "*.c")))
+    ran = 0
+    for src in srcs:
+        name = os.path.splitext(os.path.basename(src))[0]
+        tid = "unit/" + name
+        sub = sel.match(tid)
+        if sub is None:
+            continue
+        ran += 1
+        exe = os.path.join(BUILD, "tests", "unit", name)
+        if not os.path.exists(exe):
+            res.add("FAIL", tid, "not built (make unit)")
+            continue
+        log = os.path.join(res.logdir, "unit-%s.log" % name)
+        argv = [exe] + (["--run-subtest", sub] if sub else [])
+        env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0",
+                   UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
+        rc, out, to = run_host(argv, UNIT_TIMEOUT, env, log)
+        count_program(res, tid, out, rc, "timed out after %ds" % UNIT_TIMEOUT if to else "", log)
+    if not ran and not sel.pats:
+        print("     (no tests in tests/unit/)")
+
+
+def suite_checkpatch(res, sel):
+    if sel.match("checkpatch") is None:
+        return
+    files = sorted(glob.glob(os.path.join(ROOT, "kernel", "*.[ch]")))
+    if not files:
+        res.add("SKIP", "checkpatch", "no kernel/*.c or *.h")
+        return
+    log = os.path.join(res.logdir, "checkpatch.log")
+    rc, out, to = run_host([os.path.join(ROOT, "scripts", "checkpatch.sh")], 600, None, log)
+    if rc == 0 and not out.strip():
+        res.add("PASS", "checkpatch")
+    else:
+        n = len([l for l in out.splitlines() if re.match(r"\S+:\d+: ", l)])
+        res.add("FAIL", "checkpatch", "%d problem(s)" % n if n else describe_rc(rc), log)
+
+
+def suite_qtest(res, sel):
+    sub = sel.match("qtest")
+    if sub is None:
+        return
+    exe = os.path.join(BUILD, "qemu", "tests", "qtest", "qgpu-test")
+    qemu = os.path.join(BUILD, "qemu", "qemu-system-x86_64")
+    if not os.path.exists(exe) or not os.path.exists(qemu):
+        res.add("FAIL", "qtest", "not built (scripts/build-qemu.sh)")
+        return
+    log = os.path.join(res.logdir, "qtest.log")
+    env = dict(os.environ, QTEST_QEMU_BINARY=qemu)
+    argv = [exe, "--tap", "-k"] + (["-p", sub] if sub else [])
+    rc, out, to = run_host(argv, QTEST_TIMEOUT, env, log)
+    plan = None
+    seen = 0
+    failed = 0
+    for line in out.splitlines():
+        m = re.match(r"^1\.\.(\d+)", line)
+        if m:
+            plan = int(m.group(1))
+            continue
+        m = re.match(r"^(not ok|ok)\b\s*(\d+)?\s*(?:- )?(.*)$", line)
+        if not m:
+            continue
+        seen += 1
+        desc = m.group(3).strip()
+        directive = ""
+        if "#" in desc:
+            desc, _, directive = desc.partition("#")
+            desc, directive = desc.strip(), directive.strip().upper()
+        name = "qtest/" + (desc or m.group(2) or str(seen))
+        if directive.startswith("SKIP"):
+            res.add("SKIP", name)
+        elif m.group(1) == "ok" or directive.startswith("TODO"):
+            res.add("PASS", name)
+        else:
+            failed += 1
+            res.add("FAIL", name, "", log)
+    if to:
+        res.add("FAIL", "qtest", "timed out after %ds" % QTEST_TIMEOUT, log)
+    elif plan is not None and seen < plan:
+        res.add("FAIL", "qtest", "%d of %d planned tests did not report (%s)"
+                % (plan - seen, plan, describe_rc(rc)), log)
+    elif seen == 0:
+        res.add("FAIL", "qtest", "no TAP results (%s)" % describe_rc(rc), log)
+    elif rc != 0 and not failed:
+        res.add("FAIL", "qtest", describe_rc(rc), log)
+
+
+def parse_tests_list(path):
+    """tests/vm/tests.list -> [group dict]; see the file's header for the format."""
+    groups = []
+    cur = None
+    last = None
+    for no, raw in enumerate(open(path), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        kw, _, rest = line.partition(" ")
+        rest = rest.strip()
+        where = "%s:%d" % (os.path.relpath(path, ROOT), no)
+        if kw == "group":
+            toks = shlex.split(rest)
+            if not toks:
+                raise SystemExit("%s: group needs a name" % where)
+            cur = {"name": toks[0], "props": "", "modparams": "", "smp": 1, "mem": "1G",
+                   "load": True, "timeout": vmrun.DEFAULT_TIMEOUT, "expect": [],
+                   "tests": [], "where": where}
+            for t in toks[1:]:
+                k, eq, v = t.partition("=")
+                if not eq or k not in ("props", "modparams", "smp", "mem", "load", "timeout"):
+                    raise SystemExit("%s: unknown group option %r" % (where, t))
+                cur[k] = int(v) if k in ("smp", "timeout") else (v != "0" if k == "load" else v)
+            groups.append(cur)
+            last = cur
+        elif kw == "test":
+            if cur is None:
+                raise SystemExit("%s: test before any group" % where)
+            argv = shlex.split(rest)
+            if not argv:
+                raise SystemExit("%s: test needs a program" % where)
+            name = argv[0]
+            names = {t["name"] for t in cur["tests"]}
+            if name in names:
+                name = "-".join([name] + [re.sub(r"[^\w.=-]", "_", a) for a in argv[1:]])
+            if name in names:
+                raise SystemExit("%s: duplicate test %s in group %s" % (where, name, cur["name"]))
+            last = {"name": name, "argv": argv, "timeout": cur["timeout"], "expect": []}
+            cur["tests"].append(last)
+        elif kw == "timeout":
+            if last is None:
+                raise SystemExit("%s: timeout before any group or test" % where)
+            last["timeout"] = int(rest)
+        elif kw == "expect":
+            if last is None:
+                raise SystemExit("%s: expect before any group or test" % where)
+            try:
+                re.compile(rest)
+            except re.error as e:
+                raise SystemExit("%s: bad regex %r: %s" % (where, rest, e))
+            last["expect"].append(rest)
+        else:
+            raise SystemExit("%s: unknown keyword %r" % (where, kw))
+    return groups
+
+
+def suite_vm(res, sel, tests_list):
+    if not os.path.exists(tests_list):
+        print("     (no %s)" % os.path.relpath(tests_list, ROOT))
+        return
+    groups = parse_tests_list(tests_list)
+    for g in groups:
+        picked = []
+        for t in g["tests"]:
+            tid = "vm/%s/%s" % (g["name"], t["name"])
+            sub = sel.match(tid)
+            if sub is None:
+                continue
+            argv = t["argv"] + (["--run-subtest", sub] if sub else [])
+            cmd = vmrun.Cmd(" ".join(shlex.quote(a) for a in argv), name=tid,
+                            timeout=t["timeout"], expect=list(t["expect"]))
+            picked.append(cmd)
+        if not picked:
+            continue
+        cfg = vmrun.VmConfig(props=g["props"], modparams=g["modparams"], load=g["load"],
+                             smp=g["smp"], mem=g["mem"], boot_expect=list(g["expect"]))
+        print("---- vm group %s (%s; %d program(s))" % (
+            g["name"], g["props"] or "default device", len(picked)), flush=True)
+        logdir = os.path.join(res.logdir, "vm-" + g["name"])
+        t0 = time.monotonic()
+        results, boot_problems, _ = vmrun.run_commands(picked, cfg, logdir)
+        for r in results:
+            out_log = os.path.join(logdir, re.sub(r"[^\w.-]", "_", r.cmd.name) + ".out")
+            with open(out_log, "w") as f:
+                f.write(r.output)
+                if r.kernel_problems:
+                    f.write("\n-- unexpected kernel log lines:\n" + "\n".join(r.kernel_problems) + "\n")
+                f.write("\n-- console log: %s\n" % r.log)
+            extra = ""
+            if r.vm_failure:
+                extra = r.vm_failure
+            elif r.timed_out:
+                extra = "timed out after %ds" % r.cmd.timeout
+            count_program(res, r.cmd.name, r.output, r.rc, extra, out_log)
+            if r.kernel_problems:
+                res.add("FAIL", r.cmd.name + " (kernel log)", "; ".join(r.kernel_problems[:2]) +
+                        (" ..." if len(r.kernel_problems) > 2 else ""), out_log)
+        for p in boot_problems:
+            res.add("FAIL", "vm/%s (boot)" % g["name"], p, os.path.join(logdir, "boot-1.log"))
+        print("     group %s took %.0fs" % (g["name"], time.monotonic() - t0), flush=True)
+
+
+def tail(path, n=25):
+    try:
+        with open(path, errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return []
+    return lines[-n:]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("-t", "--tests", default="",
+                    help="PATTERN[,PATTERN...] (see tests/harness.py)")
+    ap.add_argument("--list", default=os.path.join(ROOT, "tests", "vm", "tests.list"),
+                    help="in-VM test list (default tests/vm/tests.list)")
+    ap.add_argument("--log-dir", default=os.path.join(BUILD, "logs", "test"))
+    ap.add_argument("suites", nargs="*", metavar="SUITE",
+                    help="suites to run: %s (default: all)" % " ".join(SUITES))
+    a = ap.parse_args()
+    for s in a.suites:
+        if s not in SUITES:
+            ap.error("unknown suite %r (choose from %s)" % (s, " ".join(SUITES)))
+    signal.signal(signal.SIGTERM, lambda s, f: sys.exit(128 + s))
+    sel = Selector(a.tests)
+    suites = a.suites or SUITES
+    if os.path.isdir(a.log_dir):
+        subprocess.run(["rm", "-rf", a.log_dir])
+    os.makedirs(a.log_dir)
+    res = Results(a.log_dir)
+    t0 = time.monotonic()
+    for s in SUITES:
+        if s not in suites:
+            continue
+        print("==== %s" % s, flush=True)
+        ts = time.monotonic()
+        if s == "vm":
+            suite_vm(res, sel, a.list)
+        else:
+            globals()["suite_" + s](res, sel)
+        print("     (%s: %.0fs)" % (s, time.monotonic() - ts), flush=True)
+    print()
+    print("==== summary (logs in %s, %.0fs)" % (os.path.relpath(a.log_dir, ROOT),
+                                                  time.monotonic() - t0))
+    shown = set()
+    for line, log in res.failed:
+        print("FAIL " + line)
+        if log and log not in shown:
+            shown.add(log)
+            for l in tail(log):
+                print("   | " + l)
+            print("   | (full log: %s)" % os.path.relpath(log, ROOT))
+    total = len(res.passed) + len(res.failed)
+    if not total and not res.skipped:
+        print("no test ran" + (" (nothing matches %r)" % a.tests if a.tests else ""))
+    if res.skipped:
+        print("%d skipped" % len(res.skipped))
+    print("%d passed, %d failed" % (len(res.passed), len(res.failed)))
+    return 1 if res.failed or not total else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
