@@ -35,7 +35,9 @@ extern "C" {
  * @QGPU_QUERY_STATS: &struct drm_qgpu_stats (global counters) followed by
  *	an array of &struct drm_qgpu_segment_stats, one per segment.
  * @QGPU_QUERY_FILE_STATS: &struct drm_qgpu_stats for the calling file only
- *	(no segment array).
+ *	(no segment array): submissions, split portions, and the paging
+ *	(paging buffers, bytes moved, evictions) its submits and
+ *	%DRM_IOCTL_QGPU_GEM_RESIDE calls caused. Allocation counts stay 0.
  * @QGPU_QUERY_CONTEXT: &struct drm_qgpu_context_status for the context
  *	given in &drm_qgpu_query.arg.
  */

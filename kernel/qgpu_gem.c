@@ -314,6 +314,7 @@ int qgpu_gem_reside_ioctl(struct drm_device *drm, void *data,
 	if (!bo)
 		return -ENOENT;
 	mutex_lock(&qdev->mm_lock);
+	qdev->mm_owner = file->driver_priv;
 	if (args->op == QGPU_RESIDE_MAKE_RESIDENT)
 		ret = qgpu_mm_make_resident(bo, args->segment);
 	else
@@ -322,6 +323,7 @@ int qgpu_gem_reside_ioctl(struct drm_device *drm, void *data,
 		qgpu_mm_touch(bo);
 		args->segment = bo->seg;
 	}
+	qdev->mm_owner = NULL;
 	mutex_unlock(&qdev->mm_lock);
 	drm_gem_object_put(&bo->base);
 	return ret;

@@ -256,16 +256,16 @@ static int qgpu_mm_build_move(struct qgpu_paging *pb, struct qgpu_bo *bo,
 	if (dst_vram && bo->pristine) {
 		/* Seed 004: a new allocation in local memory is zero-filled. */
 		ret = qgpu_paging_fill(pb, size, dst_addr, 0);
-		qgpu_stat_add(qdev, NULL, QGPU_STAT(bytes_filled), size);
+		qgpu_stat_add(qdev, qdev->mm_owner, QGPU_STAT(bytes_filled), size);
 	} else if (src_vram && dst_vram) {
 		ret = qgpu_paging_transfer(pb, size, src_addr, dst_addr, 0);
-		qgpu_stat_add(qdev, NULL, QGPU_STAT(bytes_vram_to_vram), size);
+		qgpu_stat_add(qdev, qdev->mm_owner, QGPU_STAT(bytes_vram_to_vram), size);
 	} else if (src_vram && dst == QGPU_SEG_APERTURE) {
 		ret = qgpu_paging_transfer(pb, size, src_addr, dst_addr, 0);
-		qgpu_stat_add(qdev, NULL, QGPU_STAT(bytes_from_vram), size);
+		qgpu_stat_add(qdev, qdev->mm_owner, QGPU_STAT(bytes_from_vram), size);
 	} else if (src == QGPU_SEG_APERTURE && dst_vram) {
 		ret = qgpu_paging_transfer(pb, size, src_addr, dst_addr, 0);
-		qgpu_stat_add(qdev, NULL, QGPU_STAT(bytes_to_vram), size);
+		qgpu_stat_add(qdev, qdev->mm_owner, QGPU_STAT(bytes_to_vram), size);
 	} else if (src_vram && dst == QGPU_SEG_SYSTEM) {
 		for (i = 0; i < bo->npages && !ret; i += n) {
 			n = min_t(u32, bo->npages - i, QGPU_CHUNK_PAGES);
@@ -275,7 +275,7 @@ static int qgpu_mm_build_move(struct qgpu_paging *pb, struct qgpu_bo *bo,
 					src_addr + ((u64)i << PAGE_SHIFT), list,
 					QGPU_XFER_DST_PAGELIST);
 		}
-		qgpu_stat_add(qdev, NULL, QGPU_STAT(bytes_from_vram), size);
+		qgpu_stat_add(qdev, qdev->mm_owner, QGPU_STAT(bytes_from_vram), size);
 	} else if (src == QGPU_SEG_SYSTEM && dst_vram) {
 		for (i = 0; i < bo->npages && !ret; i += n) {
 			n = min_t(u32, bo->npages - i, QGPU_CHUNK_PAGES);
@@ -285,7 +285,7 @@ static int qgpu_mm_build_move(struct qgpu_paging *pb, struct qgpu_bo *bo,
 					list, dst_addr + ((u64)i << PAGE_SHIFT),
 					QGPU_XFER_SRC_PAGELIST);
 		}
-		qgpu_stat_add(qdev, NULL, QGPU_STAT(bytes_to_vram), size);
+		qgpu_stat_add(qdev, qdev->mm_owner, QGPU_STAT(bytes_to_vram), size);
 	}
 	if (ret)
 		return ret;
@@ -461,7 +461,7 @@ static int qgpu_mm_evict_one(struct qgpu_bo *bo, bool to_system)
 		ret = qgpu_mm_move(bo, QGPU_SEG_SYSTEM, NULL);
 	}
 	if (!ret)
-		qgpu_stat_add(qdev, NULL, QGPU_STAT(evictions), 1);
+		qgpu_stat_add(qdev, qdev->mm_owner, QGPU_STAT(evictions), 1);
 	return ret;
 }
 

@@ -60,7 +60,7 @@ struct dma_fence *qgpu_paging_submit(struct qgpu_paging *pb)
 	pb->job = NULL;
 	dma_fence_put(qdev->pbuf_last);
 	qdev->pbuf_last = dma_fence_get(done);
-	atomic64_inc(&qdev->stats.c[QGPU_STAT(paging_buffers)]);
+	qgpu_stat_add(qdev, qdev->mm_owner, QGPU_STAT(paging_buffers), 1);
 	return done;
 }
 

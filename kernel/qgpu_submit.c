@@ -517,8 +517,10 @@ int qgpu_submit_ioctl(struct drm_device *drm, void *data,
 
 	mutex_lock(&s.ctx->submit_lock);
 	mutex_lock(&qdev->mm_lock);
+	qdev->mm_owner = s.qf;
 	ret = qgpu_submit_walk(&s);
 	qgpu_submit_unpin_all(&s);
+	qdev->mm_owner = NULL;
 	mutex_unlock(&qdev->mm_lock);
 	mutex_unlock(&s.ctx->submit_lock);
 	if (!s.portions)
