@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Host unit tests for kernel/qgpu_split.c: qgpu_split_check(), the
+ * seed-000 feasibility check of a DMA buffer's resource tables.
+ *
+ * unit-sources: kernel/qgpu_split.c */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "igt.h"
+#include "qgpu_split.h"
+
+#define NSEG	4	/* index = segment id; 0 (system) has no capacity */
+#define SEG_VIS	1
+#define SEG_LOC	2
+#define SEG_APT	3
+#define B(id)	(1u << (id))
+#define MB	(1ull << 20)
+
+static unsigned long long cap[NSEG] = { 0, 32 * MB, 64 * MB, 128 * MB };
+
+static int check(const struct qgpu_split_entry *e, unsigned int n,
+		 const struct qgpu_split_alloc *a, unsigned int na,
+		 unsigned int nslots)
+{
+	int table[64];
+	unsigned int i;
+	int r;
+
+	igt_assert(nslots <= 64);
+	for (i = 0; i < 64; i++)
+		table[i] = 12345;
+	r = qgpu_split_check(e, n, a, na, cap, NSEG, table, nslots);
+	/* the scratch table is the only thing written, within nslots */
+	for (i = nslots; i < 64; i++)
+		igt_assert_eq(table[i], 12345);
+	return r;
+}
+
+/* ------------------------------------------------------------------------ */
+/* A reference model for random testing.                                     */
+
+static int ref_fits(const int *table, unsigned int nslots,
+		    const struct qgpu_split_alloc *a)
+{
+	unsigned long long total = 0, c = 0;
+	unsigned int mask = 0, s, i, j;
+
+	for (s = 0; s < nslots; s++) {
+		unsigned long long best = 0;
+		int dup = 0;
+
+		if (table[s] < 0)
+			continue;
+		for (j = 0; j < s; j++)
+			if (table[j] == table[s])
+				dup = 1;
+		if (dup)
+			continue;
+		for (i = 0; i < NSEG; i++)
+			if (a[table[s]].mask & B(i) && cap[i] > best)
+				best = cap[i];
+		if (a[table[s]].size > best)
+			return 0;
+		total += a[table[s]].size;
+		mask |= a[table[s]].mask;
+	}
+	for (i = 0; i < NSEG; i++)
+		if (mask & B(i))
+			c += cap[i];
+	return total <= c;
+}
+
+static int ref_check(const struct qgpu_split_entry *e, unsigned int n,
+		     const struct qgpu_split_alloc *a, unsigned int nslots)
+{
+	int table[64];
+	unsigned int i, s;
+
+	for (s = 0; s < nslots; s++)
+		table[s] = -1;
+	for (i = 0; i < n; i++) {
+		table[e[i].slot] = e[i].alloc;
+		if (i + 1 < n && e[i + 1].split_offset == e[i].split_offset)
+			continue;
+		if (!ref_fits(table, nslots, a))
+			return (int)i;
+	}
+	return -1;
+}
+
+static uint64_t rng = 0x2545f4914f6cdd1dull;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+igt_main
+{
+	igt_subtest("empty") {
+		struct qgpu_split_alloc a[1] = { { 4096, B(SEG_VIS) } };
+
+		igt_assert_eq(check(NULL, 0, a, 1, 8), -1);
+		igt_assert_eq(check(NULL, 0, NULL, 0, 8), -1);
+	}
+
+	igt_subtest("single-fits") {
+		struct qgpu_split_alloc a[] = { { 32 * MB, B(SEG_VIS) } };
+		struct qgpu_split_entry e[] = { { 0, 0, 0 } };
+
+		igt_assert_eq(check(e, 1, a, 1, 8), -1);
+	}
+
+	igt_subtest("single-too-big-for-its-segments") {
+		/* fits LOCAL (64M) but supports only VISIBLE (32M) */
+		struct qgpu_split_alloc a[] = { { 33 * MB, B(SEG_VIS) } };
+		struct qgpu_split_entry e[] = { { 0, 0, 0 } };
+
+		igt_assert_eq(check(e, 1, a, 1, 8), 0);
+	}
+
+	igt_subtest("single-fits-largest-supported") {
+		struct qgpu_split_alloc a[] = {
+			{ 100 * MB, B(SEG_VIS) | B(SEG_APT) },
+		};
+		struct qgpu_split_entry e[] = { { 0, 3, 0 } };
+
+		igt_assert_eq(check(e, 1, a, 1, 8), -1);
+	}
+
+	igt_subtest("no-capacity-anywhere") {
+		/* supported set names only segment 0 (system): no capacity */
+		struct qgpu_split_alloc a[] = { { 4096, B(0) } };
+		struct qgpu_split_entry e[] = { { 0, 0, 0 } };
+
+		igt_assert_eq(check(e, 1, a, 1, 8), 0);
+	}
+
+	igt_subtest("together-too-big") {
+		/* two 20M VISIBLE-only allocations bound at once: 40M > 32M */
+		struct qgpu_split_alloc a[] = {
+			{ 20 * MB, B(SEG_VIS) }, { 20 * MB, B(SEG_VIS) },
+		};
+		struct qgpu_split_entry e[] = { { 0, 0, 0 }, { 1, 1, 24 } };
+
+		igt_assert_eq(check(e, 2, a, 2, 8), 1);
+	}
+
+	igt_subtest("together-fit-union-of-segments") {
+		/* 20M VIS|LOC + 60M LOC: 80M <= 96M of VIS+LOC */
+		struct qgpu_split_alloc a[] = {
+			{ 20 * MB, B(SEG_VIS) | B(SEG_LOC) },
+			{ 60 * MB, B(SEG_LOC) },
+		};
+		struct qgpu_split_entry e[] = { { 0, 0, 0 }, { 1, 1, 24 } };
+
+		igt_assert_eq(check(e, 2, a, 2, 8), -1);
+	}
+
+	igt_subtest("first-failing-split-point-reported") {
+		struct qgpu_split_alloc a[] = {
+			{ 16 * MB, B(SEG_VIS) }, { 16 * MB, B(SEG_VIS) },
+			{ 16 * MB, B(SEG_VIS) }, { 16 * MB, B(SEG_VIS) },
+		};
+		/* slots 0,1 fit (32M); adding slot 2 (48M) does not */
+		struct qgpu_split_entry e[] = {
+			{ 0, 0, 0 }, { 1, 1, 24 }, { 2, 2, 48 }, { 3, 3, 72 },
+		};
+
+		igt_assert_eq(check(e, 4, a, 4, 8), 2);
+	}
+
+	igt_subtest("slot-replacement-frees-previous") {
+		/* seed 000: a new entry for the same slot replaces the old */
+		struct qgpu_split_alloc a[] = {
+			{ 30 * MB, B(SEG_VIS) }, { 30 * MB, B(SEG_VIS) },
+			{ 30 * MB, B(SEG_VIS) },
+		};
+		struct qgpu_split_entry e[] = {
+			{ 0, 0, 0 }, { 1, 0, 24 }, { 2, 0, 48 },
+		};
+
+		igt_assert_eq(check(e, 3, a, 3, 8), -1);
+	}
+
+	igt_subtest("null-allocation-unbinds") {
+		struct qgpu_split_alloc a[] = {
+			{ 20 * MB, B(SEG_VIS) }, { 20 * MB, B(SEG_VIS) },
+		};
+		struct qgpu_split_entry bad[] = { { 0, 0, 0 }, { 1, 1, 24 } };
+		struct qgpu_split_entry good[] = {
+			{ 0, 0, 0 }, { -1, 0, 24 }, { 1, 1, 48 },
+		};
+
+		igt_assert_eq(check(bad, 2, a, 2, 8), 1);
+		igt_assert_eq(check(good, 3, a, 2, 8), -1);
+	}
+
+	igt_subtest("split-point-evaluated-after-all-its-entries") {
+		/*
+		 * Entries sharing a split offset are one reprogramming: slot 0
+		 * gets A then B at offset 0 (only B is required), then slot 1
+		 * gets A at the same offset: A + B = 40M > 32M, reported at the
+		 * last entry of the split point.
+		 */
+		struct qgpu_split_alloc a[] = {
+			{ 20 * MB, B(SEG_VIS) }, { 20 * MB, B(SEG_VIS) },
+		};
+		struct qgpu_split_entry one[] = { { 0, 0, 0 }, { 1, 0, 0 } };
+		struct qgpu_split_entry two[] = {
+			{ 0, 0, 0 }, { 1, 0, 0 }, { 0, 1, 0 },
+		};
+		/* the transient state (A and B in slot 0 and 1) at one split
+		 * point, repaired by an unbind at the same split point */
+		struct qgpu_split_entry three[] = {
+			{ 0, 0, 0 }, { 1, 1, 0 }, { -1, 0, 0 },
+		};
+
+		igt_assert_eq(check(one, 2, a, 2, 8), -1);
+		igt_assert_eq(check(two, 3, a, 2, 8), 2);
+		igt_assert_eq(check(three, 3, a, 2, 8), -1);
+	}
+
+	igt_subtest("same-allocation-in-two-slots-counted-once") {
+		struct qgpu_split_alloc a[] = { { 20 * MB, B(SEG_VIS) } };
+		struct qgpu_split_entry e[] = {
+			{ 0, 0, 0 }, { 0, 1, 24 }, { 0, 2, 48 },
+		};
+
+		igt_assert_eq(check(e, 3, a, 1, 8), -1);
+	}
+
+	igt_subtest("aperture-capacity-counts") {
+		/* VIS|APT allocations: 60+60+40 = 160M fits 32M + 128M; 180M does not */
+		struct qgpu_split_alloc a[] = {
+			{ 60 * MB, B(SEG_VIS) | B(SEG_APT) },
+			{ 60 * MB, B(SEG_VIS) | B(SEG_APT) },
+			{ 40 * MB, B(SEG_VIS) | B(SEG_APT) },
+			{ 60 * MB, B(SEG_VIS) | B(SEG_APT) },
+		};
+		struct qgpu_split_entry ok[] = {
+			{ 0, 0, 0 }, { 1, 1, 24 }, { 2, 2, 48 },
+		};
+		struct qgpu_split_entry bad[] = {
+			{ 0, 0, 0 }, { 1, 1, 24 }, { 3, 2, 48 },
+		};
+
+		igt_assert_eq(check(ok, 3, a, 4, 8), -1);
+		igt_assert_eq(check(bad, 3, a, 4, 8), 2);
+	}
+
+	igt_subtest("bad-slot-or-alloc-index") {
+		struct qgpu_split_alloc a[] = { { 4096, B(SEG_VIS) } };
+		struct qgpu_split_entry slot[] = { { 0, 0, 0 }, { 0, 8, 24 } };
+		struct qgpu_split_entry idx[] = { { 0, 0, 0 }, { 1, 1, 24 } };
+
+		igt_assert_eq(check(slot, 2, a, 1, 8), 1);
+		igt_assert_eq(check(idx, 2, a, 1, 8), 1);
+	}
+
+	igt_subtest("exact-fit") {
+		struct qgpu_split_alloc a[] = {
+			{ 16 * MB, B(SEG_VIS) }, { 16 * MB, B(SEG_VIS) },
+		};
+		struct qgpu_split_entry e[] = { { 0, 0, 0 }, { 1, 1, 0 } };
+
+		igt_assert_eq(check(e, 2, a, 2, 8), -1);
+	}
+
+	igt_subtest("random-against-reference") {
+		struct qgpu_split_alloc a[16];
+		struct qgpu_split_entry e[64];
+		unsigned int t, i, n, nslots;
+
+		for (t = 0; t < 5000; t++) {
+			unsigned int off = 0;
+
+			nslots = 1 + rnd() % 16;
+			for (i = 0; i < 16; i++) {
+				a[i].size = (1 + rnd() % 80) * MB / 2;
+				a[i].mask = (rnd() % 15 + 1) << 0 & 0xe;
+				if (!a[i].mask)
+					a[i].mask = B(SEG_VIS);
+			}
+			n = rnd() % 64;
+			for (i = 0; i < n; i++) {
+				e[i].alloc = rnd() % 5 ? (int)(rnd() % 16) : -1;
+				e[i].slot = rnd() % nslots;
+				if (rnd() % 3)
+					off += 4 * (1 + rnd() % 8);
+				e[i].split_offset = off;
+			}
+			igt_assert_eq(check(e, n, a, 16, nslots),
+				      ref_check(e, n, a, nslots));
+		}
+	}
+}
