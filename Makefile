@@ -15,8 +15,9 @@ AR ?= ar
 # Device properties for `make run` / `make shell` (docs/hw-spec.md lists them).
 RUN_PROPS ?= vram-size=256M,visible-vram-size=64M
 SHELL_PROPS ?= $(RUN_PROPS)
-# qgpu.ko parameters for `make run` / `make shell`.
+# qgpu.ko parameters and guest memory for `make run` / `make shell`.
 MODPARAMS ?=
+RUN_MEM ?= 2G
 
 WARN := -Wall -Wextra -Werror
 US_CFLAGS := -O2 -g -std=gnu11 $(WARN) -MMD -MP
@@ -113,7 +114,7 @@ image: guest-kernel module userspace
 	@scripts/build-initramfs.sh
 
 run: setup
-	scripts/run-vm.sh -p "$(RUN_PROPS)" $(if $(MODPARAMS),-m "$(MODPARAMS)") \
+	scripts/run-vm.sh -p "$(RUN_PROPS)" --mem $(RUN_MEM) $(if $(MODPARAMS),-m "$(MODPARAMS)") \
 		--log-dir $(B)/logs/run qgpu-info qgpu-demo
 
 # T=PATTERN[,PATTERN...] picks tests (see README); default: every suite.
@@ -121,7 +122,7 @@ test: setup
 	tests/run-tests.sh $(if $(T),-t '$(T)')
 
 shell: setup
-	scripts/run-vm.sh --shell -p "$(SHELL_PROPS)" $(if $(MODPARAMS),-m "$(MODPARAMS)")
+	scripts/run-vm.sh --shell -p "$(SHELL_PROPS)" --mem $(RUN_MEM) $(if $(MODPARAMS),-m "$(MODPARAMS)")
 
 clean:
 	@if [ -e kernel/Kbuild ] && [ -d $(KDIR) ]; then \

@@ -2,8 +2,8 @@
 /*
  * igt.h - a tiny header-only test helper in the style of IGT GPU Tools.
  *
- * Used by the in-VM test programs (tests/vm/*.c) and the host unit tests
- * (tests/unit/*.c). It prints IGT's result lines, which the runner counts:
+ * Used by the in-VM test programs (tests/vm/NAME.c) and the host unit tests
+ * (tests/unit/NAME.c). It prints IGT's result lines, which the runner counts:
  *
  *	Starting subtest: NAME
  *	Subtest NAME: SUCCESS|FAIL|SKIP|CRASH (0.012s)
