@@ -1,12 +1,19 @@
 /*
  * qgpu: CPU host aperture (BAR4)
  *
- * BAR4 is a container. Its background is an MMIO region: unmapped pages read
- * as zero, drop writes and count HAP_FAULT_COUNT. Mapped pages are RAM alias
- * subregions of "qgpu-vram" (all of VRAM, not mapped anywhere itself) at a
- * higher priority. A per-page table records aperture page -> VRAM page; each
- * HAP_CMD rebuilds the aliases, coalescing runs of consecutive aperture pages
- * that map consecutive VRAM pages, in one memory transaction.
+ * BAR4 is a container. A per-page table records aperture page -> VRAM page
+ * (or invalid). Its background is an MMIO region that implements the whole
+ * aperture from that table: unmapped bytes read as zero, drop writes and
+ * count HAP_FAULT_COUNT; mapped bytes access VRAM.
+ *
+ * For speed, runs of consecutive aperture pages that map consecutive VRAM
+ * pages are overlaid with RAM alias subregions of "qgpu-vram" (all of VRAM,
+ * not mapped anywhere itself) at a higher priority, so the CPU reaches them
+ * at memory speed with no callbacks. Each HAP_CMD rebuilds the aliases in one
+ * memory transaction. The number of aliases is bounded (QGPU_HAP_MAX_RUNS,
+ * the longest runs win): QEMU's address-space dispatch holds at most a few
+ * thousand sections, so an unbounded number would let a guest abort QEMU.
+ * Runs beyond the bound are served, correctly but slower, by the background.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -16,26 +23,75 @@
 #include "exec/memory.h"
 #include "qgpu.h"
 
-static uint64_t qgpu_hap_unmapped_read(void *opaque, hwaddr addr,
-                                       unsigned size)
-{
-    QGPUState *s = opaque;
+typedef struct QGPUHapSpan {
+    uint64_t start;             /* aperture page */
+    uint64_t len;               /* pages */
+} QGPUHapSpan;
 
-    s->hap_fault_count++;
-    return 0;
+/* Slow path: every aperture access not covered by an alias */
+static bool qgpu_hap_byte(QGPUState *s, hwaddr addr, uint8_t **p)
+{
+    uint64_t page = addr >> QGPU_PAGE_SHIFT;
+    uint64_t vpage;
+
+    if (page >= s->hap_pages) {
+        return false;
+    }
+    vpage = s->hap_table[page];
+    if (vpage == QGPU_HAP_INVALID) {
+        return false;
+    }
+    *p = s->vram + (vpage << QGPU_PAGE_SHIFT) +
+         (addr & (QGPU_PAGE_SIZE - 1));
+    return true;
 }
 
-static void qgpu_hap_unmapped_write(void *opaque, hwaddr addr, uint64_t val,
-                                    unsigned size)
+static uint64_t qgpu_hap_read(void *opaque, hwaddr addr, unsigned size)
 {
     QGPUState *s = opaque;
+    uint64_t val = 0;
+    bool fault = false;
+    unsigned i;
 
-    s->hap_fault_count++;
+    for (i = 0; i < size; i++) {
+        uint8_t *p;
+
+        if (qgpu_hap_byte(s, addr + i, &p)) {
+            val |= (uint64_t)*p << (8 * i);
+        } else {
+            fault = true;
+        }
+    }
+    if (fault) {
+        s->hap_fault_count++;
+    }
+    return val;
 }
 
-static const MemoryRegionOps qgpu_hap_unmapped_ops = {
-    .read = qgpu_hap_unmapped_read,
-    .write = qgpu_hap_unmapped_write,
+static void qgpu_hap_write(void *opaque, hwaddr addr, uint64_t val,
+                           unsigned size)
+{
+    QGPUState *s = opaque;
+    bool fault = false;
+    unsigned i;
+
+    for (i = 0; i < size; i++) {
+        uint8_t *p;
+
+        if (qgpu_hap_byte(s, addr + i, &p)) {
+            *p = val >> (8 * i);
+        } else {
+            fault = true;
+        }
+    }
+    if (fault) {
+        s->hap_fault_count++;
+    }
+}
+
+static const MemoryRegionOps qgpu_hap_ops = {
+    .read = qgpu_hap_read,
+    .write = qgpu_hap_write,
     .endianness = DEVICE_LITTLE_ENDIAN,
     .valid = {
         .min_access_size = 1,
@@ -66,34 +122,63 @@ static void qgpu_hap_clear_runs(QGPUState *s)
         object_unparent(OBJECT(&run->mr));
         /* readers of an old flat view may still look at the region */
         call_rcu(run, qgpu_hap_run_free, rcu);
+        s->hap_runs[i] = NULL;
     }
     s->hap_nruns = 0;
 }
 
+/* Longest first; ties by aperture position */
+static gint qgpu_hap_span_cmp(gconstpointer a, gconstpointer b)
+{
+    const QGPUHapSpan *x = a, *y = b;
+
+    if (x->len != y->len) {
+        return x->len > y->len ? -1 : 1;
+    }
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
 static void qgpu_hap_rebuild(QGPUState *s)
 {
-    uint64_t i = 0;
+    g_autofree QGPUHapSpan *spans = NULL;
+    uint64_t nspans = 0, i = 0;
 
-    memory_region_transaction_begin();
-    qgpu_hap_clear_runs(s);
+    if (!s->hap_size) {
+        return;
+    }
+    spans = g_new(QGPUHapSpan, MAX(s->hap_mapped, 1));
     while (i < s->hap_pages) {
         uint64_t start = i, vpage = s->hap_table[i];
-        QGPUHapRun *run;
 
+        i++;
         if (vpage == QGPU_HAP_INVALID) {
-            i++;
             continue;
         }
-        i++;
         while (i < s->hap_pages && s->hap_table[i] != QGPU_HAP_INVALID &&
                s->hap_table[i] == vpage + (i - start)) {
             i++;
         }
-        run = g_new0(QGPUHapRun, 1);
-        memory_region_init_alias(&run->mr, OBJECT(s), "qgpu-hap-page",
-                                 &s->vram_all,
-                                 vpage << QGPU_PAGE_SHIFT,
-                                 (i - start) << QGPU_PAGE_SHIFT);
+        spans[nspans].start = start;
+        spans[nspans].len = i - start;
+        nspans++;
+    }
+    if (nspans > QGPU_HAP_MAX_RUNS) {
+        qsort(spans, nspans, sizeof(*spans), qgpu_hap_span_cmp);
+        nspans = QGPU_HAP_MAX_RUNS;
+    }
+
+    memory_region_transaction_begin();
+    qgpu_hap_clear_runs(s);
+    for (i = 0; i < nspans; i++) {
+        QGPUHapRun *run = g_new0(QGPUHapRun, 1);
+        uint64_t start = spans[i].start;
+        /* a unique name keeps QOM child naming O(1) */
+        g_autofree char *name = g_strdup_printf("qgpu-hap-page-%" PRIu64,
+                                                start);
+
+        memory_region_init_alias(&run->mr, OBJECT(s), name, &s->vram_all,
+                                 s->hap_table[start] << QGPU_PAGE_SHIFT,
+                                 spans[i].len << QGPU_PAGE_SHIFT);
         memory_region_add_subregion_overlap(&s->hap,
                                             start << QGPU_PAGE_SHIFT,
                                             &run->mr, 1);
@@ -114,6 +199,9 @@ void qgpu_hap_cmd(QGPUState *s, uint32_t cmd)
           count > vram_pages - s->hap_vram_page))) {
         qgpu_record_fault(s, QGPU_FAULT_HAP_RANGE, QGPU_FAULT_ENGINE_MMIO,
                           QGPU_NO_CONTEXT, s->hap_vram_page, s->hap_index);
+        return;
+    }
+    if (!count) {
         return;
     }
     for (i = 0; i < count; i++) {
@@ -154,14 +242,14 @@ void qgpu_hap_init(QGPUState *s)
 {
     s->hap_pages = s->hap_size >> QGPU_PAGE_SHIFT;
     s->hap_table = g_new(uint64_t, MAX(s->hap_pages, 1));
-    s->hap_runs = g_new0(QGPUHapRun *, MAX(s->hap_pages, 1));
+    s->hap_runs = g_new0(QGPUHapRun *, QGPU_HAP_MAX_RUNS);
     s->hap_nruns = 0;
     if (!s->hap_size) {
         return;
     }
     memory_region_init(&s->hap, OBJECT(s), "qgpu-hap", s->hap_size);
-    memory_region_init_io(&s->hap_unmapped, OBJECT(s), &qgpu_hap_unmapped_ops,
-                          s, "qgpu-hap-unmapped", s->hap_size);
+    memory_region_init_io(&s->hap_unmapped, OBJECT(s), &qgpu_hap_ops, s,
+                          "qgpu-hap-slow", s->hap_size);
     memory_region_add_subregion_overlap(&s->hap, 0, &s->hap_unmapped, 0);
 }
 

@@ -22,6 +22,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(QGPUState, QGPU)
 #define QGPU_VRAM_MAX           QGPU_GART_BASE          /* 1 TiB */
 #define QGPU_GART_MAX           QGPU_GART_BASE          /* 1 TiB */
 #define QGPU_HAP_MAX            (256 * MiB)
+#define QGPU_HAP_MAX_RUNS       256     /* aliases at memory speed */
 #define QGPU_SLOTS_MAX          4096
 #define QGPU_CONTEXTS_MAX       4096
 #define QGPU_SLOT_ENTRIES_MAX   (1u << 20)              /* slots x contexts */

@@ -1028,6 +1028,59 @@ static void test_hap(void)
     qgpu_stop(g);
 }
 
+/*
+ * Thousands of runs: QEMU's dispatch limit must not be reachable. Runs
+ * beyond the device's alias budget are served by the slow path.
+ */
+static void test_hap_fragmented(void)
+{
+    QGPU *g = qgpu_start("host-aperture-size=16M");
+    uint32_t pages = 4096, i, hf;
+
+    for (i = 0; i < pages; i += 2) {
+        /* every other page, each onto a non-consecutive VRAM page */
+        wr(g, QGPU_REG_HAP_INDEX, i);
+        wr(g, QGPU_REG_HAP_COUNT, 1);
+        wr(g, QGPU_REG_HAP_VRAM_PAGE_LO, 3 * i);
+        wr(g, QGPU_REG_HAP_CMD, QGPU_HAP_CMD_MAP);
+    }
+    g_assert_cmpuint(rd(g, QGPU_REG_HAP_MAPPED), ==, pages / 2);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+    for (i = 0; i < pages; i += 2 * 97) {
+        vram_wr(g, 3 * i * 4096 + 8, 0x7000000 + i);
+    }
+    hf = rd(g, QGPU_REG_HAP_FAULT_COUNT);
+    for (i = 0; i < pages; i += 2 * 97) {
+        g_assert_cmphex(qpci_io_readl(g->dev, g->bar4, i * 4096 + 8), ==,
+                        0x7000000 + i);
+        g_assert_cmphex(qpci_io_readl(g->dev, g->bar4, (i + 1) * 4096 + 8),
+                        ==, 0);
+    }
+    g_assert_cmpuint(rd(g, QGPU_REG_HAP_FAULT_COUNT), ==,
+                     hf + (pages + 2 * 97 - 1) / (2 * 97));
+    /* writes through a late (slow-path) page reach VRAM */
+    qpci_io_writel(g->dev, g->bar4, 4000 * 4096 + 12, 0x51045104);
+    g_assert_cmphex(vram_rd(g, 3 * 4000 * 4096 + 12), ==, 0x51045104);
+    /* an unaligned access straddling mapped and unmapped pages */
+    hf = rd(g, QGPU_REG_HAP_FAULT_COUNT);
+    vram_wr(g, 3 * 4000 * 4096 + 4092, 0xaabbccdd);
+    g_assert_cmphex(qpci_io_readl(g->dev, g->bar4, 4000 * 4096 + 4094), ==,
+                    0xaabb);
+    g_assert_cmpuint(rd(g, QGPU_REG_HAP_FAULT_COUNT), ==, hf + 1);
+    /* one big contiguous mapping after that is fast and correct */
+    wr(g, QGPU_REG_HAP_INDEX, 0);
+    wr(g, QGPU_REG_HAP_COUNT, pages);
+    wr(g, QGPU_REG_HAP_VRAM_PAGE_LO, 0);
+    wr(g, QGPU_REG_HAP_CMD, QGPU_HAP_CMD_MAP);
+    g_assert_cmpuint(rd(g, QGPU_REG_HAP_MAPPED), ==, pages);
+    vram_wr(g, 4000 * 4096 + 12, 0x12121212);
+    g_assert_cmphex(qpci_io_readl(g->dev, g->bar4, 4000 * 4096 + 12), ==,
+                    0x12121212);
+    g_assert_cmphex(vram_rd(g, 4095 * 4096), ==,
+                    qpci_io_readl(g->dev, g->bar4, 4095 * 4096));
+    qgpu_stop(g);
+}
+
 /* ---- big transfer ---- */
 
 static void test_large_transfer(void)
@@ -1654,6 +1707,7 @@ int main(int argc, char **argv)
     qtest_add_func("/qgpu/fill-discard", test_fill_discard);
     qtest_add_func("/qgpu/gart", test_gart);
     qtest_add_func("/qgpu/hap", test_hap);
+    qtest_add_func("/qgpu/hap-fragmented", test_hap_fragmented);
     qtest_add_func("/qgpu/large-transfer", test_large_transfer);
     qtest_add_func("/qgpu/render/ops", test_render_ops);
     qtest_add_func("/qgpu/render/faults", test_render_faults);
