@@ -12,7 +12,7 @@ struct qgpu_fence {
 	struct dma_fence base;
 	struct qgpu_engine *eng;
 	struct list_head node;
-	spinlock_t lock;
+	spinlock_t lock;		/* the dma_fence's lock */
 };
 
 static struct qgpu_fence *to_qfence(struct dma_fence *f)

@@ -220,6 +220,48 @@ static int qgpu_mm_list(struct qgpu_paging *pb, struct qgpu_bo *bo, u32 first,
 	return qgpu_paging_list(pb, bo->dma + first, n, gpu_addrs, addr);
 }
 
+/* GART entries for @bo's backing pages, from aperture page @first. */
+static int qgpu_mm_map_pages(struct qgpu_paging *pb, struct qgpu_bo *bo,
+			     u32 first)
+{
+	u32 i, n;
+	u64 list;
+	int ret = 0;
+
+	for (i = 0; i < bo->npages && !ret; i += n) {
+		n = min_t(u32, bo->npages - i, QGPU_CHUNK_PAGES);
+		ret = qgpu_mm_list(pb, bo, i, n, false, &list);
+		if (!ret)
+			ret = qgpu_paging_map_aperture(pb, first + i, n, list);
+	}
+	return ret;
+}
+
+/* TRANSFER between VRAM at @vram and @bo's backing pages (page lists). */
+static int qgpu_mm_xfer_pages(struct qgpu_paging *pb, struct qgpu_bo *bo,
+			      u64 vram, bool to_vram)
+{
+	u32 i, n;
+	u64 list, at, bytes;
+	int ret = 0;
+
+	for (i = 0; i < bo->npages && !ret; i += n) {
+		n = min_t(u32, bo->npages - i, QGPU_CHUNK_PAGES);
+		ret = qgpu_mm_list(pb, bo, i, n, true, &list);
+		if (ret)
+			break;
+		at = vram + ((u64)i << PAGE_SHIFT);
+		bytes = (u64)n << PAGE_SHIFT;
+		if (to_vram)
+			ret = qgpu_paging_transfer(pb, bytes, list, at,
+						   QGPU_XFER_SRC_PAGELIST);
+		else
+			ret = qgpu_paging_transfer(pb, bytes, at, list,
+						   QGPU_XFER_DST_PAGELIST);
+	}
+	return ret;
+}
+
 /*
  * Build the paging operations that move @bo's content from where it is to
  * @dst (segment id) at @dst_node. Returns 0 and leaves the job in @pb.
@@ -235,20 +277,12 @@ static int qgpu_mm_build_move(struct qgpu_paging *pb, struct qgpu_bo *bo,
 	bool src_vram = src == QGPU_SEG_VISIBLE || src == QGPU_SEG_LOCAL;
 	bool dst_vram = dst == QGPU_SEG_VISIBLE || dst == QGPU_SEG_LOCAL;
 	u64 size = (u64)bo->npages << PAGE_SHIFT;
-	u32 i, n;
-	u64 list;
+	unsigned int stat = 0;
 	int ret = 0;
 
 	/* Into the aperture: write GART entries for the backing pages. */
 	if (dst == QGPU_SEG_APERTURE) {
-		for (i = 0; i < bo->npages && !ret; i += n) {
-			n = min_t(u32, bo->npages - i, QGPU_CHUNK_PAGES);
-			ret = qgpu_mm_list(pb, bo, i, n, false, &list);
-			if (!ret)
-				ret = qgpu_paging_map_aperture(pb,
-					(dst_node->start >> PAGE_SHIFT) + i,
-					n, list);
-		}
+		ret = qgpu_mm_map_pages(pb, bo, dst_node->start >> PAGE_SHIFT);
 		if (ret)
 			return ret;
 	}
@@ -256,39 +290,25 @@ static int qgpu_mm_build_move(struct qgpu_paging *pb, struct qgpu_bo *bo,
 	if (dst_vram && bo->pristine) {
 		/* Seed 004: a new allocation in local memory is zero-filled. */
 		ret = qgpu_paging_fill(pb, size, dst_addr, 0);
-		qgpu_stat_add(qdev, qdev->mm_owner, QGPU_STAT(bytes_filled), size);
-	} else if (src_vram && dst_vram) {
+		stat = QGPU_STAT(bytes_filled);
+	} else if (src != QGPU_SEG_SYSTEM && dst != QGPU_SEG_SYSTEM &&
+		   (src_vram || dst_vram)) {
+		/* VRAM<->VRAM, or VRAM<->aperture through the GART */
 		ret = qgpu_paging_transfer(pb, size, src_addr, dst_addr, 0);
-		qgpu_stat_add(qdev, qdev->mm_owner, QGPU_STAT(bytes_vram_to_vram), size);
-	} else if (src_vram && dst == QGPU_SEG_APERTURE) {
-		ret = qgpu_paging_transfer(pb, size, src_addr, dst_addr, 0);
-		qgpu_stat_add(qdev, qdev->mm_owner, QGPU_STAT(bytes_from_vram), size);
-	} else if (src == QGPU_SEG_APERTURE && dst_vram) {
-		ret = qgpu_paging_transfer(pb, size, src_addr, dst_addr, 0);
-		qgpu_stat_add(qdev, qdev->mm_owner, QGPU_STAT(bytes_to_vram), size);
+		stat = src_vram && dst_vram ? QGPU_STAT(bytes_vram_to_vram) :
+		       src_vram ? QGPU_STAT(bytes_from_vram) :
+		       QGPU_STAT(bytes_to_vram);
 	} else if (src_vram && dst == QGPU_SEG_SYSTEM) {
-		for (i = 0; i < bo->npages && !ret; i += n) {
-			n = min_t(u32, bo->npages - i, QGPU_CHUNK_PAGES);
-			ret = qgpu_mm_list(pb, bo, i, n, true, &list);
-			if (!ret)
-				ret = qgpu_paging_transfer(pb, (u64)n << PAGE_SHIFT,
-					src_addr + ((u64)i << PAGE_SHIFT), list,
-					QGPU_XFER_DST_PAGELIST);
-		}
-		qgpu_stat_add(qdev, qdev->mm_owner, QGPU_STAT(bytes_from_vram), size);
+		ret = qgpu_mm_xfer_pages(pb, bo, src_addr, false);
+		stat = QGPU_STAT(bytes_from_vram);
 	} else if (src == QGPU_SEG_SYSTEM && dst_vram) {
-		for (i = 0; i < bo->npages && !ret; i += n) {
-			n = min_t(u32, bo->npages - i, QGPU_CHUNK_PAGES);
-			ret = qgpu_mm_list(pb, bo, i, n, true, &list);
-			if (!ret)
-				ret = qgpu_paging_transfer(pb, (u64)n << PAGE_SHIFT,
-					list, dst_addr + ((u64)i << PAGE_SHIFT),
-					QGPU_XFER_SRC_PAGELIST);
-		}
-		qgpu_stat_add(qdev, qdev->mm_owner, QGPU_STAT(bytes_to_vram), size);
+		ret = qgpu_mm_xfer_pages(pb, bo, dst_addr, true);
+		stat = QGPU_STAT(bytes_to_vram);
 	}
 	if (ret)
 		return ret;
+	if (stat)
+		qgpu_stat_add(qdev, qdev->mm_owner, stat, size);
 
 	/* Out of the aperture: clear the GART entries. */
 	if (src == QGPU_SEG_APERTURE)
@@ -532,6 +552,25 @@ int qgpu_mm_make_resident(struct qgpu_bo *bo, u32 seg)
 	return ret;
 }
 
+/* Clear @bo's GART entries and wait: its pages are freed next. */
+static void qgpu_mm_unmap_sync(struct qgpu_device *qdev, struct qgpu_bo *bo)
+{
+	struct qgpu_paging pb;
+	struct dma_fence *f;
+
+	if (qgpu_paging_begin(qdev, &pb))
+		return;
+	if (qgpu_paging_unmap_aperture(&pb, bo->node.start >> PAGE_SHIFT,
+				       bo->npages)) {
+		qgpu_paging_abort(&pb);
+		return;
+	}
+	f = qgpu_paging_submit(&pb);
+	if (f)
+		dma_fence_wait_timeout(f, false, msecs_to_jiffies(QGPU_WAIT_MS));
+	dma_fence_put(f);
+}
+
 /* The allocation is being freed: give back its segment space. */
 void qgpu_mm_bo_gone(struct qgpu_bo *bo)
 {
@@ -542,25 +581,8 @@ void qgpu_mm_bo_gone(struct qgpu_bo *bo)
 	if (bo->fence)
 		dma_fence_wait_timeout(bo->fence, false,
 				       msecs_to_jiffies(QGPU_WAIT_MS));
-	if (bo->seg == QGPU_SEG_APERTURE) {
-		struct qgpu_paging pb;
-		struct dma_fence *f;
-
-		if (!qgpu_paging_begin(qdev, &pb)) {
-			if (!qgpu_paging_unmap_aperture(&pb,
-					bo->node.start >> PAGE_SHIFT,
-					bo->npages)) {
-				f = qgpu_paging_submit(&pb);
-				/* pages are freed next: wait for the unmap */
-				if (f)
-					dma_fence_wait_timeout(f, false,
-						msecs_to_jiffies(QGPU_WAIT_MS));
-				dma_fence_put(f);
-			} else {
-				qgpu_paging_abort(&pb);
-			}
-		}
-	}
+	if (bo->seg == QGPU_SEG_APERTURE)
+		qgpu_mm_unmap_sync(qdev, bo);
 	if (bo->seg != QGPU_SEG_SYSTEM) {
 		qgpu_seg_account(qdev, bo, false);
 		if (drm_mm_node_allocated(&bo->node))
