@@ -208,7 +208,7 @@ def suite_qtest(res, sel):
         if "#" in desc:
             desc, _, directive = desc.partition("#")
             desc, directive = desc.strip(), directive.strip().upper()
-        name = "qtest/" + (desc or m.group(2) or str(seen))
+        name = "qtest/" + (desc or m.group(2) or str(seen)).lstrip("/")
         if directive.startswith("SKIP"):
             res.add("SKIP", name)
         elif m.group(1) == "ok" or directive.startswith("TODO"):
@@ -260,6 +260,10 @@ def parse_tests_list(path):
             if not argv:
                 raise SystemExit("%s: test needs a program" % where)
             name = argv[0]
+            if name.startswith("name="):
+                name = argv.pop(0)[5:]
+                if not argv or not name:
+                    raise SystemExit("%s: test name=NAME needs a program" % where)
             names = {t["name"] for t in cur["tests"]}
             if name in names:
                 name = "-".join([name] + [re.sub(r"[^\w.=-]", "_", a) for a in argv[1:]])
