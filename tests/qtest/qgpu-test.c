@@ -464,6 +464,51 @@ static void test_fence_irq(void)
     qgpu_stop(g);
 }
 
+/* MSI: a message (here: a write into guest RAM) per newly pending event */
+static void test_msi(void)
+{
+    QGPU *g = qgpu_start(NULL);
+    uint8_t cap = qpci_find_capability(g->dev, PCI_CAP_ID_MSI, 0);
+    uint64_t msg = FENCE_MEM + 0x100;
+    uint16_t ctrl;
+
+    g_assert_cmpuint(cap, !=, 0);
+    ctrl = qpci_config_readw(g->dev, cap + PCI_MSI_FLAGS);
+    g_assert_true(ctrl & PCI_MSI_FLAGS_64BIT);
+    qpci_config_writel(g->dev, cap + PCI_MSI_ADDRESS_LO, msg);
+    qpci_config_writel(g->dev, cap + PCI_MSI_ADDRESS_HI, 0);
+    qpci_config_writew(g->dev, cap + PCI_MSI_DATA_64, 0x4321);
+    qpci_config_writew(g->dev, cap + PCI_MSI_FLAGS,
+                       ctrl | PCI_MSI_FLAGS_ENABLE);
+
+    qtest_writel(g->qts, msg, 0);
+    wr(g, QGPU_REG_INT_MASK, QGPU_INT_ENGINE(0));
+    cmd_fence(g, 0, SYS(FENCE_MEM), 1, true);
+    run(g, 0);
+    g_assert_cmphex(qtest_readl(g->qts, msg), ==, 0x4321);
+    /* INTx stays deasserted with MSI */
+    g_assert_false(qpci_config_readw(g->dev, PCI_STATUS) &
+                   PCI_STATUS_INTERRUPT);
+    /* still pending: no new message */
+    qtest_writel(g->qts, msg, 0);
+    cmd_fence(g, 0, SYS(FENCE_MEM), 2, true);
+    run(g, 0);
+    g_assert_cmphex(qtest_readl(g->qts, msg), ==, 0);
+    /* masked event: no message; unmasking it sends one */
+    cmd_fence(g, 1, SYS(FENCE_MEM), 3, true);
+    run(g, 1);
+    g_assert_cmphex(qtest_readl(g->qts, msg), ==, 0);
+    wr(g, QGPU_REG_INT_MASK, QGPU_INT_ALL);
+    g_assert_cmphex(qtest_readl(g->qts, msg), ==, 0x4321);
+    /* acknowledged, then a new event: a new message */
+    wr(g, QGPU_REG_INT_ACK, QGPU_INT_ALL);
+    qtest_writel(g->qts, msg, 0);
+    cmd_fence(g, 0, SYS(FENCE_MEM), 4, true);
+    run(g, 0);
+    g_assert_cmphex(qtest_readl(g->qts, msg), ==, 0x4321);
+    qgpu_stop(g);
+}
+
 static void test_many_fences(void)
 {
     QGPU *g = qgpu_start(NULL);
@@ -1504,9 +1549,35 @@ static uint64_t fuzz_addr(GRand *r, uint64_t vram)
     }
 }
 
+static uint32_t fuzz_len(GRand *r, uint32_t op, bool dma)
+{
+    static const uint8_t ring_len[256] = {
+        [QGPU_CMD_NOP] = 1, [QGPU_CMD_FENCE] = 5, [QGPU_CMD_TRANSFER] = 7,
+        [QGPU_CMD_FILL] = 6, [QGPU_CMD_DISCARD] = 5,
+        [QGPU_CMD_MAP_APERTURE] = 5, [QGPU_CMD_UNMAP_APERTURE] = 3,
+        [QGPU_CMD_EXEC] = 6, [QGPU_CMD_CTX_CLEAR] = 2,
+    };
+    static const uint8_t dma_len[256] = {
+        [QGPU_DMA_NOP] = 1, [QGPU_DMA_BIND] = 6, [QGPU_DMA_COPY] = 6,
+        [QGPU_DMA_FILL] = 5, [QGPU_DMA_ADD] = 8, [QGPU_DMA_XOR] = 8,
+        [QGPU_DMA_CHECKSUM] = 6, [QGPU_DMA_FENCE] = 5, [QGPU_DMA_WAIT] = 5,
+        [QGPU_DMA_TIMESTAMP] = 3,
+    };
+    uint32_t fixed = dma ? dma_len[op & 0xff] : ring_len[op & 0xff];
+
+    if (fixed && g_rand_int_range(r, 0, 10) < 8) {
+        return fixed;
+    }
+    return g_rand_int_range(r, 0, 10);
+}
+
 static uint64_t fuzz_size(GRand *r)
 {
-    switch (g_rand_int_range(r, 0, 5)) {
+    switch (g_rand_int_range(r, 0, 7)) {
+    case 5:
+        return g_rand_int_range(r, 0, 1024) * 4;
+    case 6:
+        return g_rand_int_range(r, 1, 16) * 4096;
     case 0:
         return g_rand_int_range(r, 0, 64);
     case 1:
@@ -1525,7 +1596,10 @@ static void test_fuzz(void)
     /* i440fx: no MMCONFIG, so random DMA cannot reprogram PCI config */
     QGPU *g = qgpu_start_machine("pc", "host-aperture-size=64K,"
                                  "max-slots=8,max-contexts=4");
-    GRand *r = g_rand_new_with_seed(0x9e3779b9);
+    const char *seed_env = g_getenv("QGPU_FUZZ_SEED");
+    const char *iter_env = g_getenv("QGPU_FUZZ_ITERS");
+    GRand *r = g_rand_new_with_seed(seed_env ? atoi(seed_env) : 0x9e3779b9);
+    int iters = iter_env ? atoi(iter_env) : 5000;
     static const uint32_t ops[] = {
         QGPU_CMD_NOP, QGPU_CMD_FENCE, QGPU_CMD_TRANSFER, QGPU_CMD_FILL,
         QGPU_CMD_DISCARD, QGPU_CMD_MAP_APERTURE, QGPU_CMD_UNMAP_APERTURE,
@@ -1541,7 +1615,8 @@ static void test_fuzz(void)
     int it, i;
 
     wr(g, QGPU_REG_GART_BASE_LO, GART_TABLE);
-    for (it = 0; it < 3000; it++) {
+    wr(g, QGPU_REG_GART_CTRL, QGPU_GART_CTRL_ENABLE);
+    for (it = 0; it < iters; it++) {
         int what = g_rand_int_range(r, 0, 10);
 
         if (what < 3) {
@@ -1583,7 +1658,7 @@ static void test_fuzz(void)
             /* random DMA buffer */
             for (i = 0; i < 256;) {
                 uint32_t op = dops[g_rand_int_range(r, 0, ARRAY_SIZE(dops))];
-                uint32_t len = g_rand_int_range(r, 1, 9);
+                uint32_t len = MAX(fuzz_len(r, op, true), 1);
                 uint64_t a = fuzz_addr(r, vram);
                 uint64_t s = fuzz_size(r);
                 int k;
@@ -1591,22 +1666,31 @@ static void test_fuzz(void)
                 if (i + len > 256) {
                     break;
                 }
-                dbuf[i] = QGPU_CMD_HDR(op, g_rand_int_range(r, 0, 256), len);
+                dbuf[i] = QGPU_CMD_HDR(op, g_rand_int_range(r, 0, 4), len);
                 for (k = 1; k < len; k++) {
-                    switch (g_rand_int_range(r, 0, 4)) {
+                    switch (g_rand_int_range(r, 0, 6)) {
                     case 0:
-                        dbuf[i + k] = g_rand_int_range(r, 0, 10);
-                        break;
                     case 1:
-                        dbuf[i + k] = k & 1 ? (uint32_t)a : a >> 32;
+                        dbuf[i + k] = g_rand_int_range(r, 0, 10);  /* slot */
                         break;
                     case 2:
-                        dbuf[i + k] = k & 1 ? (uint32_t)s : s >> 32;
+                    case 3:
+                        dbuf[i + k] = g_rand_int_range(r, 0, 0x3000) & ~3u;
+                        break;
+                    case 4:
+                        dbuf[i + k] = s;
                         break;
                     default:
                         dbuf[i + k] = g_rand_int(r);
                         break;
                     }
+                }
+                if (op == QGPU_DMA_BIND && len >= QGPU_DMA_BIND_LEN) {
+                    dbuf[i + 2] = a;
+                    dbuf[i + 3] = a >> 32;
+                    dbuf[i + 4] = g_rand_int_range(r, 0, 8) ?
+                                  g_rand_int_range(r, 0, 0x4000) : s;
+                    dbuf[i + 5] = g_rand_int_range(r, 0, 8) ? 0 : s >> 32;
                 }
                 i += len;
             }
@@ -1616,7 +1700,7 @@ static void test_fuzz(void)
             int n = g_rand_int_range(r, 0, 2);
             uint32_t c[8];
             uint32_t op = ops[g_rand_int_range(r, 0, ARRAY_SIZE(ops))];
-            uint32_t len = g_rand_int_range(r, 0, 10);
+            uint32_t len = fuzz_len(r, op, false);
             uint64_t a = fuzz_addr(r, vram), b = fuzz_addr(r, vram);
             uint64_t s = fuzz_size(r);
             uint32_t ring_size = erd(g, n, QGPU_ENG_RING_SIZE);
@@ -1636,8 +1720,10 @@ static void test_fuzz(void)
                 a = g_rand_boolean(r) ? SYS(DMABUF) : a;
                 c[2] = a;
                 c[3] = a >> 32;
-                c[4] = g_rand_int_range(r, 0, 64) * 4;
-                c[5] = g_rand_boolean(r) ? 1024 : (uint32_t)g_rand_int(r);
+                c[4] = g_rand_int_range(r, 0, 4) ? 0
+                                                  : g_rand_int_range(r, 0, 64) * 4;
+                c[5] = g_rand_int_range(r, 0, 8) ? 1024
+                                                  : (uint32_t)g_rand_int(r);
                 c[6] = c[7] = 0;
             } else if (op == QGPU_CMD_MAP_APERTURE ||
                        op == QGPU_CMD_UNMAP_APERTURE) {
@@ -1655,6 +1741,7 @@ static void test_fuzz(void)
                 c[6] = b >> 32;
                 c[7] = g_rand_int(r);
                 if (op == QGPU_CMD_FENCE) {
+                    a &= g_rand_boolean(r) ? ~7ull : ~0ull;
                     c[1] = a;
                     c[2] = a >> 32;
                 }
@@ -1675,6 +1762,13 @@ static void test_fuzz(void)
                                 g_rand_int_range(r, 0, 16) * 4096);
         }
     }
+    g_test_message("fuzz: faults %u, cmds %" PRIu64 "/%" PRIu64
+                   ", cycles %" PRIu64 ", hap faults %u",
+                   rd(g, QGPU_REG_FAULT_COUNT),
+                   rd64(g, QGPU_ENGINE_BASE(0) + QGPU_ENG_CMDS_LO),
+                   rd64(g, QGPU_ENGINE_BASE(1) + QGPU_ENG_CMDS_LO),
+                   rd64(g, QGPU_REG_CYCLES_LO),
+                   rd(g, QGPU_REG_HAP_FAULT_COUNT));
     /* still alive: reset and run a fence */
     g_assert_cmphex(rd(g, QGPU_REG_ID), ==, QGPU_ID_MAGIC);
     wr(g, QGPU_REG_RESET, 1);
@@ -1700,6 +1794,7 @@ int main(int argc, char **argv)
     qtest_add_func("/qgpu/bad-props", test_bad_props);
     qtest_add_func("/qgpu/scratch", test_scratch);
     qtest_add_func("/qgpu/fence-irq", test_fence_irq);
+    qtest_add_func("/qgpu/msi", test_msi);
     qtest_add_func("/qgpu/many-fences", test_many_fences);
     qtest_add_func("/qgpu/ring-faults", test_ring_faults);
     qtest_add_func("/qgpu/transfer", test_transfer);
