@@ -130,10 +130,12 @@ static inline void qt_stats(int fd, struct drm_qgpu_stats *st)
 }
 
 /* Live allocations the memory manager counts (global). */
+static inline void qt_cleanup(void);
 static inline void qt_assert_no_allocations(int fd)
 {
 	struct drm_qgpu_stats st;
 
+	qt_cleanup();
 	qt_stats(fd, &st);
 	igt_assert_f(st.allocations == 0 && st.allocated_bytes == 0,
 		     "allocations %llu, allocated_bytes %llu after every handle was closed\n",
@@ -167,6 +169,61 @@ static inline void qt_seg_stats(int fd, uint32_t id,
 /* ------------------------------------------------------------------------ */
 /* Allocations                                                               */
 
+/*
+ * Everything qt_bo()/qt_map() create is remembered until qt_close()/
+ * qt_unmap(), so that a subtest that failed half-way (and longjmp'ed past
+ * its clean-up) does not leave allocations behind for the later "counters
+ * back to zero" checks: qt_cleanup() releases the leftovers.
+ */
+#define QT_MAX_TRACKED 1024
+static struct qt_tracked {
+	int fd;
+	uint32_t handle;
+	void *map;
+	uint64_t size;
+} qt_tracked[QT_MAX_TRACKED];
+
+static inline void qt_track(int fd, uint32_t h, void *map, uint64_t size)
+{
+	unsigned int i;
+
+	for (i = 0; i < QT_MAX_TRACKED; i++)
+		if (!qt_tracked[i].fd && !qt_tracked[i].handle) {
+			qt_tracked[i] = (struct qt_tracked){ fd, h, map, size };
+			return;
+		}
+}
+
+static inline void qt_untrack(int fd, uint32_t h, void *map)
+{
+	unsigned int i;
+
+	for (i = 0; i < QT_MAX_TRACKED; i++)
+		if (qt_tracked[i].fd == fd && qt_tracked[i].handle == h &&
+		    qt_tracked[i].map == map) {
+			memset(&qt_tracked[i], 0, sizeof(qt_tracked[i]));
+			return;
+		}
+}
+
+/* Release what failed subtests left behind: mappings first, then handles. */
+static inline void qt_cleanup(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < QT_MAX_TRACKED; i++)
+		if (qt_tracked[i].map) {
+			munmap(qt_tracked[i].map, qt_tracked[i].size);
+			qgpu_bo_unlock(qt_tracked[i].fd, qt_tracked[i].handle);
+			memset(&qt_tracked[i], 0, sizeof(qt_tracked[i]));
+		}
+	for (i = 0; i < QT_MAX_TRACKED; i++)
+		if (qt_tracked[i].handle) {
+			qgpu_bo_destroy(qt_tracked[i].fd, qt_tracked[i].handle);
+			memset(&qt_tracked[i], 0, sizeof(qt_tracked[i]));
+		}
+}
+
 static inline uint32_t qt_bo(int fd, uint64_t size, uint32_t mask,
 			     uint32_t flags, uint32_t pref)
 {
@@ -176,6 +233,7 @@ static inline uint32_t qt_bo(int fd, uint64_t size, uint32_t mask,
 	igt_assert_f(ret == 0, "GEM_CREATE size %llu mask %#x flags %#x pref %#x: %s\n",
 		     (unsigned long long)size, mask, flags, pref,
 		     strerror(-ret));
+	qt_track(fd, h, NULL, 0);
 	return h;
 }
 
@@ -185,16 +243,19 @@ static inline void *qt_map(int fd, uint32_t h, uint64_t size)
 	int ret = qgpu_bo_map(fd, h, size, &p);
 
 	igt_assert_f(ret == 0, "lock+mmap handle %u: %s\n", h, strerror(-ret));
+	qt_track(fd, h, p, size);
 	return p;
 }
 
 static inline void qt_unmap(int fd, uint32_t h, void *p, uint64_t size)
 {
+	qt_untrack(fd, h, p);
 	igt_assert_eq(qgpu_bo_unmap(fd, h, p, size), 0);
 }
 
 static inline void qt_close(int fd, uint32_t h)
 {
+	qt_untrack(fd, h, NULL);
 	igt_assert_eq(qgpu_bo_destroy(fd, h), 0);
 }
 
