@@ -308,19 +308,41 @@ def section(text, n):
 
 
 def kernel_lines(text):
-    """(timestamp, message) for every kernel line in the console log, de-duplicated."""
+    """(timestamp, message) for every kernel line in the console log, de-duplicated.
+
+    The dmesg dump is clean (the console can interleave kernel and user output
+    within a line), so where it exists it wins; console lines fill in what it
+    lacks: a guest that never dumped, a ring buffer that overflowed, and
+    messages after the dump."""
+    text = text.replace("\r", "")
+    d0 = text.find("@@DMESG-BEGIN@@")
+    d1 = text.find("@@DMESG-END@@", d0 + 1) if d0 >= 0 else -1
+    if d0 >= 0 and d1 > d0:
+        dump = _klines(text[d0:d1])
+        if dump:
+            lo, hi = dump[0][0], dump[-1][0]
+            rest = [k for k in _klines(text[:d0] + "\n" + text[d1:])
+                    if k[0] < lo or k[0] > hi]
+            return sorted(_dedup(dump + rest), key=lambda x: x[0])
+    return sorted(_dedup(_klines(text)), key=lambda x: x[0])
+
+
+def _dedup(lines):
     seen = set()
     out = []
-    for raw in text.replace("\r", "").split("\n"):
+    for k in lines:
+        if k not in seen:
+            seen.add(k)
+            out.append(k)
+    return out
+
+
+def _klines(text):
+    out = []
+    for raw in text.split("\n"):
         m = KLINE_RE.search(raw)
-        if not m:
-            continue
-        key = (m.group(1), m.group(2).rstrip())
-        if key in seen:
-            continue
-        seen.add(key)
-        out.append((float(m.group(1)), key[1]))
-    out.sort(key=lambda x: x[0])
+        if m:
+            out.append((float(m.group(1)), m.group(2).rstrip()))
     return out
 
 
