@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: MIT
+/*
+ * qgpu_unplug: the device goes away under open files and mappings.
+ *
+ * Unbind the driver through sysfs (and PCI remove/rescan) while a file is
+ * open, allocations are mapped in every kind of memory (visible VRAM via
+ * BAR2, non-visible VRAM via the host aperture, the GART aperture, system
+ * pages) and work may be in flight. Afterwards the old file's ioctls fail
+ * with ENODEV, touching an old mapping does not take the kernel down
+ * (SIGBUS is fine, and caught), and the device bound again works.
+ *
+ * Runs as root in the VM; best in a group of its own.
+ */
+#include <poll.h>
+#include <setjmp.h>
+
+#include "qgpu_test.h"
+
+static char addr[256];	/* PCI address of the device, found at start */
+static sigjmp_buf fault_jmp;
+static volatile sig_atomic_t fault_sig;
+
+static void on_fault(int sig)
+{
+	fault_sig = sig;
+	siglongjmp(fault_jmp, 1);
+}
+
+/* Read and write a word of an old mapping; returns the signal (0: none). */
+static int poke(volatile uint32_t *p)
+{
+	struct sigaction sa, obus, osegv;
+	int sig;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_fault;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, &obus);
+	sigaction(SIGSEGV, &sa, &osegv);
+	fault_sig = 0;
+	if (!sigsetjmp(fault_jmp, 1)) {
+		uint32_t v = p[0];
+
+		p[1] = v + 1;
+	}
+	sig = fault_sig;
+	sigaction(SIGBUS, &obus, NULL);
+	sigaction(SIGSEGV, &osegv, NULL);
+	return sig;
+}
+
+static bool sysfs_write(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	close(fd);
+	return ok;
+}
+
+/* PCI address (0000:00:02.0) of the device behind a DRM node path */
+static void pci_addr(const char *node, char *out, size_t len)
+{
+	char link[256], target[256];
+	const char *name = strrchr(node, '/') + 1;
+	ssize_t n;
+	char *slash;
+
+	snprintf(link, sizeof(link), "/sys/class/drm/%s/device", name);
+	n = readlink(link, target, sizeof(target) - 1);
+	igt_assert_f(n > 0, "readlink %s: %s\n", link, strerror(errno));
+	target[n] = 0;
+	slash = strrchr(target, '/');
+	snprintf(out, len, "%s", slash ? slash + 1 : target);
+}
+
+/* Wait for a qgpu render node to (re)appear and open it. */
+static void wait_device(struct qgpu_dev *dev)
+{
+	int i, ret = -ENODEV;
+
+	for (i = 0; i < 100; i++) {
+		ret = qgpu_open(dev, QGPU_NODE_RENDER);
+		if (!ret)
+			return;
+		usleep(100000);
+	}
+	igt_assert_f(0, "no qgpu render node 10 s after binding: %s\n",
+		     strerror(-ret));
+}
+
+/* One allocation per kind of CPU path, mapped and patterned. */
+struct victim {
+	uint32_t h;
+	uint32_t *p;
+	uint64_t size;
+	const char *what;
+};
+
+static int make_victims(struct qgpu_dev *dev, struct victim *v)
+{
+	uint32_t all = QGPU_SEGBIT(QGPU_SEG_VISIBLE) |
+		       QGPU_SEGBIT(QGPU_SEG_APERTURE);
+	struct {
+		const char *what;
+		uint32_t seg;
+	} kinds[] = {
+		{ "visible VRAM (BAR2)", QGPU_SEG_VISIBLE },
+		{ "non-visible VRAM (host aperture)", QGPU_SEG_LOCAL },
+		{ "GART aperture", QGPU_SEG_APERTURE },
+		{ "system memory", QGPU_SEG_SYSTEM },
+	};
+	int n = 0, i;
+
+	if (qgpu_dev_segment(dev, QGPU_SEG_LOCAL))
+		all |= QGPU_SEGBIT(QGPU_SEG_LOCAL);
+	for (i = 0; i < (int)ARRAY_SIZE(kinds); i++) {
+		if (kinds[i].seg == QGPU_SEG_LOCAL &&
+		    (!qgpu_dev_segment(dev, QGPU_SEG_LOCAL) ||
+		     !dev->info.host_aperture_size))
+			continue;
+		v[n].size = 64 * 1024;
+		v[n].what = kinds[i].what;
+		v[n].h = qt_bo(dev->fd, v[n].size, all, QGPU_GEM_CPU_ACCESS, 0);
+		if (kinds[i].seg != QGPU_SEG_SYSTEM)
+			qt_reside(dev->fd, v[n].h, QGPU_RESIDE_MAKE_RESIDENT,
+				  kinds[i].seg);
+		v[n].p = qt_map(dev->fd, v[n].h, v[n].size);
+		qgpu_pattern_fill(v[n].p, v[n].size, 40 + i);
+		igt_assert_eq(qt_info(dev->fd, v[n].h).segment, kinds[i].seg);
+		/* managed here: they must outlive other subtests' clean-up */
+		qt_untrack(dev->fd, v[n].h, v[n].p);
+		qt_untrack(dev->fd, v[n].h, NULL);
+		n++;
+	}
+	return n;
+}
+
+/* The gone device's file: every ioctl says ENODEV. */
+static void check_old_fd(int fd, uint32_t h, uint32_t ctx)
+{
+	struct drm_qgpu_device_info info;
+	struct drm_qgpu_gem_info gi;
+	struct qgpu_cb cb;
+	uint32_t nh;
+	uint64_t off;
+	void *p;
+
+	igt_assert_eq(qgpu_query_device(fd, &info), -ENODEV);
+	igt_assert_eq(qgpu_bo_create(fd, 4096, QGPU_SEGBIT(QGPU_SEG_APERTURE),
+				     0, 0, &nh), -ENODEV);
+	igt_assert_eq(qgpu_bo_info(fd, h, &gi), -ENODEV);
+	igt_assert_eq(qgpu_bo_lock(fd, h, &off), -ENODEV);
+	igt_assert_eq(qgpu_bo_reside(fd, h, QGPU_RESIDE_EVICT_SYSTEM, 0,
+				     NULL), -ENODEV);
+	igt_assert_eq(qgpu_ctx_create(fd, &nh), -ENODEV);
+	igt_assert_eq(qgpu_cb_init(&cb, 8), 0);
+	qgpu_cb_bind(&cb, 0, h, 0, 4096);
+	qgpu_cb_fence(&cb, 0, 0, 1);
+	igt_assert_eq(qgpu_submit(fd, ctx, &cb, NULL, 0, NULL, 0, NULL),
+		      -ENODEV);
+	qgpu_cb_fini(&cb);
+	/* no new mappings either */
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0x100000000ull);
+	igt_assert(p == MAP_FAILED);
+}
+
+static void poke_victims(struct victim *v, int n)
+{
+	int i, sig;
+
+	for (i = 0; i < n; i++) {
+		sig = poke(v[i].p);
+		igt_info("old mapping of %s: %s\n", v[i].what,
+			 sig ? strsignal(sig) : "still readable");
+		/* SIGBUS is the expected answer; a SIGSEGV is not */
+		igt_assert_f(sig == 0 || sig == SIGBUS,
+			     "old mapping of %s: %s\n", v[i].what,
+			     strsignal(sig));
+	}
+}
+
+/* The device as found after it came back: it works. */
+static void check_new_device(void)
+{
+	struct qgpu_dev dev;
+	struct victim v[4];
+	struct qgpu_cb *cb;
+	uint32_t ctx;
+	int n, i;
+
+	wait_device(&dev);
+	ctx = qt_ctx(dev.fd);
+	n = make_victims(&dev, v);
+	cb = qt_cb(&dev);
+	for (i = 0; i < n; i++) {
+		qgpu_cb_reset(cb);
+		qgpu_cb_bind(cb, 0, v[i].h, 0, QGPU_CB_WHOLE);
+		qgpu_cb_fence(cb, 0, 8, 0x600d);
+		qt_run(dev.fd, ctx, cb, 10);
+		igt_assert_eq(v[i].p[2], 0x600d);
+		igt_assert_eq(v[i].p[3], 0);
+		igt_assert_eq(qgpu_bo_unmap(dev.fd, v[i].h, v[i].p, v[i].size),
+			      0);
+		igt_assert_eq(qgpu_bo_destroy(dev.fd, v[i].h), 0);
+	}
+	qt_cb_free(cb);
+	qgpu_ctx_destroy(dev.fd, ctx);
+	qt_assert_no_allocations(dev.fd);
+	qgpu_close(&dev);
+}
+
+/* If an earlier subtest failed half-way, bring the device back. */
+static void ensure_bound(void)
+{
+	char path[64];
+
+	if (!qgpu_find_node(QGPU_NODE_RENDER, 0, path, sizeof(path)))
+		return;
+	sysfs_write("/sys/bus/pci/rescan", "1");
+	sysfs_write("/sys/bus/pci/drivers/qgpu/bind", addr);
+	usleep(500000);
+}
+
+/*
+ * Close the gone device's file (releasing its allocations). Nothing is
+ * left to wait for, so this must not block: a release that waits for
+ * fences of the dead device would hang every process that exits.
+ */
+static void close_old(struct qgpu_dev *dev, struct victim *v, int n)
+{
+	int64_t t0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		munmap(v[i].p, v[i].size);
+	t0 = qgpu_now_ns();
+	qgpu_close(dev);
+	t0 = qgpu_now_ns() - t0;
+	igt_info("closing the old file took %.3f s\n", t0 / 1e9);
+	igt_assert_f(t0 < 5 * SEC_NS,
+		     "closing the unplugged device's file blocked for %.1f s\n",
+		     t0 / 1e9);
+}
+
+static void unplug_test(bool remove, bool close_first, bool in_flight)
+{
+	char path[512];
+	struct drm_qgpu_sync_entry out = { 0 };
+	struct qgpu_dev dev;
+	struct victim v[4];
+	struct qgpu_cb *cb = NULL;
+	struct pollfd pfd;
+	int sync_fd = -1;
+	uint32_t ctx;
+	int n;
+
+	igt_require(geteuid() == 0 && addr[0]);
+	ensure_bound();
+	qt_open(&dev, QGPU_NODE_RENDER);
+	igt_require(access("/sys/bus/pci/drivers/qgpu/unbind", W_OK) == 0);
+	ctx = qt_ctx(dev.fd);
+	n = make_victims(&dev, v);
+	if (in_flight) {
+		/* work that can never finish by itself */
+		cb = qt_cb(&dev);
+		v[0].p[0] = v[0].p[1] = 0;
+		qgpu_cb_bind(cb, 0, v[0].h, 0, 4096);
+		qgpu_cb_wait(cb, 0, 0, ~0ull);
+		igt_assert_eq(qgpu_syncobj_create(dev.fd, &out.handle), 0);
+		igt_assert_eq(qgpu_submit(dev.fd, ctx, cb, NULL, 0, &out, 1,
+					  NULL), 0);
+		/* a sync file outlives the device's ioctls */
+		igt_assert_eq(drmSyncobjExportSyncFile(dev.fd, out.handle,
+						       &sync_fd), 0);
+		usleep(100000);
+		pfd.fd = sync_fd;
+		pfd.events = POLLIN;
+		igt_assert_eq(poll(&pfd, 1, 0), 0);
+	}
+
+	if (remove) {
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/remove",
+			 addr);
+		igt_assert(sysfs_write(path, "1"));
+	} else {
+		igt_assert(sysfs_write("/sys/bus/pci/drivers/qgpu/unbind",
+				       addr));
+	}
+	if (in_flight) {
+		/* the fence of work that can no longer run signals */
+		pfd.fd = sync_fd;
+		pfd.events = POLLIN;
+		igt_assert_f(poll(&pfd, 1, 10000) == 1,
+			     "the in-flight job's fence did not signal after the unbind\n");
+		close(sync_fd);
+	}
+	check_old_fd(dev.fd, v[0].h, ctx);
+	poke_victims(v, n);
+	if (close_first)
+		close_old(&dev, v, n);
+
+	if (remove)
+		igt_assert(sysfs_write("/sys/bus/pci/rescan", "1"));
+	else
+		igt_assert(sysfs_write("/sys/bus/pci/drivers/qgpu/bind", addr));
+	check_new_device();
+
+	if (!close_first) {
+		/* the old file and mappings outlive the old device */
+		poke_victims(v, n);
+		check_old_fd(dev.fd, v[0].h, ctx);
+		close_old(&dev, v, n);
+	}
+	if (cb)
+		qt_cb_free(cb);
+	/* and once more, with everything closed */
+	check_new_device();
+}
+
+igt_main
+{
+	igt_fixture {
+		struct qgpu_dev dev;
+
+		qt_open(&dev, QGPU_NODE_RENDER);
+		pci_addr(dev.path, addr, sizeof(addr));
+		qgpu_close(&dev);
+	}
+
+	igt_subtest("unbind-rebind")
+		unplug_test(false, false, false);
+
+	igt_subtest("unbind-close-rebind")
+		unplug_test(false, true, false);
+
+	igt_subtest("unbind-with-work-in-flight")
+		unplug_test(false, false, true);
+
+	igt_subtest("remove-rescan")
+		unplug_test(true, false, false);
+
+	igt_subtest("remove-close-rescan")
+		unplug_test(true, true, false);
+}
