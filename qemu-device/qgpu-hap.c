@@ -255,11 +255,13 @@ void qgpu_hap_init(QGPUState *s)
 
 void qgpu_hap_fini(QGPUState *s)
 {
-    if (s->hap_nruns) {
-        memory_region_transaction_begin();
-        qgpu_hap_clear_runs(s);
-        memory_region_transaction_commit();
+    memory_region_transaction_begin();
+    qgpu_hap_clear_runs(s);
+    if (s->hap_size) {
+        /* a subregion holds a reference on its owner: drop it */
+        memory_region_del_subregion(&s->hap, &s->hap_unmapped);
     }
+    memory_region_transaction_commit();
     g_free(s->hap_table);
     s->hap_table = NULL;
     g_free(s->hap_runs);

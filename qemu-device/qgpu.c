@@ -419,19 +419,39 @@ static void qgpu_instance_init(Object *obj)
     s->vram_fd = -1;
 }
 
+typedef struct QGPUVramFree {
+    struct rcu_head rcu;
+    void *ptr;
+    uint64_t size;
+    int fd;
+} QGPUVramFree;
+
+static void qgpu_vram_free(QGPUVramFree *f)
+{
+    if (f->ptr) {
+        munmap(f->ptr, f->size);
+    }
+    if (f->fd >= 0) {
+        close(f->fd);
+    }
+    g_free(f);
+}
+
 static void qgpu_instance_finalize(Object *obj)
 {
     QGPUState *s = QGPU(obj);
+    QGPUVramFree *f = g_new0(QGPUVramFree, 1);
 
-    /* RAM regions point at the mapping until the object goes away */
-    if (s->vram) {
-        munmap(s->vram, s->vram_size);
-        s->vram = NULL;
-    }
-    if (s->vram_fd >= 0) {
-        close(s->vram_fd);
-        s->vram_fd = -1;
-    }
+    /*
+     * The RAM blocks over VRAM are reclaimed after an RCU grace period;
+     * unmap only after them.
+     */
+    f->ptr = s->vram;
+    f->size = s->vram_size;
+    f->fd = s->vram_fd;
+    call_rcu(f, qgpu_vram_free, rcu);
+    s->vram = NULL;
+    s->vram_fd = -1;
     g_free(s->slots);
     s->slots = NULL;
 }

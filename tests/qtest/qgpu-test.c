@@ -1786,12 +1786,59 @@ static void test_fuzz(void)
     qgpu_stop(g);
 }
 
+/* Hot-plug and unplug (realize, unrealize, finalize paths) */
+static void test_hotplug(void)
+{
+    g_autofree char *bios = qgpu_bios_dir();
+    QTestState *qts = qtest_initf("%s -machine pc -nodefaults -m 128M", bios);
+    int i;
+
+    for (i = 0; i < 2; i++) {
+        qtest_qmp_device_add(qts, "qgpu", "gpu1",
+                             "{'addr': '0x06', 'vram-size': '8M', "
+                             "'host-aperture-size': '64K'}");
+        if (i == 1) {
+            /* unplug while busy: aperture mapped, engine blocked in WAIT */
+            QGPU g = { .qts = qts };
+            DmaBuf *b = g_new0(DmaBuf, 1);
+
+            g.bus = qpci_new_pc(qts, NULL);
+            g.dev = qpci_device_find(g.bus, QPCI_DEVFN(6, 0));
+            g_assert(g.dev);
+            qpci_device_enable(g.dev);
+            g.bar0 = qpci_iomap(g.dev, QGPU_BAR_MMIO, NULL);
+            g.bar2 = qpci_iomap(g.dev, QGPU_BAR_VRAM, NULL);
+            g.bar4 = qpci_iomap(g.dev, QGPU_BAR_HAP, NULL);
+            qgpu_ring_init(&g, 1, RING1, RING_SIZE);
+            wr(&g, QGPU_REG_HAP_COUNT, 4);
+            wr(&g, QGPU_REG_HAP_CMD, QGPU_HAP_CMD_MAP);
+            g_assert_cmpuint(rd(&g, QGPU_REG_HAP_MAPPED), ==, 4);
+            vram_wr(&g, 0, 0);
+            dma_bind(b, 0, 0, 0x1000);
+            dma(b, QGPU_DMA_WAIT, 0, 4, 0, 0, 1, 0);
+            dma_put(&g, DMABUF, b);
+            cmd_exec(&g, 0, SYS(DMABUF), 0, b->n * 4);
+            kick(&g, 1);
+            qtest_clock_step(qts, 1000 * 1000);
+            g_assert_cmphex(erd(&g, 1, QGPU_ENG_STATUS), ==,
+                            QGPU_ENG_STATUS_BUSY);
+            g_free(b);
+            g_free(g.dev);
+            qpci_free_pc(g.bus);
+        }
+        qpci_unplug_acpi_device_test(qts, "gpu1", 0x06);
+        qtest_clock_step(qts, 5 * 1000 * 1000);
+    }
+    qtest_quit(qts);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
 
     qtest_add_func("/qgpu/identity", test_identity);
     qtest_add_func("/qgpu/bad-props", test_bad_props);
+    qtest_add_func("/qgpu/hotplug", test_hotplug);
     qtest_add_func("/qgpu/scratch", test_scratch);
     qtest_add_func("/qgpu/fence-irq", test_fence_irq);
     qtest_add_func("/qgpu/msi", test_msi);
