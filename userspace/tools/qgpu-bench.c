@@ -375,7 +375,7 @@ static int bench_split(void)
 	for (i = 0; i < 16; i++)
 		qgpu_bo_destroy(dev.fd, h[i]);
 	qgpu_bo_destroy(dev.fd, res);
-	return 0;
+	return bad ? 1 : 0;
 }
 
 int main(int argc, char **argv)
