@@ -24,15 +24,25 @@ static void qgpu_update_irq(QGPUState *s)
     PCIDevice *pdev = PCI_DEVICE(s);
     uint32_t pending = s->int_status & s->int_mask;
 
+    uint32_t fresh = pending & ~s->irq_pending;
+
+    s->irq_pending = pending;
     if (msi_enabled(pdev)) {
         pci_set_irq(pdev, 0);
-        if (pending & ~s->irq_pending) {
+        if (fresh) {
+            /*
+             * The message is a DMA write to a guest-chosen address, which
+             * may be our own registers: refuse such re-entrant accesses.
+             */
+            bool busy = s->in_engine;
+
+            s->in_engine = true;
             msi_notify(pdev, 0);
+            s->in_engine = busy;
         }
     } else {
         pci_set_irq(pdev, pending != 0);
     }
-    s->irq_pending = pending;
 }
 
 void qgpu_raise_irq(QGPUState *s, uint32_t bits)

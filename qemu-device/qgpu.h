@@ -156,7 +156,7 @@ struct QGPUState {
     QGPUEngine eng[QGPU_NUM_ENGINES];
     QEMUBH *bh;
     QEMUTimer *wait_timer;
-    bool in_engine;             /* engine work in progress (re-entrancy) */
+    bool in_engine;             /* device DMA/MSI in progress: BAR0 refuses */
 
     /* render engine context save: max_contexts x max_slots */
     QGPUSlot *slots;

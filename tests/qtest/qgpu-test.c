@@ -506,6 +506,28 @@ static void test_msi(void)
     cmd_fence(g, 0, SYS(FENCE_MEM), 4, true);
     run(g, 0);
     g_assert_cmphex(qtest_readl(g->qts, msg), ==, 0x4321);
+
+    /* a message aimed at the device's own registers is refused */
+    wr(g, QGPU_REG_INT_ACK, QGPU_INT_ALL);
+    qpci_config_writel(g->dev, cap + PCI_MSI_ADDRESS_LO,
+                       g->bar0.addr + QGPU_REG_RESET);
+    qpci_config_writew(g->dev, cap + PCI_MSI_DATA_64, 1);
+    wr(g, QGPU_REG_SCRATCH, 5);
+    cmd_fence(g, 0, SYS(FENCE_MEM), 5, true);
+    run(g, 0);
+    g_assert_cmphex(rd(g, QGPU_REG_SCRATCH), ==, 5);
+    g_assert_cmphex(erd(g, 0, QGPU_ENG_CTRL), ==, QGPU_ENG_CTRL_ENABLE);
+    qpci_config_writel(g->dev, cap + PCI_MSI_ADDRESS_LO,
+                       g->bar0.addr + QGPU_REG_INT_MASK);
+    qpci_config_writew(g->dev, cap + PCI_MSI_DATA_64, 0);
+    wr(g, QGPU_REG_INT_ACK, QGPU_INT_ALL);
+    wr(g, QGPU_REG_INT_MASK, 0);
+    wr(g, QGPU_REG_INT_ACK, 0);
+    cmd_fence(g, 0, SYS(FENCE_MEM), 6, true);
+    run(g, 0);
+    wr(g, QGPU_REG_INT_MASK, QGPU_INT_ALL);     /* from a register write */
+    g_assert_cmphex(rd(g, QGPU_REG_INT_MASK), ==, QGPU_INT_ALL);
+    g_assert_cmpuint(qtest_readq(g->qts, FENCE_MEM), ==, 6);
     qgpu_stop(g);
 }
 
