@@ -48,6 +48,7 @@ static char *qgpu_bios_dir(void)
 {
     const char *bin = g_getenv("QTEST_QEMU_BINARY");
     g_autofree char *dir = NULL;
+    g_autofree char *bios = NULL;
     char *pc;
 
     if (!bin) {
@@ -55,7 +56,8 @@ static char *qgpu_bios_dir(void)
     }
     dir = g_path_get_dirname(bin);
     pc = g_build_filename(dir, "pc-bios", NULL);
-    if (g_file_test(pc, G_FILE_TEST_IS_DIR)) {
+    bios = g_build_filename(pc, "bios-256k.bin", NULL);
+    if (g_file_test(bios, G_FILE_TEST_EXISTS)) {
         char *opt = g_strdup_printf("-L %s", pc);
 
         g_free(pc);
