@@ -107,12 +107,17 @@ static int oversubscribe(double factor, int rounds)
 	uint32_t mask = QGPU_SEGBIT(QGPU_SEG_VISIBLE) |
 			QGPU_SEGBIT(QGPU_SEG_APERTURE);
 	struct drm_qgpu_stats s0, s1;
-	uint32_t *h;
+	uint32_t *h, *seed;
 	void **map;
 	int r, ret;
 
-	if (qgpu_dev_segment(&dev, QGPU_SEG_LOCAL))
+	if (qgpu_dev_segment(&dev, QGPU_SEG_LOCAL) &&
+	    dev.info.host_aperture_size) {
 		mask |= QGPU_SEGBIT(QGPU_SEG_LOCAL);
+		/* a local-VRAM allocation is CPU-mapped through the aperture */
+		if (chunk > dev.info.host_aperture_size / 2)
+			chunk = dev.info.host_aperture_size / 2;
+	}
 	chunk &= ~4095ull;
 	if (chunk < 4096)
 		chunk = 4096;
@@ -124,7 +129,8 @@ static int oversubscribe(double factor, int rounds)
 	       n, chunk / MiB, n * chunk / MiB, (double)n * chunk / vram);
 	h = calloc(n, sizeof(*h));
 	map = calloc(n, sizeof(*map));
-	if (!h || !map)
+	seed = calloc(n, sizeof(*seed));
+	if (!h || !map || !seed)
 		return 1;
 	qgpu_query_stats(dev.fd, &s0, NULL, 0, NULL);
 	for (i = 0; i < n; i++) {
@@ -136,41 +142,52 @@ static int oversubscribe(double factor, int rounds)
 			printf("   allocation %u: %s\n", i, strerror(-ret));
 			return 1;
 		}
-		qgpu_pattern_fill(map[i], chunk, 1000 + i);
+		seed[i] = 1000 + i;
+		qgpu_pattern_fill(map[i], chunk, seed[i]);
 	}
 	printf("   filled every allocation with its own pattern through its mapping\n");
 	for (r = 0; r < rounds; r++) {
 		unsigned int where[QGPU_SEG_MAX + 1] = { 0 };
 
-		/* make each one resident in turn: the others get evicted */
+		/* make each one resident in turn, alternating between the
+		 * VRAM segments: the others get evicted */
 		for (i = 0; i < n; i++) {
 			unsigned int k = r % 2 ? n - 1 - i : i;
+			uint32_t seg = QGPU_SEG_VISIBLE;
 
+			if (mask & QGPU_SEGBIT(QGPU_SEG_LOCAL) && k % 2)
+				seg = QGPU_SEG_LOCAL;
 			ret = qgpu_bo_reside(dev.fd, h[k],
-					     QGPU_RESIDE_MAKE_RESIDENT, 0,
+					     QGPU_RESIDE_MAKE_RESIDENT, seg,
 					     NULL);
 			if (ret)
 				printf("   make resident %u: %s\n", k,
 				       strerror(-ret));
-			/* and write through the mapping right after the move */
-			((uint32_t *)map[k])[0] = qgpu_pattern(1000 + k, 0);
 		}
 		for (i = 0; i < n; i++) {
 			struct drm_qgpu_gem_info info;
-			int64_t at = qgpu_pattern_check(map[i], chunk, 1000 + i);
 
-			if (at >= 0) {
-				printf("   round %d: allocation %u differs at word %lld\n",
-				       r, i, (long long)at);
-				bad++;
-			}
 			if (!qgpu_bo_info(dev.fd, h[i], &info) &&
 			    info.segment <= QGPU_SEG_MAX)
 				where[info.segment]++;
 		}
-		printf("   round %d: all %u verified; now %u in visible VRAM, %u in local VRAM, %u in the aperture, %u in system memory\n",
-		       r + 1, n, where[QGPU_SEG_VISIBLE], where[QGPU_SEG_LOCAL],
+		printf("   round %d: %u in visible VRAM, %u in local VRAM, %u in the aperture, %u in system memory;",
+		       r + 1, where[QGPU_SEG_VISIBLE], where[QGPU_SEG_LOCAL],
 		       where[QGPU_SEG_APERTURE], where[QGPU_SEG_SYSTEM]);
+		/* every byte through the same mappings, then new content */
+		for (i = 0; i < n; i++) {
+			int64_t at = qgpu_pattern_check(map[i], chunk,
+							seed[i]);
+
+			if (at >= 0) {
+				printf("\n   round %d: allocation %u differs at word %lld",
+				       r, i, (long long)at);
+				bad++;
+			}
+			seed[i] += 7919;
+			qgpu_pattern_fill(map[i], chunk, seed[i]);
+		}
+		printf(" %s\n", bad ? "MISMATCH" : "all verified and rewritten");
 	}
 	qgpu_query_stats(dev.fd, &s1, NULL, 0, NULL);
 	printf("   counters during this part:\n");
@@ -181,6 +198,7 @@ static int oversubscribe(double factor, int rounds)
 	}
 	free(h);
 	free(map);
+	free(seed);
 	printf("   %s\n", bad ? "FAILED" : "OK: eviction was invisible to the mapped application");
 	return bad ? 1 : 0;
 }
