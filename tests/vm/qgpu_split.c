@@ -311,6 +311,63 @@ igt_main
 		qt_close(dev.fd, res);
 	}
 
+	igt_subtest("rebind-all-at-split-points") {
+		/*
+		 * A persistent accumulator P stays bound through a stream of
+		 * allocations twice the size of VRAM; libqgpu re-binds it
+		 * (and everything else live) at every binding change, as seed
+		 * 000 advises, so each one is a complete split point.
+		 */
+		uint64_t vram = qgpu_vram_usable(&dev);
+		uint64_t chunk = (vram / 4) & ~4095ull;
+		const uint32_t words = 4096;
+		uint32_t a[8], p, res, *r, i, j, sum = 0, want, portions;
+		struct qgpu_cb *cb;
+
+		for (i = 0; i < 8; i++)
+			a[i] = qt_bo(dev.fd, chunk, vram_mask(), 0, 0);
+		p = qt_bo(dev.fd, chunk, vram_mask(), 0, 0);
+		res = result_buf(dev.fd, 4096, &r);
+		cb = qt_cb(&dev);
+		qgpu_cb_bind(cb, 3, p, 0, QGPU_CB_WHOLE);
+		qgpu_cb_bind(cb, 2, res, 0, 4096);
+		for (i = 0; i < 8; i++) {
+			uint32_t first = cb->npatches;
+
+			qgpu_cb_bind(cb, 0, a[i], 0, QGPU_CB_WHOLE);
+			igt_assert_eq(qgpu_cb_rebind_all(cb), i ? 2 : 0);
+			/* one split point: the new slot and every live one */
+			for (j = first; j < cb->npatches; j++)
+				igt_assert_eq(cb->patches[j].split_offset,
+					      cb->patches[first].split_offset);
+			igt_assert_eq(cb->npatches - first, i ? 3 : 1);
+			qgpu_cb_fill(cb, 0, 0, chunk, 1000 + i);
+			qgpu_cb_add(cb, 3, 0, 3, 0, 0, 0, words);
+			sum += 1000 + i;
+		}
+		/* a new split point of its own when no BIND precedes */
+		{
+			uint32_t first = cb->npatches;
+
+			igt_assert_eq(qgpu_cb_rebind_all(cb), 3);
+			igt_assert_eq(cb->patches[first].split_offset,
+				      cb->patches[first].patch_offset - 8);
+		}
+		qgpu_cb_checksum(cb, 3, 0, chunk, 2, 0);
+		portions = qt_run(dev.fd, ctx, cb, 60);
+		igt_assert_lte(2, portions);
+		want = qt_csum_const(sum, words);
+		for (j = words; j < chunk / 4; j++)
+			want = (want ^ 0) * QGPU_CSUM_PRIME;
+		igt_assert_eq(r[0], want);
+		qt_cb_free(cb);
+		for (i = 0; i < 8; i++)
+			qt_close(dev.fd, a[i]);
+		qt_close(dev.fd, p);
+		qt_unmap(dev.fd, res, r, 4096);
+		qt_close(dev.fd, res);
+	}
+
 	igt_subtest("slot-replacement-frees-previous") {
 		uint64_t v = qt_seg_usable(&dev, QGPU_SEG_VISIBLE);
 		uint64_t size = (v * 6 / 10) & ~4095ull;

@@ -291,6 +291,7 @@ struct qgpu_cb_slot {
 	uint32_t flags;		/* QGPU_ALLOC_* */
 	uint64_t offset;
 	uint64_t size;
+	uint32_t run;		/* binding change it was last bound in */
 };
 
 /**
@@ -305,6 +306,7 @@ struct qgpu_cb_slot {
  * @slots: per-slot state, @max_slots entries
  * @max_slots: MaxAllocationListSlotId of the device
  * @split: split offset given to the BINDs of the current binding change
+ * @run: number of the current binding change (counts from 1)
  * @in_bind_run: the last command emitted was a BIND (same binding change)
  * @error: sticky: first error (negative errno) hit while building; the
  *	submit helpers refuse to submit a buffer with an error
@@ -328,6 +330,7 @@ struct qgpu_cb {
 	struct qgpu_cb_slot *slots;
 	uint32_t max_slots;
 	uint32_t split;
+	uint32_t run;
 	bool in_bind_run;
 	int error;
 };
@@ -379,11 +382,15 @@ int qgpu_cb_unbind(struct qgpu_cb *cb, uint32_t slot);
 void qgpu_cb_split_point(struct qgpu_cb *cb);
 
 /**
- * qgpu_cb_rebind_all - reprogram every bound slot at a new split point
+ * qgpu_cb_rebind_all - reprogram every bound slot at a split point
  *
  * Seed 000: "reprogram large resources at every split point" so that the
- * memory manager may move them between portions. Return: number of slots
- * re-bound, or a negative errno.
+ * memory manager may move them between portions. Re-binds every live slot
+ * as part of the current binding change when called right after BINDs
+ * (slots already bound in it are left alone), else at a new split point.
+ * So "bind what changes, then qgpu_cb_rebind_all()" makes one split point
+ * at which the whole resource table is reprogrammed.
+ * Return: number of slots re-bound, or a negative errno.
  */
 int qgpu_cb_rebind_all(struct qgpu_cb *cb);
 

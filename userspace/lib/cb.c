@@ -28,6 +28,7 @@ void qgpu_cb_reset(struct qgpu_cb *cb)
 	cb->nallocs = 0;
 	cb->npatches = 0;
 	cb->split = 0;
+	cb->run = 0;
 	cb->in_bind_run = false;
 	cb->error = 0;
 	if (cb->slots)
@@ -167,8 +168,10 @@ static int qgpu_cb_bind_common(struct qgpu_cb *cb, uint32_t slot,
 
 	at = qgpu_cb_offset(cb);
 	/* A run of consecutive BINDs is one binding change: one split point. */
-	if (!cb->in_bind_run)
+	if (!cb->in_bind_run) {
 		cb->split = at;
+		cb->run++;
+	}
 	p = qgpu_cb_reserve(cb, QGPU_DMA_BIND_LEN);
 	if (!p)
 		return cb->error;
@@ -192,6 +195,7 @@ static int qgpu_cb_bind_common(struct qgpu_cb *cb, uint32_t slot,
 	cb->slots[slot].flags = handle ? flags : 0;
 	cb->slots[slot].offset = offset;
 	cb->slots[slot].size = handle ? size : 0;
+	cb->slots[slot].run = cb->run;
 	return (int)at;
 }
 
@@ -224,14 +228,15 @@ void qgpu_cb_split_point(struct qgpu_cb *cb)
 
 int qgpu_cb_rebind_all(struct qgpu_cb *cb)
 {
-	uint32_t s;
+	uint32_t s, run;
 	int n = 0, ret;
 
-	qgpu_cb_split_point(cb);
+	/* a new split point unless BINDs of this binding change precede */
+	run = cb->in_bind_run ? cb->run : 0;
 	for (s = 0; s < cb->max_slots; s++) {
 		struct qgpu_cb_slot sl = cb->slots[s];
 
-		if (!sl.handle)
+		if (!sl.handle || (run && sl.run == run))
 			continue;
 		ret = qgpu_cb_bind_common(cb, s, sl.handle, sl.offset, sl.size,
 					  sl.flags);
