@@ -496,6 +496,18 @@ static void qgpu_class_init(ObjectClass *klass, void *data)
     dc->reset = qgpu_qdev_reset;
     dc->vmsd = &vmstate_qgpu;
     device_class_set_props(dc, qgpu_properties);
+    object_class_property_set_description(klass, "vram-size",
+        "VRAM bytes: multiple of 4 KiB, 1 MiB..1 TiB");
+    object_class_property_set_description(klass, "visible-vram-size",
+        "BAR2 bytes: power of two <= vram-size (0: largest possible)");
+    object_class_property_set_description(klass, "host-aperture-size",
+        "BAR4 bytes: 0 (none) or power of two, 4 KiB..256 MiB");
+    object_class_property_set_description(klass, "gart-size",
+        "GART range bytes: multiple of 4 KiB, 0..1 TiB");
+    object_class_property_set_description(klass, "max-slots",
+        "slots per context: 1..4096");
+    object_class_property_set_description(klass, "max-contexts",
+        "render contexts: 1..4096 (slots x contexts <= 1048576)");
     set_bit(DEVICE_CATEGORY_DISPLAY, dc->categories);
 }
 
