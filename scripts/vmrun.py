@@ -32,7 +32,7 @@ import shlex
 import signal
 import subprocess
 import sys
-import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Callable, List, Optional
@@ -200,6 +200,23 @@ def build_initrd(cfg, path, cmds, mode):
         f.write(make_cpio({"run/config": conf.encode(), "run/cmds": lines.encode()}))
 
 
+_LIVE = set()              # running QEMU processes (killed on exit)
+_LIVE_LOCK = threading.Lock()
+
+
+_STOPPING = threading.Event()
+
+
+def kill_all():
+    """Kill every QEMU this process started (each by its PID); start no more."""
+    _STOPPING.set()
+    with _LIVE_LOCK:
+        procs = list(_LIVE)
+    for p in procs:
+        if p.poll() is None:
+            p.kill()
+
+
 class Boot:
     """One QEMU process running a list of commands, watched by the host."""
 
@@ -214,18 +231,25 @@ class Boot:
         self.exit_status = None
 
     def run(self):
+        if _STOPPING.is_set():
+            raise SystemExit("[qgpu] interrupted")
         build_initrd(self.cfg, self.initrd, self.cmds, "run")
         argv = qemu_argv(self.cfg, self.initrd, "file:" + self.log)
         open(self.log, "w").close()
-        with open(self.errlog, "w") as err:
+        with _LIVE_LOCK, open(self.errlog, "w") as err:
+            if _STOPPING.is_set():
+                raise SystemExit("[qgpu] interrupted")
             proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=err,
                                     stderr=subprocess.STDOUT)
+            _LIVE.add(proc)
         try:
             self._watch(proc)
         finally:
             if proc.poll() is None:
                 proc.kill()        # by PID, never by name
             proc.wait()
+            with _LIVE_LOCK:
+                _LIVE.discard(proc)
             self.exit_status = proc.returncode
             try:
                 os.unlink(self.initrd)
@@ -472,6 +496,7 @@ def shell(cfg):
 
 
 def _sigterm(signum, frame):
+    kill_all()
     raise SystemExit(128 + signum)
 
 
@@ -543,6 +568,7 @@ Exit status: 0 when every command exited 0 with a clean kernel log.""")
         ap.error("no command given (use --shell for an interactive guest)")
     signal.signal(signal.SIGTERM, _sigterm)
     signal.signal(signal.SIGHUP, _sigterm)
+    signal.signal(signal.SIGINT, _sigterm)
 
     def show(ev, cmd, out):
         if ev == "begin":

@@ -22,8 +22,10 @@ anything failed or nothing ran.
 """
 
 import argparse
+import concurrent.futures
 import fnmatch
 import glob
+import json
 import os
 import re
 import shlex
@@ -244,13 +246,15 @@ def parse_tests_list(path):
             if not toks:
                 raise SystemExit("%s: group needs a name" % where)
             cur = {"name": toks[0], "props": "", "modparams": "", "smp": 1, "mem": "1G",
-                   "load": True, "timeout": vmrun.DEFAULT_TIMEOUT, "expect": [],
+                   "load": True, "alone": False, "timeout": vmrun.DEFAULT_TIMEOUT, "expect": [],
                    "tests": [], "where": where}
             for t in toks[1:]:
                 k, eq, v = t.partition("=")
-                if not eq or k not in ("props", "modparams", "smp", "mem", "load", "timeout"):
+                if not eq or k not in ("props", "modparams", "smp", "mem", "load", "alone",
+                                       "timeout"):
                     raise SystemExit("%s: unknown group option %r" % (where, t))
-                cur[k] = int(v) if k in ("smp", "timeout") else (v != "0" if k == "load" else v)
+                cur[k] = (int(v) if k in ("smp", "timeout") else
+                          v != "0" if k in ("load", "alone") else v)
             groups.append(cur)
             last = cur
         elif kw == "test":
@@ -288,11 +292,55 @@ def parse_tests_list(path):
     return groups
 
 
-def suite_vm(res, sel, tests_list):
+class Recorder:
+    """Collects one VM group's results while it runs (groups run in parallel)."""
+
+    def __init__(self, logdir):
+        self.items = []
+        self.logdir = logdir
+
+    def add(self, status, name, why="", log=None):
+        self.items.append((status, name, why, log))
+
+
+def run_group(g, picked, logdir):
+    cfg = vmrun.VmConfig(props=g["props"], modparams=g["modparams"], load=g["load"],
+                         smp=g["smp"], mem=g["mem"], boot_expect=list(g["expect"]))
+    rec = Recorder(logdir)
+    t0 = time.monotonic()
+    results, boot_problems, _ = vmrun.run_commands(picked, cfg, logdir)
+    for r in results:
+        out_log = os.path.join(logdir, re.sub(r"[^\w.-]", "_", r.cmd.name) + ".out")
+        with open(out_log, "w") as f:
+            f.write(r.output)
+            if r.kernel_problems:
+                f.write("\n-- unexpected kernel log lines:\n" + "\n".join(r.kernel_problems) + "\n")
+            f.write("\n-- console log: %s\n" % r.log)
+        extra = ""
+        if r.vm_failure:
+            extra = r.vm_failure
+        elif r.timed_out:
+            extra = "timed out after %ds" % r.cmd.timeout
+        count_program(rec, r.cmd.name, r.output, r.rc, extra, out_log)
+        if r.kernel_problems:
+            rec.add("FAIL", r.cmd.name + " (kernel log)", "; ".join(r.kernel_problems[:2]) +
+                    (" ..." if len(r.kernel_problems) > 2 else ""), out_log)
+    for p in boot_problems:
+        rec.add("FAIL", "vm/%s (boot)" % g["name"], p, os.path.join(logdir, "boot-1.log"))
+    return rec, time.monotonic() - t0
+
+
+def suite_vm(res, sel, tests_list, jobs):
     if not os.path.exists(tests_list):
         print("     (no %s)" % os.path.relpath(tests_list, ROOT))
         return
     groups = parse_tests_list(tests_list)
+    listed = {t["argv"][0] for g in groups for t in g["tests"]}
+    for src in sorted(glob.glob(os.path.join(ROOT, "tests", "vm", "*.c"))):
+        prog = os.path.splitext(os.path.basename(src))[0]
+        if prog not in listed and not sel.pats:
+            print("     note: tests/vm/%s.c is not in %s" % (prog, os.path.relpath(tests_list, ROOT)))
+    work = []
     for g in groups:
         picked = []
         for t in g["tests"]:
@@ -301,37 +349,54 @@ def suite_vm(res, sel, tests_list):
             if sub is None:
                 continue
             argv = t["argv"] + (["--run-subtest", sub] if sub else [])
-            cmd = vmrun.Cmd(" ".join(shlex.quote(a) for a in argv), name=tid,
-                            timeout=t["timeout"], expect=list(t["expect"]))
-            picked.append(cmd)
-        if not picked:
-            continue
-        cfg = vmrun.VmConfig(props=g["props"], modparams=g["modparams"], load=g["load"],
-                             smp=g["smp"], mem=g["mem"], boot_expect=list(g["expect"]))
-        print("---- vm group %s (%s; %d program(s))" % (
-            g["name"], g["props"] or "default device", len(picked)), flush=True)
-        logdir = os.path.join(res.logdir, "vm-" + g["name"])
-        t0 = time.monotonic()
-        results, boot_problems, _ = vmrun.run_commands(picked, cfg, logdir)
-        for r in results:
-            out_log = os.path.join(logdir, re.sub(r"[^\w.-]", "_", r.cmd.name) + ".out")
-            with open(out_log, "w") as f:
-                f.write(r.output)
-                if r.kernel_problems:
-                    f.write("\n-- unexpected kernel log lines:\n" + "\n".join(r.kernel_problems) + "\n")
-                f.write("\n-- console log: %s\n" % r.log)
-            extra = ""
-            if r.vm_failure:
-                extra = r.vm_failure
-            elif r.timed_out:
-                extra = "timed out after %ds" % r.cmd.timeout
-            count_program(res, r.cmd.name, r.output, r.rc, extra, out_log)
-            if r.kernel_problems:
-                res.add("FAIL", r.cmd.name + " (kernel log)", "; ".join(r.kernel_problems[:2]) +
-                        (" ..." if len(r.kernel_problems) > 2 else ""), out_log)
-        for p in boot_problems:
-            res.add("FAIL", "vm/%s (boot)" % g["name"], p, os.path.join(logdir, "boot-1.log"))
-        print("     group %s took %.0fs" % (g["name"], time.monotonic() - t0), flush=True)
+            picked.append(vmrun.Cmd(" ".join(shlex.quote(a) for a in argv), name=tid,
+                                    timeout=t["timeout"], expect=list(t["expect"])))
+        if picked:
+            work.append((g, picked))
+
+    def header(g, picked):
+        return "---- vm group %s (%s; %d program(s))" % (
+            g["name"], g["props"] or "default device", len(picked))
+
+    def report(g, picked, rec, secs):
+        print(header(g, picked))
+        for item in rec.items:
+            res.add(*item)
+        print("     group %s took %.0fs" % (g["name"], secs), flush=True)
+
+    # Longest group first (durations of earlier runs), so the slowest one does
+    # not start last; groups never timed count as longest.
+    times_file = os.path.join(BUILD, "logs", "vm-group-seconds.json")
+    try:
+        with open(times_file) as f:
+            times = json.load(f)
+    except (OSError, ValueError):
+        times = {}
+    work.sort(key=lambda w: -times.get(w[0]["name"], 1e9))
+    # Groups marked alone=1 (benchmarks) run by themselves, after the others.
+    shared = [w for w in work if not w[0]["alone"]]
+    alone = [w for w in work if w[0]["alone"]]
+    jobs = max(1, jobs)
+    if shared:
+        print("     %d group(s), %d at a time" % (len(shared), min(jobs, len(shared))), flush=True)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        futs = {pool.submit(run_group, g, picked, os.path.join(res.logdir, "vm-" + g["name"])):
+                (g, picked) for g, picked in shared}
+        for f in concurrent.futures.as_completed(futs):
+            g, picked = futs[f]
+            rec, secs = f.result()
+            report(g, picked, rec, secs)
+            times[g["name"]] = round(secs, 1)
+    for g, picked in alone:
+        print(header(g, picked) + " (alone)", flush=True)
+        rec, secs = run_group(g, picked, os.path.join(res.logdir, "vm-" + g["name"]))
+        for item in rec.items:
+            res.add(*item)
+        print("     group %s took %.0fs" % (g["name"], secs), flush=True)
+        times[g["name"]] = round(secs, 1)
+    if not sel.pats:               # only whole groups tell how long they take
+        with open(times_file, "w") as f:
+            json.dump(times, f, indent=1, sort_keys=True)
 
 
 def tail(path, n=25):
@@ -350,13 +415,20 @@ def main():
     ap.add_argument("--list", default=os.path.join(ROOT, "tests", "vm", "tests.list"),
                     help="in-VM test list (default tests/vm/tests.list)")
     ap.add_argument("--log-dir", default=os.path.join(BUILD, "logs", "test"))
+    ap.add_argument("-j", "--jobs", type=int,
+                    default=int(os.environ.get("QGPU_VM_JOBS", os.cpu_count() or 1)),
+                    help="VM groups booted at once (default $QGPU_VM_JOBS or the CPU count)")
     ap.add_argument("suites", nargs="*", metavar="SUITE",
                     help="suites to run: %s (default: all)" % " ".join(SUITES))
     a = ap.parse_args()
     for s in a.suites:
         if s not in SUITES:
             ap.error("unknown suite %r (choose from %s)" % (s, " ".join(SUITES)))
-    signal.signal(signal.SIGTERM, lambda s, f: sys.exit(128 + s))
+    def stop(signum, frame):
+        vmrun.kill_all()           # the VM threads then finish at once
+        sys.exit(128 + signum)
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, stop)
     sel = Selector(a.tests)
     suites = a.suites or SUITES
     if os.path.isdir(a.log_dir):
@@ -370,7 +442,7 @@ def main():
         print("==== %s" % s, flush=True)
         ts = time.monotonic()
         if s == "vm":
-            suite_vm(res, sel, a.list)
+            suite_vm(res, sel, a.list, a.jobs)
         else:
             globals()["suite_" + s](res, sel)
         print("     (%s: %.0fs)" % (s, time.monotonic() - ts), flush=True)
@@ -395,4 +467,7 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    finally:
+        vmrun.kill_all()
