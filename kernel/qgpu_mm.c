@@ -6,6 +6,7 @@
  */
 #include <linux/dma-mapping.h>
 #include <linux/slab.h>
+#include <drm/drm_drv.h>
 #include <drm/drm_vma_manager.h>
 
 #include "qgpu_drv.h"
@@ -575,14 +576,18 @@ static void qgpu_mm_unmap_sync(struct qgpu_device *qdev, struct qgpu_bo *bo)
 void qgpu_mm_bo_gone(struct qgpu_bo *bo)
 {
 	struct qgpu_device *qdev = to_qdev(bo->base.dev);
+	int idx;
 
 	qgpu_hap_unmap(bo);
 	/* Deferred destruction: queued GPU work may still use the range. */
-	if (bo->fence)
+	if (bo->fence && !drm_dev_is_unplugged(&qdev->drm))
 		dma_fence_wait_timeout(bo->fence, false,
 				       msecs_to_jiffies(QGPU_WAIT_MS));
-	if (bo->seg == QGPU_SEG_APERTURE)
+	/* After unplug the device and its schedulers are gone: no paging. */
+	if (bo->seg == QGPU_SEG_APERTURE && drm_dev_enter(&qdev->drm, &idx)) {
 		qgpu_mm_unmap_sync(qdev, bo);
+		drm_dev_exit(idx);
+	}
 	if (bo->seg != QGPU_SEG_SYSTEM) {
 		qgpu_seg_account(qdev, bo, false);
 		if (drm_mm_node_allocated(&bo->node))

@@ -10,40 +10,48 @@
 #include "qgpu_split.h"
 
 /*
- * Can the allocations in @table fit at once? Each must fit a supported
- * segment on its own, and together they must fit the union of the
- * segments they support.
+ * Can the allocations in @table fit at once? Hall's condition over the
+ * segments: for every set S of segments, the allocations that can live only
+ * inside S must fit the capacity of S (and each must fit one segment).
  */
 static int qgpu_split_fits(const int *table, unsigned int nslots,
 			   const struct qgpu_split_alloc *a,
 			   const unsigned long long *seg_cap, unsigned int nseg)
 {
-	unsigned long long total = 0, cap = 0;
-	unsigned int mask = 0, s, i;
+	unsigned int set, s, i;
 
 	for (s = 0; s < nslots; s++) {
 		unsigned long long best = 0;
-		int dup = 0;
 
 		if (table[s] < 0)
-			continue;
-		for (i = 0; i < s; i++)
-			if (table[i] == table[s])
-				dup = 1;
-		if (dup)
 			continue;
 		for (i = 0; i < nseg; i++)
 			if (a[table[s]].mask & (1u << i) && seg_cap[i] > best)
 				best = seg_cap[i];
 		if (a[table[s]].size > best)
 			return 0;
-		total += a[table[s]].size;
-		mask |= a[table[s]].mask;
 	}
-	for (i = 0; i < nseg; i++)
-		if (mask & (1u << i))
-			cap += seg_cap[i];
-	return total <= cap;
+	for (set = 1; set < (1u << nseg); set++) {
+		unsigned long long need = 0, cap = 0;
+
+		for (i = 0; i < nseg; i++)
+			if (set & (1u << i))
+				cap += seg_cap[i];
+		for (s = 0; s < nslots; s++) {
+			int dup = 0;
+
+			if (table[s] < 0 || a[table[s]].mask & ~set)
+				continue;
+			for (i = 0; i < s; i++)
+				if (table[i] == table[s])
+					dup = 1;
+			if (!dup)
+				need += a[table[s]].size;
+		}
+		if (need > cap)
+			return 0;
+	}
+	return 1;
 }
 
 /**

@@ -188,7 +188,8 @@ static int qgpu_submit_copy(struct qgpu_submit *s)
 		if (pe->pad[0] || pe->pad[1] || pe->alloc_index >= a->num_allocs ||
 		    pe->slot >= qdev->max_slots || pe->patch_offset % 4 ||
 		    pe->split_offset % 4 || pe->patch_offset > a->dma_size - 8 ||
-		    pe->split_offset > pe->patch_offset ||
+		    pe->patch_offset < 8 ||
+		    pe->split_offset > pe->patch_offset - 8 ||
 		    pe->split_offset < prev_split ||
 		    (i && pe->patch_offset <= prev_patch))
 			return -EINVAL;
