@@ -25,10 +25,12 @@ Used by scripts/run-vm.sh (the command-line front end) and tests/harness.py
 
 import argparse
 import datetime
+import glob
 import json
 import os
 import re
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -269,10 +271,14 @@ class Boot:
         ready = False
         while True:
             exited = proc.poll() is not None
-            with open(self.log, "r", errors="replace") as f:
-                f.seek(pos)
-                chunk = f.read()
-                pos = f.tell()
+            try:
+                with open(self.log, "r", errors="replace") as f:
+                    f.seek(pos)
+                    chunk = f.read()
+                    pos = f.tell()
+            except FileNotFoundError:
+                proc.kill()
+                raise RuntimeError("console log %s vanished (another run removed it?)" % self.log)
             if chunk:
                 if self.verbose:
                     sys.stdout.write(chunk)
@@ -425,8 +431,12 @@ def run_commands(cmds, cfg, logdir=None, resume=True, on_output=None, verbose=Fa
     """Run cmds in as few boots as possible. Returns (results, boot_problems, logdir)."""
     cfg.fill()
     if logdir is None:
-        logdir = os.path.join(BUILD, "logs", "vm-" +
-                              datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
+        logs = os.path.join(BUILD, "logs")
+        os.makedirs(logs, exist_ok=True)
+        for d in sorted(glob.glob(os.path.join(logs, "vm-*")), key=os.path.getmtime)[:-9]:
+            shutil.rmtree(d, ignore_errors=True)      # keep the 10 most recent
+        logdir = os.path.join(logs, "vm-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+                              + "-%d" % os.getpid())
     os.makedirs(logdir, exist_ok=True)
     results = []
     boot_problems = []
@@ -487,7 +497,10 @@ def shell(cfg):
     cfg.fill()
     d = os.path.join(BUILD, "logs")
     os.makedirs(d, exist_ok=True)
-    initrd = os.path.join(d, "shell-initrd.img")
+    for f in glob.glob(os.path.join(d, "shell-initrd*.img")):
+        if time.time() - os.path.getmtime(f) > 3600:
+            os.unlink(f)
+    initrd = os.path.join(d, "shell-initrd-%d.img" % os.getpid())
     build_initrd(cfg, initrd, [], "shell")
     argv = qemu_argv(cfg, initrd, "mon:stdio")
     print("[qgpu] booting the guest shell (Ctrl-A X quits QEMU, `exit` powers off)",
@@ -527,7 +540,7 @@ Exit status: 0 when every command exited 0 with a clean kernel log.""")
     ap.add_argument("--mem", default=os.environ.get("QGPU_MEM", "1G"))
     ap.add_argument("--append", default="", help="extra kernel command line")
     ap.add_argument("--image", default="", help="base initramfs (default build/guest/initramfs.cpio.gz)")
-    ap.add_argument("--log-dir", help="where to keep console logs (default build/logs/vm-DATE)")
+    ap.add_argument("--log-dir", help="where to keep console logs (default build/logs/vm-DATE-PID)")
     ap.add_argument("--no-resume", action="store_true",
                     help="after a hang or crash, do not reboot for the remaining commands")
     ap.add_argument("-v", "--verbose", action="store_true", help="stream the whole serial console")

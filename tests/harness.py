@@ -384,7 +384,11 @@ def suite_vm(res, sel, tests_list, jobs):
                 (g, picked) for g, picked in shared}
         for f in concurrent.futures.as_completed(futs):
             g, picked = futs[f]
-            rec, secs = f.result()
+            try:
+                rec, secs = f.result()
+            except Exception as e:          # a harness error fails the group, not the run
+                rec, secs = Recorder(None), 0
+                rec.add("FAIL", "vm/%s" % g["name"], "harness error: %r" % e)
             report(g, picked, rec, secs)
             times[g["name"]] = round(secs, 1)
     for g, picked in alone:
@@ -414,7 +418,8 @@ def main():
                     help="PATTERN[,PATTERN...] (see tests/harness.py)")
     ap.add_argument("--list", default=os.path.join(ROOT, "tests", "vm", "tests.list"),
                     help="in-VM test list (default tests/vm/tests.list)")
-    ap.add_argument("--log-dir", default=os.path.join(BUILD, "logs", "test"))
+    ap.add_argument("--log-dir", help="default: build/logs/test-DATE-PID, "
+                    "with build/logs/test pointing to the latest")
     ap.add_argument("-j", "--jobs", type=int,
                     default=int(os.environ.get("QGPU_VM_JOBS", os.cpu_count() or 1)),
                     help="VM groups booted at once (default $QGPU_VM_JOBS or the CPU count)")
@@ -431,9 +436,22 @@ def main():
         signal.signal(sig, stop)
     sel = Selector(a.tests)
     suites = a.suites or SUITES
-    if os.path.isdir(a.log_dir):
-        subprocess.run(["rm", "-rf", a.log_dir])
-    os.makedirs(a.log_dir)
+    if not a.log_dir:
+        # One directory per run, so runs from the same checkout never clash;
+        # build/logs/test points to the latest, the 5 most recent are kept.
+        logs = os.path.join(BUILD, "logs")
+        os.makedirs(logs, exist_ok=True)
+        a.log_dir = os.path.join(logs, time.strftime("test-%Y%m%d-%H%M%S-") + str(os.getpid()))
+        old = sorted(glob.glob(os.path.join(logs, "test-*-*")), key=os.path.getmtime)
+        for d in old[:-4]:
+            subprocess.run(["rm", "-rf", d])
+        link = os.path.join(logs, "test")
+        if os.path.isdir(link) and not os.path.islink(link):
+            subprocess.run(["rm", "-rf", link])
+        tmp = link + ".%d" % os.getpid()
+        os.symlink(os.path.basename(a.log_dir), tmp)
+        os.replace(tmp, link)
+    os.makedirs(a.log_dir, exist_ok=True)
     res = Results(a.log_dir)
     t0 = time.monotonic()
     for s in SUITES:
