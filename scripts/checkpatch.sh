@@ -66,7 +66,7 @@ reaches_kernel() {
 	return 1
 }
 
-cd "$QGPU_ROOT"
+cd "$QGPU_ROOT" || exit 1
 if [ $# -gt 0 ]; then
 	files=("$@")
 else
