@@ -79,8 +79,36 @@ err_free:
 	return ret;
 }
 
+/*
+ * A context being torn down gains no new work: submits queue jobs only
+ * between qgpu_ctx_begin_submit() and qgpu_ctx_end_submit(), under
+ * submit_lock, and only while the context is not closed. Once closed is set
+ * under the same lock no job can reach the entity any more, so destroying
+ * it cannot race with a push.
+ */
+int qgpu_ctx_begin_submit(struct qgpu_ctx *ctx)
+{
+	int ret = mutex_lock_interruptible(&ctx->submit_lock);
+
+	if (ret)
+		return ret;
+	if (ctx->closed) {
+		mutex_unlock(&ctx->submit_lock);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+void qgpu_ctx_end_submit(struct qgpu_ctx *ctx)
+{
+	mutex_unlock(&ctx->submit_lock);
+}
+
 static void qgpu_ctx_close(struct qgpu_ctx *ctx)
 {
+	mutex_lock(&ctx->submit_lock);
+	ctx->closed = true;
+	mutex_unlock(&ctx->submit_lock);
 	/* Waits (bounded) for queued jobs, then drops what is left. */
 	drm_sched_entity_destroy(&ctx->entity);
 	qgpu_ctx_put(ctx);

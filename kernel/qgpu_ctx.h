@@ -24,6 +24,7 @@ struct qgpu_ctx {
 	atomic64_t submissions;
 	atomic64_t portions;
 	struct mutex submit_lock;	/* orders this context's submits */
+	bool closed;			/* under submit_lock: no new work */
 };
 
 int qgpu_ctx_create_ioctl(struct drm_device *drm, void *data,
@@ -32,6 +33,8 @@ int qgpu_ctx_destroy_ioctl(struct drm_device *drm, void *data,
 			   struct drm_file *file);
 struct qgpu_ctx *qgpu_ctx_lookup(struct qgpu_file *qf, u32 id);
 void qgpu_ctx_put(struct qgpu_ctx *ctx);
+int qgpu_ctx_begin_submit(struct qgpu_ctx *ctx);
+void qgpu_ctx_end_submit(struct qgpu_ctx *ctx);
 bool qgpu_ctx_is_lost(struct qgpu_ctx *ctx);
 void qgpu_ctx_mark_lost(struct qgpu_ctx *ctx, u32 why);
 void qgpu_ctx_hw_fault(struct qgpu_device *qdev, u32 id, u32 reason,
