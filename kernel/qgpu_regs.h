@@ -29,7 +29,7 @@
 #define QGPU_ID_MAGIC			0x51475055	/* "UPGQ" */
 #define QGPU_REG_VERSION		0x004	/* RO: major << 16 | minor */
 #define QGPU_VERSION_MAJOR		1
-#define QGPU_VERSION_MINOR		0
+#define QGPU_VERSION_MINOR		1
 #define QGPU_REG_CAPS			0x008	/* RO: QGPU_CAP_* */
 #define QGPU_CAP_FENCE			(1u << 0)
 #define QGPU_CAP_GART			(1u << 1)
@@ -37,6 +37,7 @@
 #define QGPU_CAP_PAGING			(1u << 3)
 #define QGPU_CAP_RENDER			(1u << 4)
 #define QGPU_CAP_CTX_SAVE		(1u << 5)
+#define QGPU_CAP_FAULT_QUEUE		(1u << 6)	/* 1.1: fault FIFO, CTX_STATUS */
 
 #define QGPU_REG_VRAM_SIZE_LO		0x010	/* RO */
 #define QGPU_REG_VRAM_SIZE_HI		0x014
@@ -62,7 +63,11 @@
 
 #define QGPU_REG_RESET			0x04c	/* WO: write 1 = device reset */
 
-/* Fault record: the most recent fault; FAULT_COUNT counts all of them */
+/*
+ * Fault queue: a FIFO of fault records. The FAULT_REASON..FAULT_OFFSET
+ * registers show the oldest record still queued (all 0 when empty);
+ * FAULT_COUNT counts every fault recorded, queued or not.
+ */
 #define QGPU_REG_FAULT_COUNT		0x050	/* RO */
 #define QGPU_REG_FAULT_REASON		0x054	/* RO: QGPU_FAULT_* */
 #define QGPU_REG_FAULT_ENGINE		0x058	/* RO: engine, 0xff = MMIO */
@@ -71,6 +76,10 @@
 #define QGPU_REG_FAULT_ADDR_HI		0x064
 #define QGPU_REG_FAULT_OFFSET		0x068	/* RO: ring or DMA-buffer offset */
 #define QGPU_REG_HAP_FAULT_COUNT	0x06c	/* RO: unmapped aperture accesses */
+#define QGPU_REG_FAULTQ_COUNT		0x070	/* RO: records queued, 0..DEPTH */
+#define QGPU_REG_FAULTQ_POP		0x074	/* WO: 1 = remove the oldest record */
+#define QGPU_REG_FAULTQ_LOST		0x078	/* RO: faults not queued (queue full) */
+#define QGPU_FAULTQ_DEPTH		64
 
 #define QGPU_FAULT_NONE			0
 #define QGPU_FAULT_BAD_OPCODE		1
@@ -105,6 +114,11 @@
 #define QGPU_HAP_CMD_MAP		1
 #define QGPU_HAP_CMD_UNMAP		2
 #define QGPU_REG_HAP_MAPPED		0x0b4	/* RO: pages currently mapped */
+
+/* Per-context fault state */
+#define QGPU_REG_CTX_SEL		0x0b8	/* RW: context id for CTX_STATUS */
+#define QGPU_REG_CTX_STATUS		0x0bc	/* RO: QGPU_CTX_STATUS_* of CTX_SEL */
+#define QGPU_CTX_STATUS_FAULTED		(1u << 0)	/* EXECs skipped until CTX_CLEAR */
 
 /* Device counters (RO, 64-bit) */
 #define QGPU_REG_CYCLES_LO		0x0c0	/* device work units executed */
@@ -173,6 +187,8 @@
 #define QGPU_CMD_EXEC_LEN		6
 #define QGPU_CMD_CTX_CLEAR		0x21	/* ctx */
 #define QGPU_CMD_CTX_CLEAR_LEN		2
+#define QGPU_CMD_CTX_UNBIND		0x22	/* ctx, first slot, count */
+#define QGPU_CMD_CTX_UNBIND_LEN		4
 
 /* DMA-buffer commands (inside EXEC) */
 #define QGPU_DMA_NOP			0x00

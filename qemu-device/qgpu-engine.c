@@ -150,6 +150,8 @@ static uint32_t qgpu_fixed_len(unsigned n, uint32_t op)
             return QGPU_CMD_EXEC_LEN;
         case QGPU_CMD_CTX_CLEAR:
             return QGPU_CMD_CTX_CLEAR_LEN;
+        case QGPU_CMD_CTX_UNBIND:
+            return QGPU_CMD_CTX_UNBIND_LEN;
         }
     }
     return 0;
@@ -182,12 +184,16 @@ static void qgpu_exec_advance(QGPUState *s, QGPUEngine *e)
     qgpu_count_cmd(s, e);
 }
 
-/* A DMA-buffer command faulted: record, abandon the buffer, go on. */
+/*
+ * A DMA-buffer command faulted: record, invalidate the context, abandon the
+ * buffer, go on.
+ */
 static void qgpu_exec_fault(QGPUState *s, unsigned n, int fault,
                             uint64_t addr)
 {
     QGPUEngine *e = &s->eng[n];
 
+    qgpu_render_ctx_fault(s, e->exec.ctx);
     qgpu_record_fault(s, fault, n, e->exec.ctx, addr, e->exec.cur);
     memset(&e->job, 0, sizeof(e->job));
     memset(&e->exec, 0, sizeof(e->exec));
@@ -281,6 +287,7 @@ static void qgpu_ring_fetch(QGPUState *s, unsigned n)
         break;
     case QGPU_CMD_EXEC:
     case QGPU_CMD_CTX_CLEAR:
+    case QGPU_CMD_CTX_UNBIND:
         fault = qgpu_render_ring_cmd(s, e, op, dw, &fault_addr, &fault_ctx);
         break;
     default:
@@ -289,6 +296,10 @@ static void qgpu_ring_fetch(QGPUState *s, unsigned n)
         break;
     }
     if (fault) {
+        if (op == QGPU_CMD_EXEC) {
+            /* a bad EXEC invalidates its context too (if there is one) */
+            qgpu_render_ctx_fault(s, fault_ctx);
+        }
         qgpu_ring_fault(s, n, fault, fault_ctx, fault_addr);
         return;
     }

@@ -1,9 +1,12 @@
 /*
  * qgpu: render engine (engine 1) -- EXEC of DMA buffers with per-context
- * slot tables (context save), CTX_CLEAR, and the DMA-buffer commands.
+ * slot tables (context save), CTX_CLEAR, CTX_UNBIND, and the DMA-buffer
+ * commands.
  *
  * A fault inside a DMA buffer is recorded, abandons the rest of that buffer
- * and the ring continues with its next command.
+ * and the ring continues with its next command. Any fault of an EXEC also
+ * invalidates its context: the slot table is cleared and the context is
+ * marked faulted, and every later EXEC of it is skipped until CTX_CLEAR.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -25,11 +28,32 @@ static QGPUSlot *qgpu_slot(QGPUState *s, uint32_t ctx, uint32_t slot)
     return &s->slots[(size_t)ctx * s->max_slots + slot];
 }
 
+static void qgpu_ctx_unbind(QGPUState *s, uint32_t ctx, uint32_t first,
+                            uint32_t count)
+{
+    memset(qgpu_slot(s, ctx, first), 0, sizeof(QGPUSlot) * count);
+}
+
 void qgpu_render_reset(QGPUState *s)
 {
     if (s->slots) {
         memset(s->slots, 0,
                sizeof(QGPUSlot) * s->max_slots * (size_t)s->max_contexts);
+    }
+    if (s->ctx_faulted) {
+        memset(s->ctx_faulted, 0, sizeof(bool) * s->max_contexts);
+    }
+}
+
+/*
+ * A fault was recorded for an EXEC of @ctx: the driver's idea of the slot
+ * table is now wrong, so no later EXEC of the context may use any binding.
+ */
+void qgpu_render_ctx_fault(QGPUState *s, uint32_t ctx)
+{
+    if (ctx < s->max_contexts) {
+        qgpu_ctx_unbind(s, ctx, 0, s->max_slots);
+        s->ctx_faulted[ctx] = true;
     }
 }
 
@@ -71,7 +95,25 @@ int qgpu_render_ring_cmd(QGPUState *s, QGPUEngine *e, uint32_t op,
         return QGPU_FAULT_BAD_CONTEXT;
     }
     if (op == QGPU_CMD_CTX_CLEAR) {
-        memset(qgpu_slot(s, ctx, 0), 0, sizeof(QGPUSlot) * s->max_slots);
+        qgpu_ctx_unbind(s, ctx, 0, s->max_slots);
+        s->ctx_faulted[ctx] = false;
+        return QGPU_FAULT_NONE;
+    }
+    if (op == QGPU_CMD_CTX_UNBIND) {
+        uint32_t first = dw[2], count = dw[3];
+
+        if ((uint64_t)first + count > s->max_slots) {
+            *fault_ctx = ctx;
+            *fault_addr = first;
+            return QGPU_FAULT_BAD_SLOT;
+        }
+        if (count) {
+            qgpu_ctx_unbind(s, ctx, first, count);
+        }
+        return QGPU_FAULT_NONE;
+    }
+    if (s->ctx_faulted[ctx]) {
+        /* skipped whole: nothing runs, nothing is checked or recorded */
         return QGPU_FAULT_NONE;
     }
 

@@ -51,16 +51,52 @@ void qgpu_raise_irq(QGPUState *s, uint32_t bits)
     qgpu_update_irq(s);
 }
 
+/*
+ * Every fault is counted and raises INT_FAULT; its record goes to the tail
+ * of the fault queue, or, when the queue is full, only FAULTQ_LOST counts it.
+ */
 void qgpu_record_fault(QGPUState *s, uint32_t reason, uint32_t engine,
                        uint32_t context, uint64_t addr, uint32_t offset)
 {
     s->fault_count++;
-    s->fault_reason = reason;
-    s->fault_engine = engine;
-    s->fault_context = context;
-    s->fault_addr = addr;
-    s->fault_offset = offset;
+    if (s->faultq_len < QGPU_FAULTQ_DEPTH) {
+        QGPUFault *f = &s->faultq[(s->faultq_head + s->faultq_len) %
+                                  QGPU_FAULTQ_DEPTH];
+
+        f->reason = reason;
+        f->engine = engine;
+        f->context = context;
+        f->addr = addr;
+        f->offset = offset;
+        s->faultq_len++;
+    } else {
+        s->faultq_lost++;
+    }
     qgpu_raise_irq(s, QGPU_INT_FAULT);
+}
+
+/* The oldest queued record; all zero when the queue is empty. */
+static QGPUFault qgpu_fault_oldest(QGPUState *s)
+{
+    QGPUFault none = { 0 };
+
+    return s->faultq_len ? s->faultq[s->faultq_head] : none;
+}
+
+static void qgpu_fault_pop(QGPUState *s)
+{
+    if (s->faultq_len) {
+        s->faultq_head = (s->faultq_head + 1) % QGPU_FAULTQ_DEPTH;
+        s->faultq_len--;
+    }
+}
+
+static uint32_t qgpu_ctx_status(QGPUState *s)
+{
+    if (s->ctx_sel >= s->max_contexts) {
+        return 0;
+    }
+    return s->ctx_faulted[s->ctx_sel] ? QGPU_CTX_STATUS_FAULTED : 0;
 }
 
 static void qgpu_mmio_fault(QGPUState *s, uint32_t reason, uint64_t addr,
@@ -82,11 +118,11 @@ static void qgpu_device_reset(QGPUState *s)
     s->int_mask = 0;
     s->gart_base = 0;
     s->gart_ctrl = 0;
-    s->fault_reason = QGPU_FAULT_NONE;
-    s->fault_engine = 0;
-    s->fault_context = QGPU_NO_CONTEXT;
-    s->fault_addr = 0;
-    s->fault_offset = 0;
+    memset(s->faultq, 0, sizeof(s->faultq));
+    s->faultq_head = 0;
+    s->faultq_len = 0;
+    s->faultq_lost = 0;
+    s->ctx_sel = 0;
     qgpu_update_irq(s);
 }
 
@@ -100,7 +136,7 @@ static void qgpu_qdev_reset(DeviceState *dev)
 static uint32_t qgpu_caps(QGPUState *s)
 {
     uint32_t caps = QGPU_CAP_FENCE | QGPU_CAP_PAGING | QGPU_CAP_RENDER |
-                    QGPU_CAP_CTX_SAVE;
+                    QGPU_CAP_CTX_SAVE | QGPU_CAP_FAULT_QUEUE;
 
     if (s->gart_size) {
         caps |= QGPU_CAP_GART;
@@ -113,6 +149,7 @@ static uint32_t qgpu_caps(QGPUState *s)
 
 static uint32_t qgpu_reg_read(QGPUState *s, hwaddr addr)
 {
+    QGPUFault f = qgpu_fault_oldest(s);
     uint64_t cycles;
     bool ok;
 
@@ -161,19 +198,23 @@ static uint32_t qgpu_reg_read(QGPUState *s, hwaddr addr)
     case QGPU_REG_FAULT_COUNT:
         return s->fault_count;
     case QGPU_REG_FAULT_REASON:
-        return s->fault_reason;
+        return f.reason;
     case QGPU_REG_FAULT_ENGINE:
-        return s->fault_engine;
+        return f.engine;
     case QGPU_REG_FAULT_CONTEXT:
-        return s->fault_context;
+        return f.context;
     case QGPU_REG_FAULT_ADDR_LO:
-        return s->fault_addr;
+        return f.addr;
     case QGPU_REG_FAULT_ADDR_HI:
-        return s->fault_addr >> 32;
+        return f.addr >> 32;
     case QGPU_REG_FAULT_OFFSET:
-        return s->fault_offset;
+        return f.offset;
     case QGPU_REG_HAP_FAULT_COUNT:
         return s->hap_fault_count;
+    case QGPU_REG_FAULTQ_COUNT:
+        return s->faultq_len;
+    case QGPU_REG_FAULTQ_LOST:
+        return s->faultq_lost;
     case QGPU_REG_GART_BASE_LO:
         return s->gart_base;
     case QGPU_REG_GART_BASE_HI:
@@ -190,6 +231,10 @@ static uint32_t qgpu_reg_read(QGPUState *s, hwaddr addr)
         return s->hap_vram_page >> 32;
     case QGPU_REG_HAP_MAPPED:
         return s->hap_mapped;
+    case QGPU_REG_CTX_SEL:
+        return s->ctx_sel;
+    case QGPU_REG_CTX_STATUS:
+        return qgpu_ctx_status(s);
     case QGPU_REG_CYCLES_LO:
     case QGPU_REG_CYCLES_HI:
         cycles = s->work_cmds + s->work_bytes / 64;
@@ -251,6 +296,15 @@ static bool qgpu_reg_write(QGPUState *s, hwaddr addr, uint32_t val)
             return false;
         }
         qgpu_hap_cmd(s, val);
+        return true;
+    case QGPU_REG_FAULTQ_POP:
+        if (val != 1) {
+            return false;
+        }
+        qgpu_fault_pop(s);
+        return true;
+    case QGPU_REG_CTX_SEL:
+        s->ctx_sel = val;
         return true;
     default:
         return false;           /* unknown or read-only */
@@ -409,6 +463,7 @@ static void qgpu_realize(PCIDevice *pdev, Error **errp)
     }
 
     s->slots = g_new0(QGPUSlot, (size_t)s->max_slots * s->max_contexts);
+    s->ctx_faulted = g_new0(bool, s->max_contexts);
     qgpu_engine_init(s);
     qgpu_device_reset(s);
 }
@@ -464,6 +519,8 @@ static void qgpu_instance_finalize(Object *obj)
     s->vram_fd = -1;
     g_free(s->slots);
     s->slots = NULL;
+    g_free(s->ctx_faulted);
+    s->ctx_faulted = NULL;
 }
 
 static Property qgpu_properties[] = {

@@ -98,6 +98,15 @@ typedef struct QGPUEngine {
     uint64_t bytes;
 } QGPUEngine;
 
+/* One fault record (docs/hw-spec.md section 10) */
+typedef struct QGPUFault {
+    uint32_t reason;
+    uint32_t engine;
+    uint32_t context;
+    uint32_t offset;
+    uint64_t addr;
+} QGPUFault;
+
 typedef struct QGPUHapRun {
     struct rcu_head rcu;        /* must be first (call_rcu) */
     MemoryRegion mr;
@@ -142,12 +151,12 @@ struct QGPUState {
     uint64_t gart_base;
     uint32_t gart_ctrl;
 
-    uint32_t fault_count;
-    uint32_t fault_reason;
-    uint32_t fault_engine;
-    uint32_t fault_context;
-    uint64_t fault_addr;
-    uint32_t fault_offset;
+    uint32_t fault_count;       /* every fault recorded (FAULT_COUNT) */
+    QGPUFault faultq[QGPU_FAULTQ_DEPTH];        /* FIFO of fault records */
+    uint32_t faultq_head;       /* index of the oldest record */
+    uint32_t faultq_len;        /* records queued (FAULTQ_COUNT) */
+    uint32_t faultq_lost;       /* faults not queued (FAULTQ_LOST) */
+    uint32_t ctx_sel;           /* CTX_SEL */
 
     uint64_t work_cmds;         /* CYCLES = work_cmds + work_bytes / 64 */
     uint64_t work_bytes;
@@ -160,6 +169,7 @@ struct QGPUState {
 
     /* render engine context save: max_contexts x max_slots */
     QGPUSlot *slots;
+    bool *ctx_faulted;          /* per context: EXECs skipped until CLEAR */
 };
 
 /* qgpu.c */
@@ -219,6 +229,7 @@ int qgpu_render_ring_cmd(QGPUState *s, QGPUEngine *e, uint32_t op,
                          uint32_t *fault_ctx);
 int qgpu_render_step(QGPUState *s, QGPUEngine *e, int64_t *budget,
                      uint64_t *fault_addr);
+void qgpu_render_ctx_fault(QGPUState *s, uint32_t ctx);
 bool qgpu_render_wait_check(QGPUState *s, QGPUEngine *e, int *fault,
                             uint64_t *fault_addr);
 int qgpu_alu_run(QGPUState *s, QGPUJob *job, QGPUEngine *e,

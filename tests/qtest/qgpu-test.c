@@ -268,6 +268,16 @@ static void cmd_ctx_clear(QGPU *g, uint32_t ctx)
     emit(g, 1, c, ARRAY_SIZE(c));
 }
 
+static void cmd_ctx_unbind(QGPU *g, int n, uint32_t ctx, uint32_t first,
+                           uint32_t count)
+{
+    uint32_t c[] = {
+        QGPU_CMD_HDR(QGPU_CMD_CTX_UNBIND, 0, QGPU_CMD_CTX_UNBIND_LEN),
+        ctx, first, count,
+    };
+    emit(g, n, c, ARRAY_SIZE(c));
+}
+
 /* VRAM through BAR2 */
 static uint32_t vram_rd(QGPU *g, uint64_t off)
 {
@@ -279,8 +289,38 @@ static void vram_wr(QGPU *g, uint64_t off, uint32_t v)
     qpci_io_writel(g->dev, g->bar2, off, v);
 }
 
+/* Fault queue: remove the oldest record */
+static void fault_pop(QGPU *g)
+{
+    wr(g, QGPU_REG_FAULTQ_POP, 1);
+}
+
+/*
+ * Pop every record but the newest, so that the fault registers show the
+ * latest fault (what tests written for version 1.0 check).
+ */
+static void fault_latest(QGPU *g)
+{
+    int i;
+
+    for (i = 0; i < QGPU_FAULTQ_DEPTH && rd(g, QGPU_REG_FAULTQ_COUNT) > 1;
+         i++) {
+        fault_pop(g);
+    }
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), <=, 1);
+}
+
+static bool ctx_faulted(QGPU *g, uint32_t ctx)
+{
+    wr(g, QGPU_REG_CTX_SEL, ctx);
+    return rd(g, QGPU_REG_CTX_STATUS) & QGPU_CTX_STATUS_FAULTED;
+}
+
+/* The latest fault is @reason on engine @n, and @count were recorded. */
 static void expect_fault(QGPU *g, int n, uint32_t reason, uint32_t count)
 {
+    fault_latest(g);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), ==, 1);
     g_assert_cmpuint(rd(g, QGPU_REG_FAULT_REASON), ==, reason);
     g_assert_cmpuint(rd(g, QGPU_REG_FAULT_ENGINE), ==, n);
     g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, count);
@@ -335,6 +375,15 @@ static void check_identity(const char *props, uint64_t vram, uint64_t vis,
     g_assert_cmpuint(g->bar4_size, ==, hap);
     g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
     g_assert_cmpuint(rd(g, QGPU_REG_INT_STATUS), ==, 0);
+    /* 1.1: fault queue, empty */
+    g_assert_cmphex(rd(g, QGPU_REG_VERSION), ==, 0x00010001);
+    g_assert_cmphex(caps & QGPU_CAP_FAULT_QUEUE, ==, QGPU_CAP_FAULT_QUEUE);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), ==, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_LOST), ==, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_REASON), ==, QGPU_FAULT_NONE);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_CONTEXT), ==, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_CTX_SEL), ==, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_CTX_STATUS), ==, 0);
     qgpu_stop(g);
 }
 
@@ -399,7 +448,13 @@ static void test_scratch(void)
     wr(g, QGPU_REG_ID, 0);
     g_assert_cmphex(rd(g, QGPU_REG_ID), ==, QGPU_ID_MAGIC);
     g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 3);
+    /* the queue holds all three, oldest first */
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), ==, 3);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_ADDR_LO), ==, QGPU_REG_SCRATCH);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_OFFSET), ==, 2);
+    fault_latest(g);
     g_assert_cmpuint(rd(g, QGPU_REG_FAULT_ADDR_LO), ==, QGPU_REG_ID);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_OFFSET), ==, 4);
     g_assert_cmpuint(rd(g, QGPU_REG_INT_STATUS), ==, QGPU_INT_FAULT);
     /* unknown registers read 0 */
     g_assert_cmphex(rd(g, 0x800), ==, 0);
@@ -413,6 +468,8 @@ static void test_scratch(void)
     g_assert_cmphex(rd(g, QGPU_REG_INT_STATUS), ==, 0);
     g_assert_cmphex(rd(g, QGPU_REG_INT_MASK), ==, 0);
     g_assert_cmphex(rd(g, QGPU_REG_FAULT_REASON), ==, 0);
+    g_assert_cmphex(rd(g, QGPU_REG_FAULT_ADDR_LO), ==, 0);
+    g_assert_cmphex(rd(g, QGPU_REG_FAULTQ_COUNT), ==, 0);
     g_assert_cmphex(rd(g, QGPU_REG_FAULT_COUNT), ==, 3);
     g_assert_cmphex(erd(g, 0, QGPU_ENG_CTRL), ==, 0);
     g_assert_cmphex(erd(g, 0, QGPU_ENG_RING_SIZE), ==, 0);
@@ -613,6 +670,7 @@ static void test_ring_faults(void)
     engine_reset(g, 0);
     cmd_fence(g, 1, UINT64_MAX - 7, 1, false);     /* sys, last 8 bytes */
     run(g, 1);
+    fault_latest(g);
     g_assert_cmpuint(rd(g, QGPU_REG_FAULT_REASON), ==, QGPU_FAULT_DMA_ERROR);
     ++faults;
     engine_reset(g, 1);
@@ -1076,6 +1134,7 @@ static void test_hap(void)
     g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 4);
     g_assert_cmpuint(rd(g, QGPU_REG_HAP_MAPPED), ==, 3);
     wr(g, QGPU_REG_HAP_CMD, 7);                     /* unknown command */
+    fault_latest(g);
     g_assert_cmpuint(rd(g, QGPU_REG_FAULT_REASON), ==,
                      QGPU_FAULT_BAD_REGISTER);
 
@@ -1328,12 +1387,21 @@ static void test_render_faults(void)
     g_assert_cmphex(vram_rd(g, 0x1000f0), ==, 0);
     g_assert_cmphex(vram_rd(g, 0x100008), ==, 0);
     wr(g, QGPU_REG_INT_ACK, QGPU_INT_ALL);
+    /* the fault invalidated context 2 */
+    g_assert_true(ctx_faulted(g, 2));
+    g_assert_false(ctx_faulted(g, 1));
 
-    /* DMA-buffer faults: each abandons its buffer, the ring goes on */
+    /*
+     * DMA-buffer faults: each abandons its buffer, the ring goes on, and
+     * the context is left faulted. Each case starts from a CTX_CLEAR and
+     * binds slot 0 first.
+     */
 #define DMA_FAULT(reason_, ...) do {                                \
         b->n = 0;                                                   \
+        dma_bind(b, 0, 0x100000, 0x100);                            \
         __VA_ARGS__;                                                \
         dma_put(g, DMABUF, b);                                      \
+        cmd_ctx_clear(g, 2);                                        \
         cmd_exec(g, 2, SYS(DMABUF), 0, b->n * 4);                   \
         cmd_fence(g, 1, SYS(FENCE_MEM), faults + 100, false);       \
         run(g, 1);                                                  \
@@ -1341,6 +1409,7 @@ static void test_render_faults(void)
         g_assert_cmpuint(qtest_readq(g->qts, FENCE_MEM), ==,        \
                          faults - 1 + 100);                         \
         g_assert_cmphex(erd(g, 1, QGPU_ENG_STATUS), ==, 0);         \
+        g_assert_true(ctx_faulted(g, 2));                           \
     } while (0)
 
     DMA_FAULT(QGPU_FAULT_BAD_SLOT, dma(b, QGPU_DMA_FILL, 0, 4, 8, 0, 4, 0));
@@ -1384,26 +1453,32 @@ static void test_render_faults(void)
     run(g, 1);
     expect_fault(g, 1, QGPU_FAULT_BAD_CONTEXT, ++faults);
     engine_reset(g, 1);
+    /* bad EXEC parameters also leave the (valid) context faulted */
+#define EXEC_FAULT(reason_, buf_, start_, end_) do {                \
+        cmd_ctx_clear(g, 0);                                        \
+        cmd_exec(g, 0, buf_, start_, end_);                         \
+        run(g, 1);                                                  \
+        expect_fault(g, 1, reason_, ++faults);                      \
+        g_assert_cmpuint(rd(g, QGPU_REG_FAULT_CONTEXT), ==, 0);     \
+        g_assert_cmphex(erd(g, 1, QGPU_ENG_STATUS), ==,             \
+                        QGPU_ENG_STATUS_HALTED);                    \
+        g_assert_true(ctx_faulted(g, 0));                           \
+        engine_reset(g, 1);                                         \
+    } while (0)
+
+    EXEC_FAULT(QGPU_FAULT_BAD_ALIGN, SYS(DMABUF), 0, 2);
+    EXEC_FAULT(QGPU_FAULT_BAD_LENGTH, SYS(DMABUF), 8, 4);
+    EXEC_FAULT(QGPU_FAULT_BAD_LENGTH, SYS(DMABUF), 0, 2 * MiB);
+    EXEC_FAULT(QGPU_FAULT_BAD_ADDRESS, 64 * MiB - 8, 0, 16);
+    EXEC_FAULT(QGPU_FAULT_BAD_ADDRESS, UINT64_MAX - 3, 8, 16);
+#undef EXEC_FAULT
+    /* an EXEC of the faulted context is skipped, bad parameters or not */
     cmd_exec(g, 0, SYS(DMABUF), 0, 2);
+    cmd_fence(g, 1, SYS(FENCE_MEM), 0x5ca1ab1e, false);
     run(g, 1);
-    expect_fault(g, 1, QGPU_FAULT_BAD_ALIGN, ++faults);
-    engine_reset(g, 1);
-    cmd_exec(g, 0, SYS(DMABUF), 8, 4);
-    run(g, 1);
-    expect_fault(g, 1, QGPU_FAULT_BAD_LENGTH, ++faults);
-    engine_reset(g, 1);
-    cmd_exec(g, 0, SYS(DMABUF), 0, 2 * MiB);
-    run(g, 1);
-    expect_fault(g, 1, QGPU_FAULT_BAD_LENGTH, ++faults);
-    engine_reset(g, 1);
-    cmd_exec(g, 0, 64 * MiB - 8, 0, 16);
-    run(g, 1);
-    expect_fault(g, 1, QGPU_FAULT_BAD_ADDRESS, ++faults);
-    engine_reset(g, 1);
-    cmd_exec(g, 0, UINT64_MAX - 3, 8, 16);
-    run(g, 1);
-    expect_fault(g, 1, QGPU_FAULT_BAD_ADDRESS, ++faults);
-    engine_reset(g, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, faults);
+    g_assert_cmphex(erd(g, 1, QGPU_ENG_STATUS), ==, 0);
+    g_assert_cmphex(qtest_readq(g->qts, FENCE_MEM), ==, 0x5ca1ab1e);
     g_free(b);
     qgpu_stop(g);
 }
@@ -1551,6 +1626,536 @@ static void test_render_gart_copy(void)
     qgpu_stop(g);
 }
 
+/* ---- fault queue and context invalidation (version 1.1) ---- */
+
+#define NO_CONTEXT 0xffffffffu
+
+/* Two faults before any is handled: both kept, in order; POP drains. */
+static void test_fault_queue(void)
+{
+    QGPU *g = qgpu_start("max-slots=8,max-contexts=4");
+    DmaBuf *b = g_new0(DmaBuf, 1);
+    uint32_t reg, i;
+
+    /* context 1: BAD_SLOT (slot 5) at offset 4; context 2: SLOT_BOUNDS */
+    dma(b, QGPU_DMA_NOP, 0, 0);
+    dma(b, QGPU_DMA_FILL, 0, 4, 5, 0, 4, 0);
+    dma_put(g, DMABUF, b);
+    cmd_exec(g, 1, SYS(DMABUF), 0, b->n * 4);
+    b->n = 0;
+    dma_bind(b, 0, 0x10000, 0x100);
+    dma(b, QGPU_DMA_FILL, 0, 4, 0, 0xfc, 8, 0);
+    dma_put(g, DMABUF + 0x1000, b);
+    cmd_exec(g, 2, SYS(DMABUF + 0x1000), 0, b->n * 4);
+    run(g, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 2);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), ==, 2);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_LOST), ==, 0);
+    g_assert_cmphex(rd(g, QGPU_REG_INT_STATUS), ==, QGPU_INT_FAULT);
+
+    /* the oldest first: context 1's; reading does not pop */
+    for (i = 0; i < 2; i++) {
+        g_assert_cmpuint(rd(g, QGPU_REG_FAULT_REASON), ==,
+                         QGPU_FAULT_BAD_SLOT);
+        g_assert_cmpuint(rd(g, QGPU_REG_FAULT_ENGINE), ==, 1);
+        g_assert_cmpuint(rd(g, QGPU_REG_FAULT_CONTEXT), ==, 1);
+        g_assert_cmphex(rd64(g, QGPU_REG_FAULT_ADDR_LO), ==, 5);
+        g_assert_cmpuint(rd(g, QGPU_REG_FAULT_OFFSET), ==, 4);
+        g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), ==, 2);
+    }
+    /* a driver acks INT_FAULT, then pops until the queue is empty */
+    wr(g, QGPU_REG_INT_ACK, QGPU_INT_FAULT);
+    fault_pop(g);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), ==, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_REASON), ==,
+                     QGPU_FAULT_SLOT_BOUNDS);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_ENGINE), ==, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_CONTEXT), ==, 2);
+    g_assert_cmphex(rd64(g, QGPU_REG_FAULT_ADDR_LO), ==, 0xfc);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_OFFSET), ==, QGPU_DMA_BIND_LEN * 4);
+    fault_pop(g);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), ==, 0);
+    for (reg = QGPU_REG_FAULT_REASON; reg <= QGPU_REG_FAULT_OFFSET;
+         reg += 4) {
+        g_assert_cmphex(rd(g, reg), ==, 0);
+    }
+    /* POP on an empty queue does nothing; POP reads 0 */
+    fault_pop(g);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), ==, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 2);
+    g_assert_cmphex(rd(g, QGPU_REG_FAULTQ_POP), ==, 0);
+    g_assert_cmphex(rd(g, QGPU_REG_INT_STATUS), ==, 0);
+    g_assert_true(ctx_faulted(g, 1));
+    g_assert_true(ctx_faulted(g, 2));
+    g_assert_false(ctx_faulted(g, 0));
+    g_assert_false(ctx_faulted(g, 3));
+
+    /* POP with any other value: BAD_REGISTER, nothing removed */
+    wr(g, QGPU_REG_FAULTQ_POP, 2);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 3);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), ==, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_REASON), ==,
+                     QGPU_FAULT_BAD_REGISTER);
+    g_assert_cmphex(rd(g, QGPU_REG_FAULT_ENGINE), ==, QGPU_FAULT_ENGINE_MMIO);
+    g_assert_cmphex(rd(g, QGPU_REG_FAULT_CONTEXT), ==, NO_CONTEXT);
+    g_assert_cmphex(rd64(g, QGPU_REG_FAULT_ADDR_LO), ==, QGPU_REG_FAULTQ_POP);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_OFFSET), ==, 4);
+    g_assert_cmphex(rd(g, QGPU_REG_INT_STATUS), ==, QGPU_INT_FAULT);
+    wr(g, QGPU_REG_FAULTQ_POP, 0);
+    wr(g, QGPU_REG_FAULTQ_POP, 0xffffffff);
+    qpci_io_writeb(g->dev, g->bar0, QGPU_REG_FAULTQ_POP, 1);
+    /* the read-only ones refuse writes */
+    wr(g, QGPU_REG_FAULTQ_COUNT, 0);
+    wr(g, QGPU_REG_FAULTQ_LOST, 5);
+    wr(g, QGPU_REG_CTX_STATUS, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 9);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), ==, 7);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_LOST), ==, 0);
+    g_assert_true(ctx_faulted(g, 1));
+    fault_latest(g);
+    g_assert_cmphex(rd64(g, QGPU_REG_FAULT_ADDR_LO), ==, QGPU_REG_CTX_STATUS);
+    fault_pop(g);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), ==, 0);
+
+    /* CTX_SEL reads back; out-of-range contexts read status 0 */
+    wr(g, QGPU_REG_CTX_SEL, 0xffffffff);
+    g_assert_cmphex(rd(g, QGPU_REG_CTX_SEL), ==, 0xffffffff);
+    g_assert_cmphex(rd(g, QGPU_REG_CTX_STATUS), ==, 0);
+    g_assert_false(ctx_faulted(g, 4));
+    g_assert_cmphex(rd(g, QGPU_REG_CTX_SEL), ==, 4);
+
+    /* device reset: queue, LOST and context state cleared, count kept */
+    wr(g, QGPU_REG_FAULTQ_POP, 2);
+    wr(g, QGPU_REG_CTX_SEL, 1);
+    wr(g, QGPU_REG_RESET, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), ==, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_REASON), ==, QGPU_FAULT_NONE);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 10);
+    g_assert_cmpuint(rd(g, QGPU_REG_CTX_SEL), ==, 0);
+    for (i = 0; i < 4; i++) {
+        g_assert_false(ctx_faulted(g, i));
+    }
+    g_free(b);
+    qgpu_stop(g);
+}
+
+/* 70 faults into a queue of 64: 6 lost, but no context is. */
+static void test_fault_overflow(void)
+{
+    QGPU *g = qgpu_start("max-contexts=80");
+    DmaBuf *b = g_new0(DmaBuf, 1);
+    uint32_t c, n;
+
+    g_assert_cmpuint(QGPU_FAULTQ_DEPTH, ==, 64);
+    dma(b, QGPU_DMA_NOP, 0, 0);
+    dma(b, QGPU_DMA_FILL, 0, 4, 0, 0, 4, 0);        /* slot 0 unbound */
+    dma_put(g, DMABUF, b);
+    for (c = 0; c < 70; c++) {
+        cmd_exec(g, c, SYS(DMABUF), 0, b->n * 4);
+    }
+    cmd_fence(g, 1, SYS(FENCE_MEM), 70, false);
+    run(g, 1);
+    g_assert_cmpuint(qtest_readq(g->qts, FENCE_MEM), ==, 70);
+    g_assert_cmphex(erd(g, 1, QGPU_ENG_STATUS), ==, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 70);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), ==, QGPU_FAULTQ_DEPTH);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_LOST), ==, 6);
+    g_assert_cmphex(rd(g, QGPU_REG_INT_STATUS), ==, QGPU_INT_FAULT);
+    /* every faulting context is marked, queued or not */
+    for (c = 0; c < 80; c++) {
+        g_assert_cmpuint(ctx_faulted(g, c), ==, c < 70);
+    }
+    /* the queue holds the first 64, in order */
+    for (c = 0; c < QGPU_FAULTQ_DEPTH; c++) {
+        g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), ==,
+                         QGPU_FAULTQ_DEPTH - c);
+        g_assert_cmpuint(rd(g, QGPU_REG_FAULT_REASON), ==,
+                         QGPU_FAULT_BAD_SLOT);
+        g_assert_cmpuint(rd(g, QGPU_REG_FAULT_CONTEXT), ==, c);
+        g_assert_cmpuint(rd(g, QGPU_REG_FAULT_OFFSET), ==, 4);
+        fault_pop(g);
+    }
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), ==, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_LOST), ==, 6);
+
+    /* room again: the next fault is queued, LOST keeps its value */
+    cmd_exec(g, 75, SYS(DMABUF), 0, b->n * 4);
+    run(g, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), ==, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_LOST), ==, 6);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 71);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_CONTEXT), ==, 75);
+
+    /* register faults overflow the same way; the queue wraps around */
+    for (n = 1; n < QGPU_FAULTQ_DEPTH + 3; n++) {
+        wr(g, QGPU_REG_ID, n);
+    }
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), ==, QGPU_FAULTQ_DEPTH);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_LOST), ==, 9);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 71 + 66);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_CONTEXT), ==, 75);
+    fault_pop(g);
+    g_assert_cmphex(rd(g, QGPU_REG_FAULT_ENGINE), ==, QGPU_FAULT_ENGINE_MMIO);
+    wr(g, QGPU_REG_ID, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), ==, QGPU_FAULTQ_DEPTH);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_LOST), ==, 9);
+
+    /* reset clears the queue, LOST and every context's state */
+    wr(g, QGPU_REG_RESET, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), ==, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_LOST), ==, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 71 + 67);
+    for (c = 0; c < 80; c++) {
+        g_assert_false(ctx_faulted(g, c));
+    }
+    g_free(b);
+    qgpu_stop(g);
+}
+
+/*
+ * After a fault of context 3, every EXEC of it is skipped whole (nothing
+ * runs, nothing faults) until CTX_CLEAR; other contexts are not affected.
+ * No EXEC after the fault can use a slot bound before it.
+ */
+static void test_ctx_fault_skip(void)
+{
+    QGPU *g = qgpu_start("max-slots=8,max-contexts=8");
+    DmaBuf *b = g_new0(DmaBuf, 1);
+    uint64_t buf_a = DMABUF, buf_b = DMABUF + 0x100, buf_c = DMABUF + 0x200;
+    uint64_t buf_d = DMABUF + 0x300, buf_e = DMABUF + 0x400;
+    uint64_t buf_f = DMABUF + 0x500;
+    uint32_t len_a, len_b, len_c, len_d, len_e, len_f, fault_at;
+    uint64_t cmds0;
+
+    /* A (context 3): bind slots 0 and 1, fill through slot 0 */
+    dma_bind(b, 0, 0x10000, 0x1000);
+    dma_bind(b, 1, 0x20000, 0x1000);
+    dma(b, QGPU_DMA_FILL, 0, 4, 0, 0, 16, 0xa1a1a1a1);
+    dma_put(g, buf_a, b);
+    len_a = b->n * 4;
+    /* B (context 3): a FILL that works, then one through unbound slot 6 */
+    b->n = 0;
+    dma(b, QGPU_DMA_FILL, 0, 4, 0, 16, 16, 0xb2b2b2b2);
+    fault_at = b->n * 4;
+    dma(b, QGPU_DMA_FILL, 0, 4, 6, 0, 4, 0);
+    dma_put(g, buf_b, b);
+    len_b = b->n * 4;
+    /* C: fills through slots 1 and 0, then a command that would fault */
+    b->n = 0;
+    dma(b, QGPU_DMA_FILL, 0, 4, 1, 0, 16, 0xc3c3c3c3);
+    dma(b, QGPU_DMA_FILL, 0, 4, 0, 32, 16, 0xc3c3c3c3);
+    dma(b, QGPU_DMA_FILL, 0, 4, 7, 0, 4, 0);
+    dma_put(g, buf_c, b);
+    len_c = b->n * 4;
+    /* D (context 4): bind slot 0 */
+    b->n = 0;
+    dma_bind(b, 0, 0x30000, 0x1000);
+    dma_put(g, buf_d, b);
+    len_d = b->n * 4;
+    /* E: fill through slot 0 */
+    b->n = 0;
+    dma(b, QGPU_DMA_FILL, 0, 4, 0, 0, 16, 0xd4d4d4d4);
+    dma_put(g, buf_e, b);
+    len_e = b->n * 4;
+    /* F: bind slot 1 anew, fill through it */
+    b->n = 0;
+    dma_bind(b, 1, 0x40000, 0x1000);
+    dma(b, QGPU_DMA_FILL, 0, 4, 1, 0, 16, 0xf5f5f5f5);
+    dma_put(g, buf_f, b);
+    len_f = b->n * 4;
+
+    cmds0 = rd64(g, QGPU_ENGINE_BASE(1) + QGPU_ENG_CMDS_LO);
+    cmd_exec(g, 3, SYS(buf_a), 0, len_a);
+    cmd_exec(g, 4, SYS(buf_d), 0, len_d);
+    cmd_exec(g, 3, SYS(buf_b), 0, len_b);
+    cmd_exec(g, 3, SYS(buf_c), 0, len_c);           /* skipped */
+    cmd_exec(g, 3, SYS(buf_c), 2, len_c);           /* skipped, bad align */
+    cmd_exec(g, 3, SYS(buf_f), 0, len_f);           /* skipped */
+    cmd_exec(g, 4, SYS(buf_e), 0, len_e);
+    cmd_fence(g, 1, SYS(FENCE_MEM), 7, false);
+    run(g, 1);
+    g_assert_cmpuint(qtest_readq(g->qts, FENCE_MEM), ==, 7);
+    g_assert_cmphex(erd(g, 1, QGPU_ENG_STATUS), ==, 0);
+    g_assert_cmpuint(erd(g, 1, QGPU_ENG_RING_HEAD), ==, g->tail[1]);
+    /* one fault: B's; nothing of C or F ran */
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), ==, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_REASON), ==, QGPU_FAULT_BAD_SLOT);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_CONTEXT), ==, 3);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_OFFSET), ==, fault_at);
+    g_assert_cmphex(vram_rd(g, 0x10000), ==, 0xa1a1a1a1);
+    g_assert_cmphex(vram_rd(g, 0x10010), ==, 0xb2b2b2b2);
+    g_assert_cmphex(vram_rd(g, 0x10020), ==, 0);
+    g_assert_cmphex(vram_rd(g, 0x20000), ==, 0);
+    g_assert_cmphex(vram_rd(g, 0x40000), ==, 0);
+    /* context 4 kept its binding */
+    g_assert_cmphex(vram_rd(g, 0x30000), ==, 0xd4d4d4d4);
+    g_assert_true(ctx_faulted(g, 3));
+    g_assert_false(ctx_faulted(g, 4));
+    /*
+     * Commands: A 3 + 1, D 1 + 1, B 1 + 1 (an EXEC whose buffer faulted
+     * still completes), C, C, F skipped: 1 each, E 1 + 1, FENCE 1.
+     */
+    g_assert_cmpuint(rd64(g, QGPU_ENGINE_BASE(1) + QGPU_ENG_CMDS_LO) - cmds0,
+                     ==, 4 + 2 + 2 + 3 + 2 + 1);
+    fault_pop(g);
+
+    /* CTX_UNBIND does not end the faulted state */
+    cmd_ctx_unbind(g, 1, 3, 0, 8);
+    cmd_exec(g, 3, SYS(buf_f), 0, len_f);
+    run(g, 1);
+    g_assert_cmphex(vram_rd(g, 0x40000), ==, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 1);
+    g_assert_true(ctx_faulted(g, 3));
+
+    /* CTX_CLEAR does, with an empty table: slots 0 and 1 are unbound */
+    cmd_ctx_clear(g, 3);
+    cmd_exec(g, 3, SYS(buf_c), 0, len_c);
+    run(g, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 2);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_REASON), ==, QGPU_FAULT_BAD_SLOT);
+    g_assert_cmphex(rd64(g, QGPU_REG_FAULT_ADDR_LO), ==, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_OFFSET), ==, 0);
+    g_assert_cmphex(vram_rd(g, 0x20000), ==, 0);
+    fault_pop(g);
+    cmd_ctx_clear(g, 3);
+    cmd_exec(g, 3, SYS(buf_e), 0, len_e);
+    run(g, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 3);
+    g_assert_cmphex(rd64(g, QGPU_REG_FAULT_ADDR_LO), ==, 0);
+    g_assert_cmphex(vram_rd(g, 0x10000), ==, 0xa1a1a1a1);
+    fault_pop(g);
+
+    /* and work that binds its own slots runs again */
+    cmd_ctx_clear(g, 3);
+    cmd_exec(g, 3, SYS(buf_f), 0, len_f);
+    run(g, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 3);
+    g_assert_cmphex(vram_rd(g, 0x40000), ==, 0xf5f5f5f5);
+    g_assert_cmphex(vram_rd(g, 0x4000c), ==, 0xf5f5f5f5);
+    g_assert_false(ctx_faulted(g, 3));
+    g_free(b);
+    qgpu_stop(g);
+}
+
+/* Faults inside a chunked job and during a blocked WAIT invalidate too. */
+static void test_ctx_fault_job_wait(void)
+{
+    QGPU *g = qgpu_start(NULL);
+    DmaBuf *b = g_new0(DmaBuf, 1);
+    uint32_t wait_at;
+
+    /* GART page 0 -> SYSBUF; GART page 1 unmapped */
+    qtest_memset(g->qts, GART_TABLE, 0, 64 * 8);
+    wr(g, QGPU_REG_GART_BASE_LO, GART_TABLE);
+    wr(g, QGPU_REG_GART_CTRL, QGPU_GART_CTRL_ENABLE);
+    qtest_writeq(g->qts, PAGELIST, SYSBUF);
+    cmd_map_ap(g, 0, 1, SYS(PAGELIST));
+    run(g, 0);
+    fill_sys(g, SYSBUF, 4096, 5);
+
+    /* a COPY of two GART pages into VRAM faults on the second page */
+    dma_bind(b, 0, QGPU_GART_BASE, 2 * 4096);
+    dma_bind(b, 1, 0x100000, 2 * 4096);
+    dma(b, QGPU_DMA_COPY, 0, 5, 1, 0, 0, 0, 2 * 4096);
+    dma_put(g, DMABUF, b);
+    cmd_exec(g, 6, SYS(DMABUF), 0, b->n * 4);
+    run(g, 1);
+    expect_fault(g, 1, QGPU_FAULT_GART_UNMAPPED, 1);
+    g_assert_cmphex(rd64(g, QGPU_REG_FAULT_ADDR_LO), ==,
+                    QGPU_GART_BASE + 4096);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_CONTEXT), ==, 6);
+    check_vram(g, 0x100000, 4096, 5);
+    g_assert_true(ctx_faulted(g, 6));
+    fault_pop(g);
+
+    /* a WAIT whose memory goes away while it is blocked */
+    qtest_writeq(g->qts, SYSBUF, 0);
+    b->n = 0;
+    dma_bind(b, 0, QGPU_GART_BASE, 4096);
+    dma_bind(b, 1, 0x100000, 4096);
+    wait_at = b->n * 4;
+    dma(b, QGPU_DMA_WAIT, 0, 4, 0, 0, 1, 0);
+    dma(b, QGPU_DMA_FILL, 0, 4, 1, 0, 4, 0x77777777);
+    dma_put(g, DMABUF, b);
+    cmd_exec(g, 7, SYS(DMABUF), 0, b->n * 4);
+    cmd_fence(g, 1, SYS(FENCE_MEM), 9, false);
+    kick(g, 1);
+    qtest_clock_step(g->qts, 2 * 1000 * 1000);
+    g_assert_cmphex(erd(g, 1, QGPU_ENG_STATUS), ==, QGPU_ENG_STATUS_BUSY);
+    g_assert_false(ctx_faulted(g, 7));
+    wr(g, QGPU_REG_GART_CTRL, 0);
+    qtest_clock_step(g->qts, 2 * 1000 * 1000);
+    wait_idle(g, 1);
+    expect_fault(g, 1, QGPU_FAULT_GART_UNMAPPED, 2);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_CONTEXT), ==, 7);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_OFFSET), ==, wait_at);
+    g_assert_cmpuint(qtest_readq(g->qts, FENCE_MEM), ==, 9);
+    g_assert_cmphex(vram_rd(g, 0x100000), !=, 0x77777777);
+    g_assert_true(ctx_faulted(g, 7));
+    g_free(b);
+    qgpu_stop(g);
+}
+
+/* CTX_UNBIND clears exactly [first, first + count) of one context. */
+static void test_ctx_unbind(void)
+{
+    QGPU *g = qgpu_start("max-slots=8,max-contexts=4");
+    DmaBuf *b = g_new0(DmaBuf, 1);
+    uint64_t bind = DMABUF, fills = DMABUF + 0x1000, one = DMABUF + 0x2000;
+    uint32_t len_bind, len_fills, len_one, faults = 0, off, i;
+    uint32_t c[6];
+
+    /* bind: slot i -> 0x10000 + i * 0x1000 (4 KiB), slots 0..7 */
+    for (i = 0; i < 8; i++) {
+        dma_bind(b, i, 0x10000 + i * 0x1000, 0x1000);
+    }
+    dma_put(g, bind, b);
+    len_bind = b->n * 4;
+    /* fills: slot i gets 0x11111111 * (i + 1) at offset 0, in order */
+    b->n = 0;
+    for (i = 0; i < 8; i++) {
+        dma(b, QGPU_DMA_FILL, 0, 4, i, 0, 4, 0x11111111 * (i + 1));
+    }
+    dma_put(g, fills, b);
+    len_fills = b->n * 4;
+
+#define SLOT_WORD(ctx_base, i) vram_rd(g, (ctx_base) + (i) * 0x1000)
+    /* unbind slots 1 and 2 of context 1 */
+    cmd_exec(g, 1, SYS(bind), 0, len_bind);
+    cmd_ctx_unbind(g, 1, 1, 1, 2);
+    /* slot 0 works, slot 1 faults */
+    cmd_exec(g, 1, SYS(fills), 0, len_fills);
+    run(g, 1);
+    expect_fault(g, 1, QGPU_FAULT_BAD_SLOT, ++faults);
+    g_assert_cmphex(rd64(g, QGPU_REG_FAULT_ADDR_LO), ==, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_OFFSET), ==, 5 * 4);
+    g_assert_cmphex(erd(g, 1, QGPU_ENG_STATUS), ==, 0);
+    g_assert_cmphex(SLOT_WORD(0x10000, 0), ==, 0x11111111);
+    g_assert_cmphex(SLOT_WORD(0x10000, 1), ==, 0);
+    /* slot 2 is unbound too, slot 3 and on still work */
+    for (i = 2; i < 8; i++) {
+        b->n = 0;
+        dma(b, QGPU_DMA_FILL, 0, 4, i, 0, 4, 0x11111111 * (i + 1));
+        dma_put(g, one, b);
+        len_one = b->n * 4;
+        cmd_ctx_clear(g, 1);
+        cmd_exec(g, 1, SYS(bind), 0, len_bind);
+        cmd_ctx_unbind(g, 1, 1, 1, 2);
+        cmd_exec(g, 1, SYS(one), 0, len_one);
+        run(g, 1);
+        if (i == 2) {
+            expect_fault(g, 1, QGPU_FAULT_BAD_SLOT, ++faults);
+            g_assert_cmphex(rd64(g, QGPU_REG_FAULT_ADDR_LO), ==, 2);
+            g_assert_cmphex(SLOT_WORD(0x10000, 2), ==, 0);
+        } else {
+            g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, faults);
+            g_assert_cmphex(SLOT_WORD(0x10000, i), ==, 0x11111111 * (i + 1));
+        }
+    }
+
+    /* count 0 is a no-op, also at the end of the table */
+    cmd_ctx_clear(g, 1);
+    cmd_exec(g, 1, SYS(bind), 0, len_bind);
+    cmd_ctx_unbind(g, 1, 1, 0, 0);
+    cmd_ctx_unbind(g, 1, 1, 5, 0);
+    cmd_ctx_unbind(g, 1, 1, 8, 0);
+    /* another context's table is not touched */
+    cmd_exec(g, 2, SYS(bind), 0, len_bind);
+    cmd_ctx_unbind(g, 1, 3, 0, 8);
+    cmd_exec(g, 1, SYS(fills), 0, len_fills);
+    run(g, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, faults);
+    for (i = 0; i < 8; i++) {
+        g_assert_cmphex(SLOT_WORD(0x10000, i), ==, 0x11111111 * (i + 1));
+        vram_wr(g, 0x10000 + i * 0x1000, 0);
+    }
+    /* the last slots, up to exactly max_slots */
+    cmd_ctx_unbind(g, 1, 2, 5, 3);
+    cmd_exec(g, 2, SYS(fills), 0, len_fills);
+    run(g, 1);
+    expect_fault(g, 1, QGPU_FAULT_BAD_SLOT, ++faults);
+    g_assert_cmphex(rd64(g, QGPU_REG_FAULT_ADDR_LO), ==, 5);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_CONTEXT), ==, 2);
+    g_assert_cmphex(SLOT_WORD(0x10000, 4), ==, 0x55555555);
+    g_assert_cmphex(SLOT_WORD(0x10000, 5), ==, 0);
+
+    /* bad context: BAD_CONTEXT, ring halted at the command */
+    cmd_ctx_clear(g, 1);
+    cmd_exec(g, 1, SYS(bind), 0, len_bind);
+    run(g, 1);
+    off = g->tail[1];
+    cmd_ctx_unbind(g, 1, 4, 0, 1);
+    run(g, 1);
+    expect_fault(g, 1, QGPU_FAULT_BAD_CONTEXT, ++faults);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_CONTEXT), ==, 4);
+    g_assert_cmphex(rd64(g, QGPU_REG_FAULT_ADDR_LO), ==, 4);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_OFFSET), ==, off);
+    g_assert_cmphex(erd(g, 1, QGPU_ENG_STATUS), ==, QGPU_ENG_STATUS_HALTED);
+    g_assert_cmpuint(erd(g, 1, QGPU_ENG_RING_HEAD), ==, off);
+    engine_reset(g, 1);
+    cmd_ctx_unbind(g, 1, 0xffffffff, 0, 0);
+    run(g, 1);
+    expect_fault(g, 1, QGPU_FAULT_BAD_CONTEXT, ++faults);
+    engine_reset(g, 1);
+
+    /* range beyond max_slots, computed without wrapping: BAD_SLOT */
+#define UNBIND_RANGE(first_, count_) do {                               \
+        cmd_ctx_unbind(g, 1, 1, first_, count_);                        \
+        run(g, 1);                                                      \
+        expect_fault(g, 1, QGPU_FAULT_BAD_SLOT, ++faults);              \
+        g_assert_cmpuint(rd(g, QGPU_REG_FAULT_CONTEXT), ==, 1);         \
+        g_assert_cmphex(rd64(g, QGPU_REG_FAULT_ADDR_LO), ==, first_);   \
+        g_assert_cmphex(erd(g, 1, QGPU_ENG_STATUS), ==,                 \
+                        QGPU_ENG_STATUS_HALTED);                        \
+        engine_reset(g, 1);                                             \
+    } while (0)
+
+    UNBIND_RANGE(0xffffffff, 2);
+    UNBIND_RANGE(7, 2);
+    UNBIND_RANGE(0, 9);
+    UNBIND_RANGE(0, 0xffffffff);
+    UNBIND_RANGE(9, 0);
+#undef UNBIND_RANGE
+    /* nothing was unbound, and the context is not faulted */
+    g_assert_false(ctx_faulted(g, 1));
+    cmd_exec(g, 1, SYS(fills), 0, len_fills);
+    run(g, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, faults);
+    g_assert_cmphex(SLOT_WORD(0x10000, 7), ==, 0x88888888);
+
+    /* on the paging engine: BAD_OPCODE */
+    cmd_ctx_unbind(g, 0, 1, 0, 1);
+    run(g, 0);
+    expect_fault(g, 0, QGPU_FAULT_BAD_OPCODE, ++faults);
+    g_assert_cmphex(erd(g, 0, QGPU_ENG_STATUS), ==, QGPU_ENG_STATUS_HALTED);
+    engine_reset(g, 0);
+
+    /* too short: BAD_LENGTH; longer: the extra dwords are ignored */
+    c[0] = QGPU_CMD_HDR(QGPU_CMD_CTX_UNBIND, 0, 3);
+    c[1] = 1;
+    c[2] = 0;
+    emit(g, 1, c, 3);
+    run(g, 1);
+    expect_fault(g, 1, QGPU_FAULT_BAD_LENGTH, ++faults);
+    engine_reset(g, 1);
+    c[0] = QGPU_CMD_HDR(QGPU_CMD_CTX_UNBIND, 0, 6);
+    c[1] = 1;
+    c[2] = 7;
+    c[3] = 1;
+    c[4] = c[5] = 0xdeadbeef;
+    emit(g, 1, c, 6);
+    cmd_exec(g, 1, SYS(fills), 0, len_fills);
+    run(g, 1);
+    expect_fault(g, 1, QGPU_FAULT_BAD_SLOT, ++faults);
+    g_assert_cmphex(rd64(g, QGPU_REG_FAULT_ADDR_LO), ==, 7);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_OFFSET), ==, 7 * 5 * 4);
+    g_assert_cmphex(erd(g, 1, QGPU_ENG_STATUS), ==, 0);
+#undef SLOT_WORD
+    g_free(b);
+    qgpu_stop(g);
+}
+
 /* ---- fuzz ---- */
 
 static uint64_t fuzz_addr(GRand *r, uint64_t vram)
@@ -1580,6 +2185,7 @@ static uint32_t fuzz_len(GRand *r, uint32_t op, bool dma)
         [QGPU_CMD_FILL] = 6, [QGPU_CMD_DISCARD] = 5,
         [QGPU_CMD_MAP_APERTURE] = 5, [QGPU_CMD_UNMAP_APERTURE] = 3,
         [QGPU_CMD_EXEC] = 6, [QGPU_CMD_CTX_CLEAR] = 2,
+        [QGPU_CMD_CTX_UNBIND] = 4,
     };
     static const uint8_t dma_len[256] = {
         [QGPU_DMA_NOP] = 1, [QGPU_DMA_BIND] = 6, [QGPU_DMA_COPY] = 6,
@@ -1627,7 +2233,7 @@ static void test_fuzz(void)
     static const uint32_t ops[] = {
         QGPU_CMD_NOP, QGPU_CMD_FENCE, QGPU_CMD_TRANSFER, QGPU_CMD_FILL,
         QGPU_CMD_DISCARD, QGPU_CMD_MAP_APERTURE, QGPU_CMD_UNMAP_APERTURE,
-        QGPU_CMD_EXEC, QGPU_CMD_CTX_CLEAR, 0x55,
+        QGPU_CMD_EXEC, QGPU_CMD_CTX_CLEAR, QGPU_CMD_CTX_UNBIND, 0x55,
     };
     static const uint32_t dops[] = {
         QGPU_DMA_NOP, QGPU_DMA_BIND, QGPU_DMA_COPY, QGPU_DMA_FILL,
@@ -1739,6 +2345,15 @@ static void test_fuzz(void)
             g->ring_size[n] = ring_size;
             g->tail[n] = erd(g, n, QGPU_ENG_RING_TAIL);
             c[0] = QGPU_CMD_HDR(op, g_rand_int_range(r, 0, 4), len);
+            if (op == QGPU_CMD_EXEC && n == 1 && g_rand_boolean(r)) {
+                /* a faulted context skips its EXECs: clear it first */
+                uint32_t clr[] = {
+                    QGPU_CMD_HDR(QGPU_CMD_CTX_CLEAR, 0,
+                                 QGPU_CMD_CTX_CLEAR_LEN),
+                    g_rand_int_range(r, 0, 5),
+                };
+                emit(g, n, clr, ARRAY_SIZE(clr));
+            }
             if (op == QGPU_CMD_EXEC) {
                 c[1] = g_rand_int_range(r, 0, 5);
                 a = g_rand_boolean(r) ? SYS(DMABUF) : a;
@@ -1749,6 +2364,13 @@ static void test_fuzz(void)
                 c[5] = g_rand_int_range(r, 0, 8) ? 1024
                                                   : (uint32_t)g_rand_int(r);
                 c[6] = c[7] = 0;
+            } else if (op == QGPU_CMD_CTX_UNBIND) {
+                c[1] = g_rand_int_range(r, 0, 5);
+                c[2] = g_rand_boolean(r) ? g_rand_int_range(r, 0, 10)
+                                         : g_rand_int(r);
+                c[3] = g_rand_boolean(r) ? g_rand_int_range(r, 0, 10)
+                                         : g_rand_int(r);
+                c[4] = c[5] = c[6] = c[7] = 0;
             } else if (op == QGPU_CMD_MAP_APERTURE ||
                        op == QGPU_CMD_UNMAP_APERTURE) {
                 c[1] = g_rand_int_range(r, 0, 0x10010);
@@ -1776,6 +2398,22 @@ static void test_fuzz(void)
                 qtest_clock_step(g->qts, 1000 * 1000);
             }
         }
+        if (g_rand_int_range(r, 0, 10) == 0) {
+            /* fault queue and context state */
+            int pops = g_rand_int_range(r, 0, 8);
+
+            for (i = 0; i < pops; i++) {
+                (void)rd(g, QGPU_REG_FAULT_REASON);
+                (void)rd64(g, QGPU_REG_FAULT_ADDR_LO);
+                wr(g, QGPU_REG_FAULTQ_POP, g_rand_int_range(r, 0, 8) ? 1 : 3);
+            }
+            g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), <=,
+                             QGPU_FAULTQ_DEPTH);
+            wr(g, QGPU_REG_CTX_SEL, g_rand_boolean(r) ? g_rand_int(r)
+                                    : (uint32_t)g_rand_int_range(r, 0, 5));
+            g_assert_cmpuint(rd(g, QGPU_REG_CTX_STATUS), <=,
+                             QGPU_CTX_STATUS_FAULTED);
+        }
         if (g_rand_int_range(r, 0, 50) == 0) {
             /* host aperture commands */
             wr(g, QGPU_REG_HAP_INDEX, g_rand_int_range(r, 0, 20));
@@ -1786,9 +2424,10 @@ static void test_fuzz(void)
                                 g_rand_int_range(r, 0, 16) * 4096);
         }
     }
-    g_test_message("fuzz: faults %u, cmds %" PRIu64 "/%" PRIu64
-                   ", cycles %" PRIu64 ", hap faults %u",
+    g_test_message("fuzz: faults %u (queued %u, lost %u), cmds %" PRIu64
+                   "/%" PRIu64 ", cycles %" PRIu64 ", hap faults %u",
                    rd(g, QGPU_REG_FAULT_COUNT),
+                   rd(g, QGPU_REG_FAULTQ_COUNT), rd(g, QGPU_REG_FAULTQ_LOST),
                    rd64(g, QGPU_ENGINE_BASE(0) + QGPU_ENG_CMDS_LO),
                    rd64(g, QGPU_ENGINE_BASE(1) + QGPU_ENG_CMDS_LO),
                    rd64(g, QGPU_REG_CYCLES_LO),
@@ -1796,6 +2435,8 @@ static void test_fuzz(void)
     /* still alive: reset and run a fence */
     g_assert_cmphex(rd(g, QGPU_REG_ID), ==, QGPU_ID_MAGIC);
     wr(g, QGPU_REG_RESET, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), ==, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_LOST), ==, 0);
     qgpu_ring_init(g, 0, RING0, RING_SIZE);
     qgpu_ring_init(g, 1, RING1, RING_SIZE);
     cmd_fence(g, 0, SYS(FENCE_MEM), 0x600d, true);
@@ -1880,6 +2521,11 @@ int main(int argc, char **argv)
     qtest_add_func("/qgpu/render/wait", test_render_wait);
     qtest_add_func("/qgpu/render/contexts", test_render_contexts);
     qtest_add_func("/qgpu/render/gart-copy", test_render_gart_copy);
+    qtest_add_func("/qgpu/fault/queue", test_fault_queue);
+    qtest_add_func("/qgpu/fault/overflow", test_fault_overflow);
+    qtest_add_func("/qgpu/fault/ctx-skip", test_ctx_fault_skip);
+    qtest_add_func("/qgpu/fault/job-wait", test_ctx_fault_job_wait);
+    qtest_add_func("/qgpu/render/ctx-unbind", test_ctx_unbind);
     qtest_add_func("/qgpu/fuzz", test_fuzz);
 
     return g_test_run();
