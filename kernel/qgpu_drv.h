@@ -116,6 +116,7 @@ struct qgpu_device {
 	struct drm_mm_node pbuf_node;	/* its range in the aperture segment */
 	struct drm_mm hap_mm;		/* host aperture pages */
 	u64 lru_tick;
+	struct workqueue_struct *reap_wq;	/* deferred destruction */
 	struct qgpu_file *mm_owner;	/* whose request pages now, or NULL */
 	u32 policy;
 

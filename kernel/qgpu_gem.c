@@ -16,6 +16,40 @@
 #include "qgpu_gem.h"
 #include "qgpu_mm.h"
 
+/*
+ * Deferred destruction, second half: runs once the allocation's queued GPU
+ * work is done. Waits only in this worker, never under mm_lock.
+ */
+static void qgpu_gem_reap(struct work_struct *work)
+{
+	struct qgpu_bo *bo = container_of(work, struct qgpu_bo, reap);
+	struct drm_gem_object *obj = &bo->base;
+	struct qgpu_device *qdev = to_qdev(obj->dev);
+	struct dma_fence *f;
+
+	mutex_lock(&qdev->mm_lock);
+	f = dma_fence_get(bo->fence);
+	mutex_unlock(&qdev->mm_lock);
+	if (f)
+		dma_fence_wait(f, false);
+	dma_fence_put(f);
+
+	mutex_lock(&qdev->mm_lock);
+	f = qgpu_mm_bo_reap(bo);
+	mutex_unlock(&qdev->mm_lock);
+	/* the GART entries of its pages are cleared before they are freed */
+	if (f)
+		dma_fence_wait(f, false);
+	dma_fence_put(f);
+
+	qgpu_bo_release_backing(bo);
+	dma_fence_put(bo->fence);
+	dma_fence_put(bo->moving);
+	drm_gem_free_mmap_offset(obj);
+	drm_gem_object_release(obj);
+	kfree(bo);
+}
+
 static void qgpu_gem_free(struct drm_gem_object *obj)
 {
 	struct qgpu_bo *bo = to_qbo(obj);
@@ -23,15 +57,26 @@ static void qgpu_gem_free(struct drm_gem_object *obj)
 
 	mutex_lock(&qdev->mm_lock);
 	qgpu_mm_bo_gone(bo);
+	/* idle: its range is free at once (the pages, after any GART unmap) */
+	if (!bo->fence || dma_fence_is_signaled(bo->fence))
+		dma_fence_put(qgpu_mm_bo_reap(bo));
 	mutex_unlock(&qdev->mm_lock);
-	qgpu_bo_release_backing(bo);
-	dma_fence_put(bo->fence);
 	qgpu_stat_add(qdev, NULL, QGPU_STAT(allocations), -1);
 	qgpu_stat_add(qdev, NULL, QGPU_STAT(allocated_bytes),
 		      -(s64)obj->size);
-	drm_gem_free_mmap_offset(obj);
-	drm_gem_object_release(obj);
-	kfree(bo);
+	INIT_WORK(&bo->reap, qgpu_gem_reap);
+	queue_work(qdev->reap_wq, &bo->reap);
+}
+
+/* Wait for a move in flight without holding any lock; then fault again. */
+static vm_fault_t qgpu_gem_fault_wait(struct dma_fence *moving)
+{
+	long t = dma_fence_wait_timeout(moving, true,
+					msecs_to_jiffies(QGPU_JOB_TIMEOUT_MS));
+
+	dma_fence_put(moving);
+	/* Interrupted or still moving: the access simply faults again. */
+	return t < 0 && t != -ERESTARTSYS ? VM_FAULT_SIGBUS : VM_FAULT_NOPAGE;
 }
 
 static vm_fault_t qgpu_gem_fault(struct vm_fault *vmf)
@@ -43,6 +88,7 @@ static vm_fault_t qgpu_gem_fault(struct vm_fault *vmf)
 	unsigned long first = vma->vm_pgoff - drm_vma_node_start(&obj->vma_node);
 	unsigned long addr, i, npages = vma_pages(vma);
 	vm_fault_t ret = VM_FAULT_NOPAGE;
+	struct dma_fence *moving;
 	pgprot_t prot;
 	u32 path;
 	int idx, err;
@@ -50,10 +96,15 @@ static vm_fault_t qgpu_gem_fault(struct vm_fault *vmf)
 	if (!drm_dev_enter(obj->dev, &idx))
 		return VM_FAULT_SIGBUS;
 	mutex_lock(&qdev->mm_lock);
-	err = qgpu_mm_cpu_prepare(bo, &path);
+	err = qgpu_mm_cpu_prepare(bo, &path, &moving);
 	if (err) {
 		ret = err == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
 		goto out;
+	}
+	if (moving) {
+		mutex_unlock(&qdev->mm_lock);
+		drm_dev_exit(idx);
+		return qgpu_gem_fault_wait(moving);
 	}
 	qgpu_mm_touch(bo);
 	prot = vm_get_page_prot(vma->vm_flags);

@@ -2,6 +2,8 @@
 #ifndef QGPU_GEM_H
 #define QGPU_GEM_H
 
+#include <linux/workqueue.h>
+
 #include "qgpu_drv.h"
 
 /**
@@ -21,7 +23,10 @@
  * @pin_count: pins by submissions being prepared (resource tables)
  * @hap: host aperture pages while mapped through BAR4
  * @fence: last GPU operation on the allocation (paging or render)
+ * @moving: last paging operation (move) of the allocation
  * @pristine: content is known to be all zero
+ * @dead: no reference left; waiting for its GPU work (deferred destruction)
+ * @reap: frees the allocation once its GPU work is done
  */
 struct qgpu_bo {
 	struct drm_gem_object base;
@@ -39,7 +44,10 @@ struct qgpu_bo {
 	u32 pin_count;
 	struct drm_mm_node hap;
 	struct dma_fence *fence;
+	struct dma_fence *moving;
 	bool pristine;
+	bool dead;
+	struct work_struct reap;
 };
 
 static inline struct qgpu_bo *to_qbo(struct drm_gem_object *obj)

@@ -7,6 +7,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/slab.h>
 #include <drm/drm_drv.h>
+#include <drm/drm_managed.h>
 #include <drm/drm_vma_manager.h>
 
 #include "qgpu_drv.h"
@@ -45,12 +46,25 @@ static void qgpu_seg_setup(struct qgpu_device *qdev, u32 id, u64 base,
 	INIT_LIST_HEAD(&seg->lru);
 }
 
+static void qgpu_mm_release_wq(struct drm_device *drm, void *wq)
+{
+	destroy_workqueue(wq);
+}
+
 int qgpu_mm_init(struct qgpu_device *qdev)
 {
 	struct qgpu_segment *ap;
 	int ret;
 
 	mutex_init(&qdev->mm_lock);
+	/* Lives as long as the DRM device: objects may be freed after unplug. */
+	qdev->reap_wq = alloc_workqueue("qgpu-reap", WQ_UNBOUND, 0);
+	if (!qdev->reap_wq)
+		return -ENOMEM;
+	ret = drmm_add_action_or_reset(&qdev->drm, qgpu_mm_release_wq,
+				       qdev->reap_wq);
+	if (ret)
+		return ret;
 	if (!(qdev->caps & QGPU_CAP_PAGING) || !(qdev->caps & QGPU_CAP_GART) ||
 	    qdev->gart_size < 2 * QGPU_PBUF_SIZE || qdev->visible_size < SZ_1M) {
 		drm_err(&qdev->drm, "device lacks paging engine, GART or VRAM\n");
@@ -90,6 +104,8 @@ void qgpu_mm_fini(struct qgpu_device *qdev)
 {
 	u32 id;
 
+	/* allocations already destroyed give back their ranges first */
+	flush_workqueue(qdev->reap_wq);
 	qgpu_paging_fini(qdev);
 	qgpu_hap_fini(qdev);
 	for (id = QGPU_SEG_VISIBLE; id <= QGPU_SEG_MAX; id++) {
@@ -204,20 +220,6 @@ static void qgpu_seg_account(struct qgpu_device *qdev, struct qgpu_bo *bo,
 static int qgpu_mm_list(struct qgpu_paging *pb, struct qgpu_bo *bo, u32 first,
 			u32 n, bool gpu_addrs, u64 *addr)
 {
-	struct dma_fence *f;
-	int ret;
-
-	ret = qgpu_paging_list(pb, bo->dma + first, n, gpu_addrs, addr);
-	if (ret != -EAGAIN)
-		return ret;
-	/* Paging buffer full: queue what we have and start a new one. */
-	f = qgpu_paging_submit(pb);
-	ret = qgpu_paging_begin(pb->qdev, pb);
-	if (!ret)
-		ret = qgpu_paging_dep(pb, f);
-	dma_fence_put(f);
-	if (ret)
-		return ret;
 	return qgpu_paging_list(pb, bo->dma + first, n, gpu_addrs, addr);
 }
 
@@ -346,6 +348,8 @@ static int qgpu_mm_move(struct qgpu_bo *bo, u32 dst,
 	}
 	f = qgpu_paging_submit(&pb);
 	if (f) {
+		dma_fence_put(bo->moving);
+		bo->moving = dma_fence_get(f);
 		dma_fence_put(bo->fence);
 		bo->fence = f;
 	}
@@ -375,18 +379,18 @@ static int qgpu_mm_allowed(struct qgpu_bo *bo, u32 id)
 	if (!(bo->segment_mask & BIT(id)) || !qgpu_seg(qdev, id))
 		return -EINVAL;
 	/*
-	 * Seed 002: locked while not resident and no aperture segment in its
-	 * set: not committed to a memory segment for the duration of the lock.
-	 * A non-CPU-accessible allocation is locked only outside VRAM.
+	 * "Allocation Usage Tracking" (WDK), Lock2: a non-CPU-accessible
+	 * allocation is locked only through the aperture segment or in system
+	 * memory, and is not committed to a memory segment while locked. A
+	 * CPU-accessible allocation carries no placement restriction.
 	 */
-	if (memory_seg && bo->lock_count &&
-	    (!(bo->segment_mask & BIT(QGPU_SEG_APERTURE)) ||
-	     !(bo->flags & QGPU_GEM_CPU_ACCESS)))
+	if (memory_seg && bo->lock_count && !(bo->flags & QGPU_GEM_CPU_ACCESS))
 		return -EBUSY;
 	return 0;
 }
 
 static int qgpu_mm_evict_one(struct qgpu_bo *bo, bool to_system);
+static int qgpu_mm_drop(struct qgpu_bo *bo);
 
 /*
  * Find room for @size bytes in @seg, evicting unpinned allocations chosen
@@ -447,12 +451,16 @@ static int qgpu_mm_find_space(struct qgpu_device *qdev, struct qgpu_segment *seg
 		/* Nothing evictable helps. */
 		return -ENOSPC;
 	}
-	list_for_each_entry_safe(bo, tmp, &evict, lru) {
+	/* Every victim leaves the on-stack list, even after a failure. */
+	ret = 0;
+	while (!list_empty(&evict)) {
+		bo = list_first_entry(&evict, struct qgpu_bo, lru);
 		list_move_tail(&bo->lru, &seg->lru);
-		ret = qgpu_mm_evict_one(bo, false);
-		if (ret)
-			return ret;
+		if (!ret)
+			ret = qgpu_mm_evict_one(bo, false);
 	}
+	if (ret)
+		return ret;
 	return drm_mm_insert_node_generic(&seg->mm, node, size, PAGE_SIZE, 0,
 					  DRM_MM_INSERT_EVICT);
 }
@@ -470,6 +478,8 @@ static int qgpu_mm_evict_one(struct qgpu_bo *bo, bool to_system)
 
 	if (bo->seg == QGPU_SEG_SYSTEM)
 		return 0;
+	if (bo->dead)
+		return qgpu_mm_drop(bo);
 	if (!to_system && bo->seg != QGPU_SEG_APERTURE &&
 	    !qgpu_mm_allowed(bo, QGPU_SEG_APERTURE) &&
 	    !drm_mm_insert_node_generic(&qdev->seg[QGPU_SEG_APERTURE].mm,
@@ -553,76 +563,138 @@ int qgpu_mm_make_resident(struct qgpu_bo *bo, u32 seg)
 	return ret;
 }
 
-/* Clear @bo's GART entries and wait: its pages are freed next. */
-static void qgpu_mm_unmap_sync(struct qgpu_device *qdev, struct qgpu_bo *bo)
+/*
+ * Give back the segment range of a destroyed allocation. The range is
+ * reused only behind the allocation's last GPU work: a paging job that
+ * waits for it (and clears the GART entries of an aperture range) is
+ * queued first, and the paging engine runs jobs in order, so whatever is
+ * placed there next is written only after that work is done. Nothing here
+ * waits. The backing pages are freed by the caller once bo->fence signals.
+ */
+static int qgpu_mm_drop(struct qgpu_bo *bo)
 {
+	struct qgpu_device *qdev = to_qdev(bo->base.dev);
 	struct qgpu_paging pb;
 	struct dma_fence *f;
+	int idx, ret = 0;
 
-	if (qgpu_paging_begin(qdev, &pb))
-		return;
-	if (qgpu_paging_unmap_aperture(&pb, bo->node.start >> PAGE_SHIFT,
-				       bo->npages)) {
-		qgpu_paging_abort(&pb);
-		return;
+	if (bo->seg == QGPU_SEG_SYSTEM)
+		return 0;
+	/* After unplug the device and its schedulers are gone: no paging. */
+	if (drm_dev_enter(&qdev->drm, &idx)) {
+		ret = qgpu_paging_begin(qdev, &pb);
+		if (!ret)
+			ret = qgpu_paging_dep(&pb, bo->fence);
+		if (!ret && bo->seg == QGPU_SEG_APERTURE)
+			ret = qgpu_paging_unmap_aperture(&pb,
+							 bo->node.start >> PAGE_SHIFT,
+							 bo->npages);
+		if (!ret)
+			ret = qgpu_paging_nop(&pb);
+		if (ret) {
+			qgpu_paging_abort(&pb);
+		} else {
+			f = qgpu_paging_submit(&pb);
+			dma_fence_put(bo->fence);
+			bo->fence = f;
+		}
+		drm_dev_exit(idx);
+		if (ret)
+			return ret;
 	}
-	f = qgpu_paging_submit(&pb);
-	if (f)
-		dma_fence_wait_timeout(f, false, msecs_to_jiffies(QGPU_WAIT_MS));
-	dma_fence_put(f);
+	qgpu_seg_account(qdev, bo, false);
+	if (drm_mm_node_allocated(&bo->node))
+		drm_mm_remove_node(&bo->node);
+	bo->seg = QGPU_SEG_SYSTEM;
+	return 0;
 }
 
-/* The allocation is being freed: give back its segment space. */
+/**
+ * qgpu_mm_bo_gone - the last reference to @bo is gone
+ * @bo: the allocation
+ *
+ * Deferred destruction ("Allocation Usage Tracking", WDK): this returns at
+ * once. The allocation stays an eviction victim that costs no copy, so its
+ * range can be reused before its queued work is done (behind that work);
+ * qgpu_mm_bo_reap() releases what is left once the work has completed.
+ */
 void qgpu_mm_bo_gone(struct qgpu_bo *bo)
 {
 	struct qgpu_device *qdev = to_qdev(bo->base.dev);
-	int idx;
 
+	lockdep_assert_held(&qdev->mm_lock);
 	qgpu_hap_unmap(bo);
-	/* Deferred destruction: queued GPU work may still use the range. */
-	if (bo->fence && !drm_dev_is_unplugged(&qdev->drm))
-		dma_fence_wait_timeout(bo->fence, false,
-				       msecs_to_jiffies(QGPU_WAIT_MS));
-	/* After unplug the device and its schedulers are gone: no paging. */
-	if (bo->seg == QGPU_SEG_APERTURE && drm_dev_enter(&qdev->drm, &idx)) {
-		qgpu_mm_unmap_sync(qdev, bo);
-		drm_dev_exit(idx);
-	}
-	if (bo->seg != QGPU_SEG_SYSTEM) {
+	bo->dead = true;
+}
+
+/**
+ * qgpu_mm_bo_reap - release the segment range of a dead allocation
+ * @bo: the allocation, after qgpu_mm_bo_gone() and after bo->fence signalled
+ *
+ * Return: a reference to the fence after which the backing pages may be
+ * freed (a GART unmap in flight), or NULL.
+ */
+struct dma_fence *qgpu_mm_bo_reap(struct qgpu_bo *bo)
+{
+	struct qgpu_device *qdev = to_qdev(bo->base.dev);
+
+	lockdep_assert_held(&qdev->mm_lock);
+	if (qgpu_mm_drop(bo)) {
+		/* no paging possible: the device is gone or out of memory */
 		qgpu_seg_account(qdev, bo, false);
 		if (drm_mm_node_allocated(&bo->node))
 			drm_mm_remove_node(&bo->node);
 		bo->seg = QGPU_SEG_SYSTEM;
 	}
+	return dma_fence_get(bo->fence);
 }
 
 /**
- * qgpu_mm_cpu_prepare - make @bo reachable by the CPU where it is
+ * qgpu_mm_cpu_prepare - make @bo reachable by the CPU
  * @bo: the allocation
  * @path: returns a QGPU_CPU_PATH_* value
+ * @moving: returns a reference to the fence of a move still in flight, or
+ *	NULL when the content is in place and may be mapped now
  *
- * Visible VRAM maps linearly through BAR2; non-visible VRAM through host
- * aperture pages; when the aperture is full (or absent) the allocation is
- * evicted to system memory and mapped there (seed 003). Waits for pending
- * paging so that the content is in place.
+ * Lock2's rules ("Allocation Usage Tracking", WDK) hold on every path that
+ * creates a CPU mapping, whatever created it (Lock2 + mmap, a dumb-buffer
+ * map offset, a mapping made before an unlock): an allocation created
+ * without CPU access is never mapped onto VRAM; it is first moved to the
+ * aperture segment or system memory. A CPU-accessible allocation maps
+ * linearly through BAR2 in visible VRAM and through host-aperture pages in
+ * the rest; when the host aperture is full it is evicted to system memory
+ * ("Mapping Virtual Addresses to a Memory Segment", WDK).
+ *
+ * Only moves are waited for: the GPU work that uses the allocation is the
+ * user-mode driver's to synchronise with (Lock2 has no implicit wait), so a
+ * DMA buffer may wait for a value the CPU writes into the same allocation.
  */
-int qgpu_mm_cpu_prepare(struct qgpu_bo *bo, u32 *path)
+int qgpu_mm_cpu_prepare(struct qgpu_bo *bo, u32 *path,
+			struct dma_fence **moving)
 {
+	bool vram = bo->seg == QGPU_SEG_VISIBLE || bo->seg == QGPU_SEG_LOCAL;
 	int ret;
 
+	lockdep_assert_held(&to_qdev(bo->base.dev)->mm_lock);
+	*moving = NULL;
 	ret = qgpu_bo_backing(bo);
 	if (ret)
 		return ret;
-	if (bo->seg == QGPU_SEG_LOCAL && qgpu_hap_map(bo)) {
+	if (vram && !(bo->flags & QGPU_GEM_CPU_ACCESS)) {
+		if (bo->pin_count)
+			return -EBUSY;
+		ret = qgpu_mm_evict_one(bo, false);
+		if (ret)
+			return ret;
+	} else if (bo->seg == QGPU_SEG_LOCAL && qgpu_hap_map(bo)) {
 		ret = qgpu_mm_evict_one(bo, false);
 		if (ret)
 			return ret;
 	}
-	if (bo->fence &&
-	    dma_fence_wait_timeout(bo->fence, true,
-				   msecs_to_jiffies(QGPU_WAIT_MS)) <= 0)
-		return -ETIMEDOUT;
-	/* A failed GPU job leaves the content as it is: still mappable. */
+	if (bo->moving && !dma_fence_is_signaled(bo->moving)) {
+		*moving = dma_fence_get(bo->moving);
+		return 0;
+	}
 	switch (bo->seg) {
 	case QGPU_SEG_VISIBLE:
 		*path = QGPU_CPU_PATH_BAR;

@@ -73,17 +73,63 @@ static int qgpu_paging_emit(struct qgpu_paging *pb, const u32 *dw, u32 n)
 	return 0;
 }
 
+/* Page lists that did not fit the paging buffer; freed with their job. */
+struct qgpu_pbuf_extra {
+	struct device *dev;
+	size_t size;
+	void *cpu;
+	dma_addr_t dma;
+	struct qgpu_pbuf_extra *next;
+};
+
+static void qgpu_pbuf_extra_free(void *data)
+{
+	struct qgpu_pbuf_extra *x = data, *next;
+
+	for (; x; x = next) {
+		next = x->next;
+		dma_free_coherent(x->dev, x->size, x->cpu, x->dma);
+		kfree(x);
+	}
+}
+
+/* Room for a page list outside the paging buffer, owned by the job. */
+static u64 *qgpu_paging_list_extra(struct qgpu_paging *pb, u32 bytes,
+				   u64 *gpu_addr)
+{
+	struct qgpu_device *qdev = pb->qdev;
+	struct qgpu_pbuf_extra *x;
+
+	x = kzalloc(sizeof(*x), GFP_KERNEL);
+	if (!x)
+		return NULL;
+	x->dev = qdev->drm.dev;
+	x->size = bytes;
+	x->cpu = dma_alloc_coherent(x->dev, bytes, &x->dma, GFP_KERNEL);
+	if (!x->cpu) {
+		kfree(x);
+		return NULL;
+	}
+	x->next = pb->job->release_data;
+	pb->job->release = qgpu_pbuf_extra_free;
+	pb->job->release_data = x;
+	*gpu_addr = QGPU_SYS_BIT | x->dma;
+	return x->cpu;
+}
+
 /**
- * qgpu_paging_list - write a page list into the paging buffer
+ * qgpu_paging_list - write a page list for a paging command
  * @pb: paging buffer being built
  * @pages: DMA addresses of system pages
  * @npages: number of pages, <= QGPU_PBUF_MAX_LIST / 8
  * @gpu_addrs: write GPU addresses (TRANSFER/FILL page lists) rather than
  *	guest-physical ones (MAP_APERTURE page lists)
- * @gpu_addr: returns the GART address of the list
+ * @gpu_addr: returns the GPU address of the list
  *
- * When the paging buffer is full, waits for the paging engine to drain
- * what was queued before (the list space is reused only after that).
+ * Lists go to the paging buffer, a bump allocator that starts over once
+ * the paging engine has run everything queued before. When it is full and
+ * still busy, the list goes to memory of its own that is freed with the
+ * job: nothing here waits for the GPU (callers hold mm_lock).
  */
 int qgpu_paging_list(struct qgpu_paging *pb, const dma_addr_t *pages,
 		     u32 npages, bool gpu_addrs, u64 *gpu_addr)
@@ -95,25 +141,20 @@ int qgpu_paging_list(struct qgpu_paging *pb, const dma_addr_t *pages,
 
 	if (!npages || bytes > QGPU_PBUF_MAX_LIST)
 		return -EINVAL;
-	if (qdev->pbuf_head + bytes > qdev->pbuf_size) {
-		long t;
-
-		/* Lists of the buffer being built would be overwritten. */
-		if (pb->ndw)
-			return -EAGAIN;
-		if (qdev->pbuf_last) {
-			t = dma_fence_wait_timeout(qdev->pbuf_last, false,
-						   msecs_to_jiffies(10000));
-			if (t <= 0)
-				return -ETIMEDOUT;
-		}
+	if (qdev->pbuf_head + bytes > qdev->pbuf_size && !pb->ndw &&
+	    (!qdev->pbuf_last || dma_fence_is_signaled(qdev->pbuf_last)))
 		qdev->pbuf_head = 0;
+	if (qdev->pbuf_head + bytes > qdev->pbuf_size) {
+		list = qgpu_paging_list_extra(pb, bytes, gpu_addr);
+		if (!list)
+			return -ENOMEM;
+	} else {
+		list = qdev->pbuf + qdev->pbuf_head;
+		*gpu_addr = qdev->seg[QGPU_PBUF_SEGMENT].base + qdev->pbuf_head;
+		qdev->pbuf_head += ALIGN(bytes, 64);
 	}
-	list = qdev->pbuf + qdev->pbuf_head;
 	for (i = 0; i < npages; i++)
 		list[i] = (gpu_addrs ? QGPU_SYS_BIT : 0) | pages[i];
-	*gpu_addr = qdev->seg[QGPU_PBUF_SEGMENT].base + qdev->pbuf_head;
-	qdev->pbuf_head += ALIGN(bytes, 64);
 	return 0;
 }
 
@@ -150,6 +191,14 @@ int qgpu_paging_discard(struct qgpu_paging *pb, u64 size, u64 addr)
 	};
 
 	return qgpu_paging_emit(pb, dw, ARRAY_SIZE(dw));
+}
+
+/* A paging job that only orders what follows after its dependencies. */
+int qgpu_paging_nop(struct qgpu_paging *pb)
+{
+	u32 dw = QGPU_CMD_HDR(QGPU_CMD_NOP, 0, 1);
+
+	return qgpu_paging_emit(pb, &dw, 1);
 }
 
 int qgpu_paging_map_aperture(struct qgpu_paging *pb, u32 first, u32 count,

@@ -39,5 +39,6 @@ int qgpu_paging_discard(struct qgpu_paging *pb, u64 size, u64 addr);
 int qgpu_paging_map_aperture(struct qgpu_paging *pb, u32 first, u32 count,
 			     u64 list);
 int qgpu_paging_unmap_aperture(struct qgpu_paging *pb, u32 first, u32 count);
+int qgpu_paging_nop(struct qgpu_paging *pb);
 
 #endif /* QGPU_PAGING_H */
