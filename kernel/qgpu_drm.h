@@ -353,6 +353,8 @@ struct drm_qgpu_sync_entry {
 #define QGPU_MAX_ALLOCS		4096
 #define QGPU_MAX_PATCHES	16384
 #define QGPU_MAX_SYNCS		64
+/* Distinct split offsets in one patch-location list (E2BIG beyond) */
+#define QGPU_MAX_SPLIT_POINTS	4096
 
 /**
  * struct drm_qgpu_submit - queue a DMA buffer on a context

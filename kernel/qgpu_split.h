@@ -31,6 +31,6 @@ struct qgpu_split_alloc {
 int qgpu_split_check(const struct qgpu_split_entry *e, unsigned int n,
 		     const struct qgpu_split_alloc *a, unsigned int nalloc,
 		     const unsigned long long *seg_cap, unsigned int nseg,
-		     int *table, unsigned int nslots);
+		     int *table, unsigned int nslots, unsigned int *refs);
 
 #endif /* QGPU_SPLIT_H */

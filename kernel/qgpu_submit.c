@@ -10,9 +10,12 @@
  * table stay pinned where they are (slots reprogrammed at that split point
  * carry no restriction), and the walk goes on.
  */
+#include <linux/bitmap.h>
 #include <linux/dma-mapping.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/uaccess.h>
+#include <drm/drm_print.h>
 #include <drm/drm_syncobj.h>
 
 #include "qgpu_drv.h"
@@ -47,6 +50,34 @@ static void qgpu_dmabuf_put(void *data)
 	kref_put(&b->ref, qgpu_dmabuf_release);
 }
 
+/* Length in dwords of DMA command @op (the minimum for NOP), 0 if unknown. */
+static u32 qgpu_dma_cmd_len(u32 op)
+{
+	switch (op) {
+	case QGPU_DMA_NOP:
+		return 1;
+	case QGPU_DMA_BIND:
+		return QGPU_DMA_BIND_LEN;
+	case QGPU_DMA_COPY:
+		return QGPU_DMA_COPY_LEN;
+	case QGPU_DMA_FILL:
+		return QGPU_DMA_FILL_LEN;
+	case QGPU_DMA_ADD:
+	case QGPU_DMA_XOR:
+		return QGPU_DMA_ALU_LEN;
+	case QGPU_DMA_CHECKSUM:
+		return QGPU_DMA_CHECKSUM_LEN;
+	case QGPU_DMA_FENCE:
+		return QGPU_DMA_FENCE_LEN;
+	case QGPU_DMA_WAIT:
+		return QGPU_DMA_WAIT_LEN;
+	case QGPU_DMA_TIMESTAMP:
+		return QGPU_DMA_TIMESTAMP_LEN;
+	default:
+		return 0;
+	}
+}
+
 struct qgpu_submit {
 	struct qgpu_device *qdev;
 	struct qgpu_file *qf;
@@ -61,56 +92,47 @@ struct qgpu_submit {
 	struct dma_fence **in_fences;
 	u32 num_in;
 	struct qgpu_bo **table;		/* resource table, per slot */
+	struct qgpu_bo **undo;		/* per patch entry: what it replaced */
+	struct qgpu_bo **devslot;	/* per slot: bound at the portion start */
+	u32 *slots;			/* slots the patch list uses, ascending */
+	u32 nslots;
+	u32 *mark;			/* per slot: reprogrammed at split gen */
+	u32 gen;
+	u32 *unbind;			/* slots to clear when a portion starts */
+	u32 nunbind;
+	u32 ran;			/* entries whose BIND ran before start */
 	struct qgpu_bo **pinned;	/* pinned for the current portion */
 	u32 npinned;
 	struct dma_fence *last;		/* finished fence of the last portion */
 	u32 portions;
 };
 
-/* Walk the DMA buffer: known commands only; every BIND must be patched. */
+/*
+ * Walk the DMA buffer the way the device will: known commands only, every
+ * BIND patched. Every split offset must be a command start this walk saw,
+ * so that every portion the device runs starts where the kernel parsed it:
+ * nothing the device executes was not parsed and validated here.
+ */
 static int qgpu_submit_parse(struct qgpu_submit *s)
 {
 	u32 ndw = s->args->dma_size / 4, i = 0, p = 0, binds = 0;
+	unsigned long *starts;
+	int ret = -EINVAL;
 
+	starts = bitmap_zalloc(ndw, GFP_KERNEL);
+	if (!starts)
+		return -ENOMEM;
 	while (i < ndw) {
 		u32 hdr = s->dw[i], op = QGPU_CMD_OPCODE(hdr);
-		u32 len = QGPU_CMD_LEN(hdr), need;
+		u32 len = QGPU_CMD_LEN(hdr), need = qgpu_dma_cmd_len(op);
 
-		switch (op) {
-		case QGPU_DMA_NOP:
-			need = 1;
-			break;
-		case QGPU_DMA_BIND:
-			need = QGPU_DMA_BIND_LEN;
-			break;
-		case QGPU_DMA_COPY:
-			need = QGPU_DMA_COPY_LEN;
-			break;
-		case QGPU_DMA_FILL:
-			need = QGPU_DMA_FILL_LEN;
-			break;
-		case QGPU_DMA_ADD:
-		case QGPU_DMA_XOR:
-			need = QGPU_DMA_ALU_LEN;
-			break;
-		case QGPU_DMA_CHECKSUM:
-			need = QGPU_DMA_CHECKSUM_LEN;
-			break;
-		case QGPU_DMA_FENCE:
-			need = QGPU_DMA_FENCE_LEN;
-			break;
-		case QGPU_DMA_WAIT:
-			need = QGPU_DMA_WAIT_LEN;
-			break;
-		case QGPU_DMA_TIMESTAMP:
-			need = QGPU_DMA_TIMESTAMP_LEN;
-			break;
-		default:
-			return -EINVAL;
+		if (!need || QGPU_CMD_FLAGS(hdr) || len < need ||
+		    len > ndw - i || (op != QGPU_DMA_NOP && len != need)) {
+			drm_dbg(&s->qdev->drm, "bad DMA command %#x at %u\n",
+				hdr, i * 4);
+			goto out;
 		}
-		if (QGPU_CMD_FLAGS(hdr) || len < need || len > ndw - i ||
-		    (op != QGPU_DMA_NOP && len != need))
-			return -EINVAL;
+		__set_bit(i, starts);
 		if (op == QGPU_DMA_BIND) {
 			u32 at = (i + QGPU_DMA_BIND_ADDR_DW) * 4;
 
@@ -119,21 +141,64 @@ static int qgpu_submit_parse(struct qgpu_submit *s)
 			       s->pe[p].patch_offset < at)
 				p++;
 			if (p >= s->args->num_patches ||
-			    s->pe[p].patch_offset != at)
-				return -EINVAL;
+			    s->pe[p].patch_offset != at) {
+				drm_dbg(&s->qdev->drm, "BIND at %u not patched\n",
+					i * 4);
+				goto out;
+			}
 			binds++;
 		}
 		i += len;
 	}
 	/* no patch entry may point anywhere but a BIND's address */
-	return binds == s->args->num_patches ? 0 : -EINVAL;
+	if (binds != s->args->num_patches) {
+		drm_dbg(&s->qdev->drm, "patch entry not at a BIND address\n");
+		goto out;
+	}
+	for (p = 0; p < s->args->num_patches; p++) {
+		if (!test_bit(s->pe[p].split_offset / 4, starts)) {
+			drm_dbg(&s->qdev->drm,
+				"split offset %u is not a command boundary\n",
+				s->pe[p].split_offset);
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	bitmap_free(starts);
+	return ret;
+}
+
+static int qgpu_cmp_u32(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The distinct slots the patch list uses, ascending: all the walk visits. */
+static void qgpu_submit_collect_slots(struct qgpu_submit *s)
+{
+	u32 i;
+
+	for (i = 0; i < s->args->num_patches; i++) {
+		u32 slot = s->pe[i].slot;
+
+		if (!s->mark[slot]) {
+			s->mark[slot] = 1;
+			s->slots[s->nslots++] = slot;
+		}
+	}
+	sort(s->slots, s->nslots, sizeof(*s->slots), qgpu_cmp_u32, NULL);
+	for (i = 0; i < s->nslots; i++)
+		s->mark[s->slots[i]] = 0;
 }
 
 static int qgpu_submit_copy(struct qgpu_submit *s)
 {
 	struct drm_qgpu_submit *a = s->args;
 	struct qgpu_device *qdev = s->qdev;
-	u32 i, prev_split = 0, prev_patch = 0;
+	u32 i, prev_split = 0, prev_patch = 0, splits = 0;
 
 	if (a->dma_size < 4 || a->dma_size > QGPU_MAX_DMA_SIZE ||
 	    a->dma_size % 4 || a->num_allocs > QGPU_MAX_ALLOCS ||
@@ -162,9 +227,17 @@ static int qgpu_submit_copy(struct qgpu_submit *s)
 	s->ae = kvmalloc_array(a->num_allocs + 1, sizeof(*s->ae), GFP_KERNEL);
 	s->bos = kvcalloc(a->num_allocs + 1, sizeof(*s->bos), GFP_KERNEL);
 	s->pe = kvmalloc_array(a->num_patches + 1, sizeof(*s->pe), GFP_KERNEL);
-	s->table = kcalloc(qdev->max_slots, sizeof(*s->table), GFP_KERNEL);
+	s->table = kvcalloc(qdev->max_slots, sizeof(*s->table), GFP_KERNEL);
+	s->devslot = kvcalloc(qdev->max_slots, sizeof(*s->devslot),
+			      GFP_KERNEL);
+	s->mark = kvcalloc(qdev->max_slots, sizeof(*s->mark), GFP_KERNEL);
+	s->undo = kvcalloc(a->num_patches + 1, sizeof(*s->undo), GFP_KERNEL);
+	s->slots = kvcalloc(a->num_patches + 1, sizeof(*s->slots), GFP_KERNEL);
+	s->unbind = kvcalloc(a->num_patches + 1, sizeof(*s->unbind),
+			     GFP_KERNEL);
 	s->pinned = kvcalloc(a->num_allocs + 1, sizeof(*s->pinned), GFP_KERNEL);
-	if (!s->ae || !s->bos || !s->pe || !s->table || !s->pinned)
+	if (!s->ae || !s->bos || !s->pe || !s->table || !s->devslot ||
+	    !s->mark || !s->undo || !s->slots || !s->unbind || !s->pinned)
 		return -ENOMEM;
 	if (copy_from_user(s->ae, u64_to_user_ptr(a->allocs),
 			   a->num_allocs * sizeof(*s->ae)) ||
@@ -193,6 +266,12 @@ static int qgpu_submit_copy(struct qgpu_submit *s)
 		    pe->split_offset < prev_split ||
 		    (i && pe->patch_offset <= prev_patch))
 			return -EINVAL;
+		if (i && pe->split_offset != prev_split &&
+		    ++splits >= QGPU_MAX_SPLIT_POINTS) {
+			drm_dbg(&qdev->drm, "more than %u split points\n",
+				QGPU_MAX_SPLIT_POINTS);
+			return -E2BIG;
+		}
 		prev_split = pe->split_offset;
 		prev_patch = pe->patch_offset;
 		bo = s->bos[pe->alloc_index];
@@ -202,6 +281,7 @@ static int qgpu_submit_copy(struct qgpu_submit *s)
 		if (!bo && pe->alloc_offset)
 			return -EINVAL;
 	}
+	qgpu_submit_collect_slots(s);
 	return qgpu_submit_parse(s);
 }
 
@@ -267,15 +347,53 @@ static void qgpu_submit_unpin_all(struct qgpu_submit *s)
 	s->npinned = 0;
 }
 
+/* Only the walk pins, under mm_lock: a pinned allocation is in our list. */
 static void qgpu_submit_pin(struct qgpu_submit *s, struct qgpu_bo *bo)
 {
-	u32 i;
-
-	for (i = 0; i < s->npinned; i++)
-		if (s->pinned[i] == bo)
-			return;
+	lockdep_assert_held(&s->qdev->mm_lock);
+	if (bo->pin_count)
+		return;
 	bo->pin_count++;
 	s->pinned[s->npinned++] = bo;
+}
+
+static struct qgpu_bo *qgpu_submit_bo(struct qgpu_submit *s, u32 i)
+{
+	return s->bos[s->pe[i].alloc_index];
+}
+
+/* Device commands that start a portion: an empty slot table for the first,
+ * the stale slots unbound for the others.
+ */
+static u32 qgpu_submit_prologue(struct qgpu_submit *s, u32 *cmds)
+{
+	u32 i, n = 0;
+
+	if (!s->portions) {
+		if (cmds) {
+			cmds[0] = QGPU_CMD_HDR(QGPU_CMD_CTX_CLEAR, 0,
+					       QGPU_CMD_CTX_CLEAR_LEN);
+			cmds[1] = s->ctx->id;
+		}
+		return QGPU_CMD_CTX_CLEAR_LEN;
+	}
+	for (i = 0; i < s->nunbind; i++) {
+		u32 first = s->unbind[i], count = 1;
+
+		while (i + 1 < s->nunbind && s->unbind[i + 1] == first + count) {
+			count++;
+			i++;
+		}
+		if (cmds) {
+			cmds[n] = QGPU_CMD_HDR(QGPU_CMD_CTX_UNBIND, 0,
+					       QGPU_CMD_CTX_UNBIND_LEN);
+			cmds[n + 1] = s->ctx->id;
+			cmds[n + 2] = first;
+			cmds[n + 3] = count;
+		}
+		n += QGPU_CMD_CTX_UNBIND_LEN;
+	}
+	return n;
 }
 
 /* Queue the portion [start, end) of the DMA buffer on the context. */
@@ -285,11 +403,12 @@ static int qgpu_submit_portion(struct qgpu_submit *s, u32 start, u32 end)
 	struct qgpu_job *job;
 	u64 addr = QGPU_SYS_BIT | s->buf->dma;
 	struct dma_fence *done;
-	u32 i, n = 0;
+	u32 i, n;
 	int ret;
 
+	n = qgpu_submit_prologue(s, NULL);
 	job = qgpu_job_alloc(&qdev->engine[QGPU_ENGINE_RENDER],
-			     QGPU_CMD_CTX_CLEAR_LEN + QGPU_CMD_EXEC_LEN);
+			     n + QGPU_CMD_EXEC_LEN);
 	if (!job)
 		return -ENOMEM;
 	ret = drm_sched_job_init(&job->base, &s->ctx->entity, s->qf);
@@ -311,12 +430,7 @@ static int qgpu_submit_portion(struct qgpu_submit *s, u32 start, u32 end)
 		qgpu_job_free(job);
 		return ret;
 	}
-	if (!s->portions) {
-		/* a submit starts with an empty resource table */
-		job->cmds[n++] = QGPU_CMD_HDR(QGPU_CMD_CTX_CLEAR, 0,
-					      QGPU_CMD_CTX_CLEAR_LEN);
-		job->cmds[n++] = s->ctx->id;
-	}
+	n = qgpu_submit_prologue(s, job->cmds);
 	job->cmds[n++] = QGPU_CMD_HDR(QGPU_CMD_EXEC, 0, QGPU_CMD_EXEC_LEN);
 	job->cmds[n++] = s->ctx->id;
 	job->cmds[n++] = lower_32_bits(addr);
@@ -343,7 +457,7 @@ static int qgpu_submit_portion(struct qgpu_submit *s, u32 start, u32 end)
 static void qgpu_submit_patch(struct qgpu_submit *s, u32 i)
 {
 	struct drm_qgpu_patch_entry *pe = &s->pe[i];
-	struct qgpu_bo *bo = s->bos[pe->alloc_index];
+	struct qgpu_bo *bo = qgpu_submit_bo(s, i);
 	u32 at = pe->patch_offset / 4;	/* address dwords of a BIND */
 	u64 addr = 0, size = 0, want;
 
@@ -360,26 +474,48 @@ static void qgpu_submit_patch(struct qgpu_submit *s, u32 i)
 }
 
 /*
- * After a split at @split: keep pinned only what the resource table needs
- * there, leaving out slots that entries from @next on reprogram at @split.
+ * The portion before split offset @x is queued; entries from @i0 on (those
+ * reprogramming slots at @x, and everything after) are still to be placed.
+ * Decide what the next portion may rely on:
+ *  - the resource table at @x: allocations of slots not reprogrammed at @x
+ *    stay where they are ("Splitting a DMA Buffer");
+ *  - allocations whose BINDs are patched already but lie at or after @x
+ *    stay where their BINDs say;
+ *  - every other slot the device has bound is unbound when the portion
+ *    starts, so that a stale use faults instead of reaching memory that
+ *    may be handed to somebody else.
  */
-static void qgpu_submit_repin(struct qgpu_submit *s, u32 next, u32 split)
+static void qgpu_submit_split_state(struct qgpu_submit *s, u32 i0, u32 x)
 {
-	struct qgpu_device *qdev = s->qdev;
-	u32 slot, j;
+	u32 n = s->args->num_patches, j, k;
+
+	/* the device ran every BIND before @x */
+	for (; s->ran < n && s->pe[s->ran].patch_offset < x; s->ran++)
+		s->devslot[s->pe[s->ran].slot] = qgpu_submit_bo(s, s->ran);
 
 	qgpu_submit_unpin_all(s);
-	for (slot = 0; slot < qdev->max_slots; slot++) {
-		bool reprogrammed = false;
+	s->gen++;
+	for (j = i0; j < n && s->pe[j].split_offset == x; j++)
+		s->mark[s->pe[j].slot] = s->gen;
+	for (k = 0; k < s->nslots; k++) {
+		u32 slot = s->slots[k];
 
-		if (!s->table[slot])
-			continue;
-		for (j = next; j < s->args->num_patches &&
-		     s->pe[j].split_offset == split; j++)
-			if (s->pe[j].slot == slot)
-				reprogrammed = true;
-		if (!reprogrammed)
+		if (s->table[slot] && s->mark[slot] != s->gen)
 			qgpu_submit_pin(s, s->table[slot]);
+	}
+	for (j = s->ran; j < i0; j++)
+		if (qgpu_submit_bo(s, j))
+			qgpu_submit_pin(s, qgpu_submit_bo(s, j));
+
+	s->nunbind = 0;
+	for (k = 0; k < s->nslots; k++) {
+		u32 slot = s->slots[k];
+		struct qgpu_bo *bo = s->devslot[slot];
+
+		if (bo && !bo->pin_count) {
+			s->unbind[s->nunbind++] = slot;
+			s->devslot[slot] = NULL;
+		}
 	}
 }
 
@@ -390,6 +526,7 @@ static int qgpu_submit_precheck(struct qgpu_submit *s)
 	unsigned long long cap[QGPU_SEG_MAX + 1] = {};
 	struct qgpu_split_entry *e;
 	struct qgpu_split_alloc *al;
+	unsigned int *refs;
 	int *table, bad;
 	u32 i;
 
@@ -398,8 +535,9 @@ static int qgpu_submit_precheck(struct qgpu_submit *s)
 			cap[i] = qdev->seg[i].size - qdev->seg[i].reserved;
 	e = kvmalloc_array(a->num_patches + 1, sizeof(*e), GFP_KERNEL);
 	al = kvmalloc_array(a->num_allocs + 1, sizeof(*al), GFP_KERNEL);
-	table = kmalloc_array(qdev->max_slots, sizeof(*table), GFP_KERNEL);
-	if (!e || !al || !table) {
+	table = kvmalloc_array(qdev->max_slots, sizeof(*table), GFP_KERNEL);
+	refs = kvmalloc_array(a->num_allocs + 1, sizeof(*refs), GFP_KERNEL);
+	if (!e || !al || !table || !refs) {
 		bad = -2;
 		goto out;
 	}
@@ -414,47 +552,121 @@ static int qgpu_submit_precheck(struct qgpu_submit *s)
 		e[i].split_offset = s->pe[i].split_offset;
 	}
 	bad = qgpu_split_check(e, a->num_patches, al, a->num_allocs, cap,
-			       QGPU_SEG_MAX + 1, table, qdev->max_slots);
+			       QGPU_SEG_MAX + 1, table, qdev->max_slots, refs);
 out:
+	kvfree(refs);
 	kvfree(e);
 	kvfree(al);
-	kfree(table);
+	kvfree(table);
 	return bad == -1 ? 0 : bad == -2 ? -ENOMEM : -ENOSPC;
 }
 
-/* The seed-000 walk. Called with mm_lock held. */
+struct qgpu_group_bo {
+	struct qgpu_bo *bo;
+	u32 nsegs;
+};
+
+/* Most constrained first: fewest segments, then largest. */
+static int qgpu_cmp_group(const void *a, const void *b)
+{
+	const struct qgpu_group_bo *x = a, *y = b;
+
+	if (x->nsegs != y->nsegs)
+		return x->nsegs < y->nsegs ? -1 : 1;
+	if (x->bo->base.size != y->bo->base.size)
+		return x->bo->base.size > y->bo->base.size ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Place the allocations of one split point (entries @i .. while their
+ * SplitOffset is the same) before patching any of them, most constrained
+ * first, so that the order of the list does not decide whether they fit.
+ * Stops at the first that does not fit; the walk then splits there.
+ */
+static int qgpu_submit_place_group(struct qgpu_submit *s, u32 i)
+{
+	u32 n = s->args->num_patches, split = s->pe[i].split_offset, j, k = 0;
+	struct qgpu_group_bo *g;
+	int ret = 0;
+
+	for (j = i; j < n && s->pe[j].split_offset == split; j++)
+		k++;
+	if (k < 2)
+		return 0;
+	g = kvmalloc_array(k, sizeof(*g), GFP_KERNEL);
+	if (!g)
+		return -ENOMEM;
+	for (k = 0, j = i; j < n && s->pe[j].split_offset == split; j++) {
+		struct qgpu_bo *bo = qgpu_submit_bo(s, j);
+
+		if (!bo)
+			continue;
+		g[k].bo = bo;
+		g[k].nsegs = hweight32(bo->segment_mask);
+		k++;
+	}
+	sort(g, k, sizeof(*g), qgpu_cmp_group, NULL);
+	for (j = 0; j < k && !ret; j++) {
+		ret = qgpu_mm_make_resident(g[j].bo, 0);
+		if (!ret && g[j].bo->seg != QGPU_SEG_SYSTEM)
+			qgpu_submit_pin(s, g[j].bo);
+	}
+	kvfree(g);
+	return ret == -ENOSPC ? 0 : ret;
+}
+
+/*
+ * The walk of "Splitting a DMA Buffer". Called with mm_lock held; nobody
+ * else pins allocations meanwhile, so everything this submission has not
+ * pinned may be evicted.
+ */
 static int qgpu_submit_walk(struct qgpu_submit *s)
 {
 	struct drm_qgpu_submit *a = s->args;
-	u32 i, start = 0;
+	u32 i = 0, start = 0, n = a->num_patches;
 	int ret;
 
-	for (i = 0; i < a->num_patches; i++) {
+	while (i < n) {
 		struct drm_qgpu_patch_entry *pe = &s->pe[i];
-		struct qgpu_bo *bo = s->bos[pe->alloc_index];
+		struct qgpu_bo *bo = qgpu_submit_bo(s, i);
 
+		cond_resched();
+		if (!i || pe->split_offset != s->pe[i - 1].split_offset) {
+			ret = qgpu_submit_place_group(s, i);
+			if (ret)
+				return ret;
+		}
 		if (bo) {
 			ret = qgpu_mm_make_resident(bo, 0);
 			if (ret == -ENOSPC && pe->split_offset > start) {
-				/* split: run what precedes this entry first */
-				ret = qgpu_submit_portion(s, start,
-							  pe->split_offset);
+				u32 x = pe->split_offset;
+
+				/* split: run what precedes this split point */
+				ret = qgpu_submit_portion(s, start, x);
 				if (ret)
 					return ret;
-				start = pe->split_offset;
-				qgpu_submit_repin(s, i, start);
-				ret = qgpu_mm_make_resident(bo, 0);
+				start = x;
+				/* entries reprogramming slots at x: placed anew */
+				while (i && s->pe[i - 1].split_offset == x) {
+					i--;
+					s->table[s->pe[i].slot] = s->undo[i];
+				}
+				qgpu_submit_split_state(s, i, x);
+				continue;
 			}
 			if (ret)
 				return ret;
 			if (bo->seg == QGPU_SEG_SYSTEM)
 				return -EBUSY;
 			qgpu_submit_pin(s, bo);
-			if (s->ae[pe->alloc_index].flags & QGPU_ALLOC_WRITE)
-				bo->pristine = false;
+			/* the GPU may write it, whatever the flags say */
+			bo->pristine = false;
 		}
+		s->undo[i] = s->table[pe->slot];
 		s->table[pe->slot] = bo;
 		qgpu_submit_patch(s, i);
+		i++;
 	}
 	return qgpu_submit_portion(s, start, a->dma_size);
 }
@@ -477,7 +689,12 @@ static void qgpu_submit_cleanup(struct qgpu_submit *s)
 	kvfree(s->ae);
 	kvfree(s->bos);
 	kvfree(s->pe);
-	kfree(s->table);
+	kvfree(s->table);
+	kvfree(s->devslot);
+	kvfree(s->mark);
+	kvfree(s->undo);
+	kvfree(s->slots);
+	kvfree(s->unbind);
 	kvfree(s->pinned);
 }
 
@@ -516,14 +733,16 @@ int qgpu_submit_ioctl(struct drm_device *drm, void *data,
 	if (ret)
 		goto out;
 
-	mutex_lock(&s.ctx->submit_lock);
+	ret = qgpu_ctx_begin_submit(s.ctx);
+	if (ret)
+		goto out;
 	mutex_lock(&qdev->mm_lock);
 	qdev->mm_owner = s.qf;
 	ret = qgpu_submit_walk(&s);
 	qgpu_submit_unpin_all(&s);
 	qdev->mm_owner = NULL;
 	mutex_unlock(&qdev->mm_lock);
-	mutex_unlock(&s.ctx->submit_lock);
+	qgpu_ctx_end_submit(s.ctx);
 	if (!s.portions)
 		goto out;
 

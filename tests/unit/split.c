@@ -31,7 +31,10 @@ static int check(const struct qgpu_split_entry *e, unsigned int n,
 	igt_assert(nslots <= 64);
 	for (i = 0; i < 64; i++)
 		table[i] = 12345;
-	r = qgpu_split_check(e, n, a, na, cap, NSEG, table, nslots);
+	static unsigned int refs[4096];
+
+	igt_assert(na <= 4096);
+	r = qgpu_split_check(e, n, a, na, cap, NSEG, table, nslots, refs);
 	/* the scratch table is the only thing written, within nslots */
 	for (i = nslots; i < 64; i++)
 		igt_assert_eq(table[i], 12345);
