@@ -80,15 +80,17 @@ static ssize_t qgpu_policy_write(struct file *file, const char __user *ubuf,
 		return -EFAULT;
 	buf[len] = 0;
 	strim(buf);
-	for (i = 0; i < QGPU_POLICY_COUNT; i++) {
-		if (!strcmp(buf, qgpu_policy_name(i))) {
-			mutex_lock(&qdev->mm_lock);
-			qdev->policy = i;
-			mutex_unlock(&qdev->mm_lock);
-			return len;
-		}
-	}
-	return -EINVAL;
+	/* a policy by name, or by its number (enum qgpu_policy_id) */
+	for (i = 0; i < QGPU_POLICY_COUNT; i++)
+		if (!strcmp(buf, qgpu_policy_name(i)))
+			break;
+	if (i == QGPU_POLICY_COUNT && (kstrtouint(buf, 0, &i) ||
+				       i >= QGPU_POLICY_COUNT))
+		return -EINVAL;
+	mutex_lock(&qdev->mm_lock);
+	qdev->policy = i;
+	mutex_unlock(&qdev->mm_lock);
+	return len;
 }
 
 static const struct file_operations qgpu_policy_fops = {

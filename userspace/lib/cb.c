@@ -433,8 +433,10 @@ int qgpu_submit_wait(int fd, uint32_t ctx, const struct qgpu_cb *cb,
 	ret = qgpu_submit(fd, ctx, cb, NULL, 0, &out, 1, portions);
 	if (!ret)
 		ret = qgpu_syncobj_wait(fd, out.handle, 0, timeout_ns);
+	/* errno tells the caller why only when something failed */
 	r2 = errno;
 	qgpu_syncobj_destroy(fd, out.handle);
-	errno = r2;
+	if (ret)
+		errno = r2;
 	return ret;
 }
