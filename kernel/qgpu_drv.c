@@ -73,6 +73,10 @@ static const struct drm_driver qgpu_driver = {
 	.minor = 0,
 };
 
+#define QGPU_REQUIRED_CAPS	(QGPU_CAP_FENCE | QGPU_CAP_GART | \
+				 QGPU_CAP_PAGING | QGPU_CAP_RENDER | \
+				 QGPU_CAP_CTX_SAVE | QGPU_CAP_FAULT_QUEUE)
+
 static int qgpu_read_identity(struct qgpu_device *qdev)
 {
 	struct pci_dev *pdev = qdev->pdev;
@@ -88,6 +92,17 @@ static int qgpu_read_identity(struct qgpu_device *qdev)
 		return -ENODEV;
 	}
 	qdev->caps = qgpu_rd(qdev, QGPU_REG_CAPS);
+	/*
+	 * What the driver relies on: fences, the paging engine and the GART
+	 * (residency), the render engine with per-context slot tables saved
+	 * (split portions of contexts interleave), and a fault queue (no
+	 * fault may be lost, or a faulting context would keep running).
+	 */
+	if ((qdev->caps & QGPU_REQUIRED_CAPS) != QGPU_REQUIRED_CAPS) {
+		dev_err(&pdev->dev, "qgpu: device lacks capabilities %#x\n",
+			QGPU_REQUIRED_CAPS & ~qdev->caps);
+		return -ENODEV;
+	}
 	qdev->max_slots = qgpu_rd(qdev, QGPU_REG_MAX_SLOTS);
 	qdev->max_contexts = qgpu_rd(qdev, QGPU_REG_MAX_CONTEXTS);
 	qdev->vram_size = qgpu_rd64(qdev, QGPU_REG_VRAM_SIZE_LO);
