@@ -6,6 +6,7 @@
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
+#include <linux/xarray.h>
 
 #include "qgpu_drv.h"
 #include "qgpu_ctx.h"
@@ -175,7 +176,11 @@ int qgpu_engine_emit(struct qgpu_engine *eng, const u32 *cmds, u32 ndw,
 	return 0;
 }
 
-static void qgpu_handle_fault(struct qgpu_device *qdev)
+/* At most this many fault records are handled per interrupt. */
+#define QGPU_FAULTQ_DRAIN_MAX	(4 * QGPU_FAULTQ_DEPTH)
+
+/* Handle and remove the oldest record of the device's fault queue. */
+static void qgpu_fault_pop(struct qgpu_device *qdev)
 {
 	u32 reason = qgpu_rd(qdev, QGPU_REG_FAULT_REASON);
 	u32 engine = qgpu_rd(qdev, QGPU_REG_FAULT_ENGINE);
@@ -183,12 +188,63 @@ static void qgpu_handle_fault(struct qgpu_device *qdev)
 	u32 offset = qgpu_rd(qdev, QGPU_REG_FAULT_OFFSET);
 	u64 addr = qgpu_rd64(qdev, QGPU_REG_FAULT_ADDR_LO);
 
+	qgpu_wr(qdev, QGPU_REG_FAULTQ_POP, 1);
 	atomic64_inc(&qdev->stats.c[QGPU_STAT(faults)]);
 	dev_info_ratelimited(qdev->drm.dev,
 			     "device fault: reason %u engine %u ctx %u offset %#x addr %#llx\n",
 			     reason, engine, ctx, offset, addr);
 	if (engine == QGPU_ENGINE_RENDER)
 		qgpu_ctx_hw_fault(qdev, ctx, reason, offset, addr);
+}
+
+/*
+ * @lost faults found the queue full and have no record. The device still
+ * marked every context they hit as faulted: find those among the live
+ * contexts. The contexts are only looked up by id, under RCU (see
+ * qgpu_ctx_hw_fault()).
+ */
+static void qgpu_fault_lost(struct qgpu_device *qdev, u32 lost)
+{
+	struct qgpu_ctx *ctx;
+	unsigned long id;
+
+	atomic64_add(lost, &qdev->stats.c[QGPU_STAT(faults)]);
+	dev_info_ratelimited(qdev->drm.dev,
+			     "device fault queue full: %u faults without a record\n",
+			     lost);
+	rcu_read_lock();
+	xa_for_each(&qdev->contexts, id, ctx) {
+		qgpu_wr(qdev, QGPU_REG_CTX_SEL, id);
+		if (qgpu_rd(qdev, QGPU_REG_CTX_STATUS) & QGPU_CTX_STATUS_FAULTED)
+			qgpu_ctx_hw_fault(qdev, id, QGPU_FAULT_NONE, 0, 0);
+	}
+	rcu_read_unlock();
+}
+
+/*
+ * Called from the interrupt handler after INT_FAULT was acknowledged, so a
+ * fault recorded from now on raises the interrupt again. Drains the fault
+ * queue, then accounts for faults the device could not queue;
+ * qdev->faults_seen is the FAULTQ_LOST value seen last time.
+ */
+static void qgpu_handle_fault(struct qgpu_device *qdev)
+{
+	unsigned int i;
+	u32 n, lost;
+
+	for (i = 0; i < QGPU_FAULTQ_DRAIN_MAX; i++) {
+		n = qgpu_rd(qdev, QGPU_REG_FAULTQ_COUNT);
+		if (n == ~0u)
+			return;		/* the device is gone */
+		if (!n || n > QGPU_FAULTQ_DEPTH)
+			break;
+		qgpu_fault_pop(qdev);
+	}
+	lost = qgpu_rd(qdev, QGPU_REG_FAULTQ_LOST);
+	if (lost != qdev->faults_seen && lost != ~0u) {
+		qgpu_fault_lost(qdev, lost - qdev->faults_seen);
+		qdev->faults_seen = lost;
+	}
 }
 
 irqreturn_t qgpu_irq_handler(int irq, void *arg)
