@@ -28,6 +28,7 @@
 #define QGPU_JOB_TIMEOUT_MS	2000
 
 struct qgpu_device;
+struct qgpu_plan;
 
 /**
  * struct qgpu_engine - one device engine: its ring, fences and scheduler
@@ -117,6 +118,7 @@ struct qgpu_device {
 	struct drm_mm hap_mm;		/* host aperture pages */
 	u64 lru_tick;
 	struct workqueue_struct *reap_wq;	/* deferred destruction */
+	struct qgpu_plan *plan;		/* the walk being planned or replayed */
 	struct qgpu_file *mm_owner;	/* whose request pages now, or NULL */
 	u32 policy;
 

@@ -14,6 +14,7 @@
 #include "qgpu_gem.h"
 #include "qgpu_mm.h"
 #include "qgpu_paging.h"
+#include "qgpu_plan.h"
 #include "qgpu_policy.h"
 
 #define QGPU_WAIT_MS	10000
@@ -320,6 +321,96 @@ static int qgpu_mm_build_move(struct qgpu_paging *pb, struct qgpu_bo *bo,
 	return ret;
 }
 
+/* The books of a move: @bo is in segment @dst at @dst_node from now on. */
+static void qgpu_mm_book_move(struct qgpu_bo *bo, u32 dst,
+			      struct drm_mm_node *dst_node)
+{
+	struct qgpu_device *qdev = to_qdev(bo->base.dev);
+
+	if (bo->seg != QGPU_SEG_SYSTEM) {
+		bool from_vram = bo->seg != QGPU_SEG_APERTURE;
+
+		qgpu_seg_account(qdev, bo, false);
+		if (drm_mm_node_allocated(&bo->node))
+			drm_mm_remove_node(&bo->node);
+		if (from_vram)
+			bo->pristine = false;
+	}
+	bo->seg = dst;
+	if (dst != QGPU_SEG_SYSTEM) {
+		drm_mm_replace_node(dst_node, &bo->node);
+		qgpu_seg_account(qdev, bo, true);
+	}
+	bo->lru_tick = ++qdev->lru_tick;
+}
+
+/**
+ * qgpu_mm_restore - put @bo's books back where a plan's dry run found them
+ * @bo: the allocation
+ * @seg: segment id (QGPU_SEG_SYSTEM: not resident)
+ * @start: node start in @seg
+ * @size: node size
+ *
+ * The rollback undoes moves last first, so the range is free again.
+ */
+void qgpu_mm_restore(struct qgpu_bo *bo, u32 seg, u64 start, u64 size)
+{
+	struct qgpu_device *qdev = to_qdev(bo->base.dev);
+
+	if (bo->seg != QGPU_SEG_SYSTEM) {
+		qgpu_seg_account(qdev, bo, false);
+		if (drm_mm_node_allocated(&bo->node))
+			drm_mm_remove_node(&bo->node);
+	}
+	bo->seg = seg;
+	if (seg == QGPU_SEG_SYSTEM)
+		return;
+	memset(&bo->node, 0, sizeof(bo->node));
+	bo->node.start = start;
+	bo->node.size = size;
+	if (drm_WARN_ON(&qdev->drm,
+			drm_mm_reserve_node(&qdev->seg[seg].mm, &bo->node))) {
+		bo->seg = QGPU_SEG_SYSTEM;
+		return;
+	}
+	qgpu_seg_account(qdev, bo, true);
+}
+
+/*
+ * Insert @node for @size bytes into @mm: a placement decision. The dry run
+ * of a plan records it, the replay makes the same one.
+ */
+static int qgpu_mm_insert(struct qgpu_device *qdev, struct drm_mm *mm,
+			  struct drm_mm_node *node, u64 size,
+			  enum drm_mm_insert_mode mode)
+{
+	struct qgpu_plan_choice *c;
+	int ret;
+
+	if (qgpu_plan_replay(qdev)) {
+		c = qgpu_plan_follow(qdev);
+		if (!c || c->count)
+			return -EIO;
+		if (c->ret)
+			return c->ret;
+		node->start = c->start;
+		node->size = size;
+		return drm_mm_reserve_node(mm, node);
+	}
+	ret = drm_mm_insert_node_generic(mm, node, size, PAGE_SIZE, 0, mode);
+	if (qgpu_plan_dry(qdev)) {
+		int err = qgpu_plan_record(qdev, ret, ret ? 0 : node->start,
+					   NULL, 0);
+
+		if (err) {
+			if (!ret)
+				drm_mm_remove_node(node);
+			return err;
+		}
+	}
+	return ret;
+}
+
 /*
  * Move @bo to segment @dst (QGPU_SEG_SYSTEM for system memory) at
  * @dst_node, which the caller inserted into the destination's drm_mm.
@@ -332,6 +423,14 @@ static int qgpu_mm_move(struct qgpu_bo *bo, u32 dst,
 	struct dma_fence *f;
 	int ret;
 
+	if (qgpu_plan_dry(qdev)) {
+		/* the books only: where it goes, nothing paged */
+		ret = qgpu_plan_save(qdev, bo);
+		if (ret)
+			return ret;
+		qgpu_mm_book_move(bo, dst, dst_node);
+		return 0;
+	}
 	ret = qgpu_bo_backing(bo);
 	if (ret)
 		return ret;
@@ -353,20 +452,7 @@ static int qgpu_mm_move(struct qgpu_bo *bo, u32 dst,
 		dma_fence_put(bo->fence);
 		bo->fence = f;
 	}
-	if (bo->seg != QGPU_SEG_SYSTEM) {
-		bool from_vram = bo->seg != QGPU_SEG_APERTURE;
-
-		qgpu_seg_account(qdev, bo, false);
-		drm_mm_remove_node(&bo->node);
-		if (from_vram)
-			bo->pristine = false;
-	}
-	bo->seg = dst;
-	if (dst != QGPU_SEG_SYSTEM) {
-		drm_mm_replace_node(dst_node, &bo->node);
-		qgpu_seg_account(qdev, bo, true);
-	}
-	bo->lru_tick = ++qdev->lru_tick;
+	qgpu_mm_book_move(bo, dst, dst_node);
 	return 0;
 }
 
@@ -393,6 +479,64 @@ static int qgpu_mm_evict_one(struct qgpu_bo *bo, bool to_system);
 static int qgpu_mm_drop(struct qgpu_bo *bo);
 
 /*
+ * Choose the allocations to evict from @seg so that @size bytes fit: the
+ * victim policy orders the unpinned ones, drm_mm's eviction scan says when
+ * enough of them are chosen. Returns the victims in @out (*@n of them), or
+ * -ENOSPC when evicting everything evictable would not help.
+ */
+static int qgpu_mm_pick_victims(struct qgpu_device *qdev,
+				struct qgpu_segment *seg, u64 size,
+				struct qgpu_bo *self, struct qgpu_bo ***out,
+				u32 *n)
+{
+	struct qgpu_bo *bo, **victims;
+	struct qgpu_victim *v;
+	struct drm_mm_scan scan;
+	u32 cand = 0, added, i;
+	bool found = false;
+
+	list_for_each_entry(bo, &seg->lru, lru)
+		cand++;
+	v = kvmalloc_array(cand ? cand : 1, sizeof(*v), GFP_KERNEL);
+	victims = kvmalloc_array(cand ? cand : 1, sizeof(*victims), GFP_KERNEL);
+	if (!v || !victims) {
+		kvfree(v);
+		kvfree(victims);
+		return -ENOMEM;
+	}
+	cand = 0;
+	list_for_each_entry(bo, &seg->lru, lru) {
+		if (bo == self || bo->pin_count)
+			continue;
+		v[cand].size = bo->node.size;
+		v[cand].last_use = bo->lru_tick;
+		v[cand].offset = bo->node.start;
+		v[cand].cookie = bo;
+		cand++;
+	}
+	qgpu_policy_order(qdev->policy, v, cand);
+
+	drm_mm_scan_init(&scan, &seg->mm, size, PAGE_SIZE, 0, 0);
+	for (added = 0; added < cand && !found; added++)
+		found = drm_mm_scan_add_block(&scan, &((struct qgpu_bo *)
+						       v[added].cookie)->node);
+	/* Every added block is removed again, last first. */
+	*n = 0;
+	for (i = added; i--;) {
+		bo = v[i].cookie;
+		if (drm_mm_scan_remove_block(&scan, &bo->node) && found)
+			victims[(*n)++] = bo;
+	}
+	kvfree(v);
+	if (!found) {
+		kvfree(victims);
+		return -ENOSPC;
+	}
+	*out = victims;
+	return 0;
+}
+
+/*
  * Find room for @size bytes in @seg, evicting unpinned allocations chosen
  * by the victim policy. @self is never evicted.
  */
@@ -400,69 +544,44 @@ static int qgpu_mm_find_space(struct qgpu_device *qdev, struct qgpu_segment *seg
 			      u64 size, struct drm_mm_node *node,
 			      struct qgpu_bo *self)
 {
-	struct qgpu_victim *v;
-	struct drm_mm_scan scan;
-	struct qgpu_bo *bo, *tmp;
-	LIST_HEAD(evict);
-	unsigned int n = 0, i;
-	bool found = false;
+	struct qgpu_plan_choice *c;
+	struct qgpu_bo **victims = NULL;
+	u32 n = 0, i;
 	int ret;
 
-	ret = drm_mm_insert_node_generic(&seg->mm, node, size, PAGE_SIZE, 0,
-					 DRM_MM_INSERT_BEST);
+	ret = qgpu_mm_insert(qdev, &seg->mm, node, size, DRM_MM_INSERT_BEST);
 	if (ret != -ENOSPC)
 		return ret;
 	if (size > seg->size - seg->reserved)
 		return -ENOSPC;
 
-	list_for_each_entry(bo, &seg->lru, lru)
-		n++;
-	v = kvmalloc_array(n ? n : 1, sizeof(*v), GFP_KERNEL);
-	if (!v)
-		return -ENOMEM;
-	n = 0;
-	list_for_each_entry(bo, &seg->lru, lru) {
-		if (bo == self || bo->pin_count)
-			continue;
-		v[n].size = bo->node.size;
-		v[n].last_use = bo->lru_tick;
-		v[n].offset = bo->node.start;
-		v[n].cookie = bo;
-		n++;
-	}
-	qgpu_policy_order(qdev->policy, v, n);
+	if (qgpu_plan_replay(qdev)) {
+		c = qgpu_plan_follow(qdev);
+		if (!c)
+			return -EIO;
+		ret = c->ret;
+		if (!ret) {
+			victims = qdev->plan->victims + c->first;
+			n = c->count;
+		}
+	} else {
+		ret = qgpu_mm_pick_victims(qdev, seg, size, self, &victims, &n);
+		if (ret && ret != -ENOSPC)
+			return ret;
+		if (qgpu_plan_dry(qdev)) {
+			int err = qgpu_plan_record(qdev, ret, 0, victims, n);
 
-	drm_mm_scan_init(&scan, &seg->mm, size, PAGE_SIZE, 0, 0);
-	for (i = 0; i < n; i++) {
-		bo = v[i].cookie;
-		list_move(&bo->lru, &evict);	/* reverse order of addition */
-		if (drm_mm_scan_add_block(&scan, &bo->node)) {
-			found = true;
-			break;
+			if (err)
+				ret = err;
 		}
 	}
-	/* Every added block must be removed again, in reverse order. */
-	list_for_each_entry_safe(bo, tmp, &evict, lru) {
-		if (!drm_mm_scan_remove_block(&scan, &bo->node) || !found)
-			list_move_tail(&bo->lru, &seg->lru);
-	}
-	kvfree(v);
-	if (!found) {
-		/* Nothing evictable helps. */
-		return -ENOSPC;
-	}
-	/* Every victim leaves the on-stack list, even after a failure. */
-	ret = 0;
-	while (!list_empty(&evict)) {
-		bo = list_first_entry(&evict, struct qgpu_bo, lru);
-		list_move_tail(&bo->lru, &seg->lru);
-		if (!ret)
-			ret = qgpu_mm_evict_one(bo, false);
-	}
+	for (i = 0; !ret && i < n; i++)
+		ret = qgpu_mm_evict_one(victims[i], false);
+	if (!qgpu_plan_replay(qdev))
+		kvfree(victims);
 	if (ret)
 		return ret;
-	return drm_mm_insert_node_generic(&seg->mm, node, size, PAGE_SIZE, 0,
-					  DRM_MM_INSERT_EVICT);
+	return qgpu_mm_insert(qdev, &seg->mm, node, size, DRM_MM_INSERT_EVICT);
 }
 
 /*
@@ -482,16 +601,15 @@ static int qgpu_mm_evict_one(struct qgpu_bo *bo, bool to_system)
 		return qgpu_mm_drop(bo);
 	if (!to_system && bo->seg != QGPU_SEG_APERTURE &&
 	    !qgpu_mm_allowed(bo, QGPU_SEG_APERTURE) &&
-	    !drm_mm_insert_node_generic(&qdev->seg[QGPU_SEG_APERTURE].mm,
-					&node, size, PAGE_SIZE, 0,
-					DRM_MM_INSERT_BEST)) {
+	    !qgpu_mm_insert(qdev, &qdev->seg[QGPU_SEG_APERTURE].mm, &node,
+			    size, DRM_MM_INSERT_BEST)) {
 		ret = qgpu_mm_move(bo, QGPU_SEG_APERTURE, &node);
 		if (ret)
 			drm_mm_remove_node(&node);
 	} else {
 		ret = qgpu_mm_move(bo, QGPU_SEG_SYSTEM, NULL);
 	}
-	if (!ret)
+	if (!ret && !qgpu_plan_dry(qdev))
 		qgpu_stat_add(qdev, qdev->mm_owner, QGPU_STAT(evictions), 1);
 	return ret;
 }
@@ -580,6 +698,12 @@ static int qgpu_mm_drop(struct qgpu_bo *bo)
 
 	if (bo->seg == QGPU_SEG_SYSTEM)
 		return 0;
+	if (qgpu_plan_dry(qdev)) {
+		ret = qgpu_plan_save(qdev, bo);
+		if (!ret)
+			qgpu_mm_book_move(bo, QGPU_SEG_SYSTEM, NULL);
+		return ret;
+	}
 	/* After unplug the device and its schedulers are gone: no paging. */
 	if (drm_dev_enter(&qdev->drm, &idx)) {
 		ret = qgpu_paging_begin(qdev, &pb);

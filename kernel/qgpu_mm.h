@@ -21,6 +21,7 @@ int qgpu_mm_make_resident(struct qgpu_bo *bo, u32 seg);
 int qgpu_mm_evict(struct qgpu_bo *bo, bool to_system);
 void qgpu_mm_bo_gone(struct qgpu_bo *bo);
 struct dma_fence *qgpu_mm_bo_reap(struct qgpu_bo *bo);
+void qgpu_mm_restore(struct qgpu_bo *bo, u32 seg, u64 start, u64 size);
 void qgpu_mm_touch(struct qgpu_bo *bo);
 int qgpu_mm_cpu_prepare(struct qgpu_bo *bo, u32 *path,
 			struct dma_fence **moving);

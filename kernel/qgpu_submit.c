@@ -23,6 +23,7 @@
 #include "qgpu_gem.h"
 #include "qgpu_job.h"
 #include "qgpu_mm.h"
+#include "qgpu_plan.h"
 #include "qgpu_split.h"
 #include "qgpu_submit.h"
 
@@ -101,6 +102,7 @@ struct qgpu_submit {
 	u32 *unbind;			/* slots to clear when a portion starts */
 	u32 nunbind;
 	u32 ran;			/* entries whose BIND ran before start */
+	bool dry;			/* planning: queue nothing */
 	struct qgpu_bo **pinned;	/* pinned for the current portion */
 	u32 npinned;
 	struct dma_fence *last;		/* finished fence of the last portion */
@@ -406,6 +408,10 @@ static int qgpu_submit_portion(struct qgpu_submit *s, u32 start, u32 end)
 	u32 i, n;
 	int ret;
 
+	if (s->dry) {
+		s->portions++;
+		return 0;
+	}
 	n = qgpu_submit_prologue(s, NULL);
 	job = qgpu_job_alloc(&qdev->engine[QGPU_ENGINE_RENDER],
 			     n + QGPU_CMD_EXEC_LEN);
@@ -661,7 +667,8 @@ static int qgpu_submit_walk(struct qgpu_submit *s)
 				return -EBUSY;
 			qgpu_submit_pin(s, bo);
 			/* the GPU may write it, whatever the flags say */
-			bo->pristine = false;
+			if (!s->dry)
+				bo->pristine = false;
 		}
 		s->undo[i] = s->table[pe->slot];
 		s->table[pe->slot] = bo;
@@ -669,6 +676,49 @@ static int qgpu_submit_walk(struct qgpu_submit *s)
 		i++;
 	}
 	return qgpu_submit_portion(s, start, a->dma_size);
+}
+
+/* Back to the state before the walk: nothing placed, nothing patched. */
+static void qgpu_submit_walk_reset(struct qgpu_submit *s)
+{
+	u32 k;
+
+	qgpu_submit_unpin_all(s);
+	for (k = 0; k < s->nslots; k++) {
+		s->table[s->slots[k]] = NULL;
+		s->devslot[s->slots[k]] = NULL;
+	}
+	s->ran = 0;
+	s->nunbind = 0;
+	s->portions = 0;
+}
+
+/*
+ * Plan the whole walk before anything is queued: a dry run that changes
+ * only the books, a rollback, then the walk for real following the dry
+ * run's decisions. A walk that cannot be completed fails in the dry run,
+ * so an error such as ENOSPC means that nothing ran and nothing changed.
+ */
+static int qgpu_submit_plan_and_walk(struct qgpu_submit *s)
+{
+	struct qgpu_device *qdev = s->qdev;
+	struct qgpu_plan plan;
+	int ret;
+
+	lockdep_assert_held(&qdev->mm_lock);
+	qgpu_plan_begin(qdev, &plan);
+	s->dry = true;
+	ret = qgpu_submit_walk(s);
+	qgpu_submit_walk_reset(s);
+	qgpu_plan_rollback(qdev);
+	s->dry = false;
+	if (!ret) {
+		qgpu_plan_replay_start(qdev);
+		ret = qgpu_submit_walk(s);
+		qgpu_submit_unpin_all(s);
+	}
+	qgpu_plan_end(qdev);
+	return ret;
 }
 
 static void qgpu_submit_cleanup(struct qgpu_submit *s)
@@ -738,8 +788,7 @@ int qgpu_submit_ioctl(struct drm_device *drm, void *data,
 		goto out;
 	mutex_lock(&qdev->mm_lock);
 	qdev->mm_owner = s.qf;
-	ret = qgpu_submit_walk(&s);
-	qgpu_submit_unpin_all(&s);
+	ret = qgpu_submit_plan_and_walk(&s);
 	qdev->mm_owner = NULL;
 	mutex_unlock(&qdev->mm_lock);
 	qgpu_ctx_end_submit(s.ctx);
