@@ -116,6 +116,7 @@ struct qgpu_device {
 	struct dma_fence *pbuf_last;	/* last paging job using pbuf */
 	struct drm_mm_node pbuf_node;	/* its range in the aperture segment */
 	struct drm_mm hap_mm;		/* host aperture pages */
+	struct list_head hap_lru;	/* qgpu_bo mapped there, oldest first */
 	u64 lru_tick;
 	struct workqueue_struct *reap_wq;	/* deferred destruction */
 	struct qgpu_plan *plan;		/* the walk being planned or replayed */

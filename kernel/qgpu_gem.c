@@ -5,6 +5,7 @@
  * next access faults in the pages of the allocation's current medium
  * (BAR2, host aperture or system pages) at the same virtual address.
  */
+#include <linux/delay.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <drm/drm_drv.h>
@@ -37,6 +38,12 @@ static void qgpu_gem_reap(struct work_struct *work)
 	mutex_lock(&qdev->mm_lock);
 	f = qgpu_mm_bo_reap(bo);
 	mutex_unlock(&qdev->mm_lock);
+	if (IS_ERR(f)) {
+		/* the GART still maps its pages: try again later */
+		msleep(20);
+		queue_work(qdev->reap_wq, &bo->reap);
+		return;
+	}
 	/* the GART entries of its pages are cleared before they are freed */
 	if (f)
 		dma_fence_wait(f, false);
@@ -58,8 +65,12 @@ static void qgpu_gem_free(struct drm_gem_object *obj)
 	mutex_lock(&qdev->mm_lock);
 	qgpu_mm_bo_gone(bo);
 	/* idle: its range is free at once (the pages, after any GART unmap) */
-	if (!bo->fence || dma_fence_is_signaled(bo->fence))
-		dma_fence_put(qgpu_mm_bo_reap(bo));
+	if (!bo->fence || dma_fence_is_signaled(bo->fence)) {
+		struct dma_fence *f = qgpu_mm_bo_reap(bo);
+
+		if (!IS_ERR(f))
+			dma_fence_put(f);
+	}
 	mutex_unlock(&qdev->mm_lock);
 	qgpu_stat_add(qdev, NULL, QGPU_STAT(allocations), -1);
 	qgpu_stat_add(qdev, NULL, QGPU_STAT(allocated_bytes),
@@ -184,6 +195,7 @@ static struct qgpu_bo *qgpu_bo_create(struct qgpu_device *qdev, u64 size,
 	bo->seg = QGPU_SEG_SYSTEM;
 	bo->pristine = true;
 	INIT_LIST_HEAD(&bo->lru);
+	INIT_LIST_HEAD(&bo->hap_link);
 	qgpu_stat_add(qdev, NULL, QGPU_STAT(allocations), 1);
 	qgpu_stat_add(qdev, NULL, QGPU_STAT(allocated_bytes), size);
 	return bo;

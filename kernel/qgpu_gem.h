@@ -22,6 +22,7 @@
  * @lock_count: outstanding Lock2 calls
  * @pin_count: pins by submissions being prepared (resource tables)
  * @hap: host aperture pages while mapped through BAR4
+ * @hap_link: link in the device's list of allocations with aperture pages
  * @fence: last GPU operation on the allocation (paging or render)
  * @moving: last paging operation (move) of the allocation
  * @pristine: content is known to be all zero
@@ -43,6 +44,7 @@ struct qgpu_bo {
 	u32 lock_count;
 	u32 pin_count;
 	struct drm_mm_node hap;
+	struct list_head hap_link;
 	struct dma_fence *fence;
 	struct dma_fence *moving;
 	bool pristine;

@@ -756,20 +756,18 @@ void qgpu_mm_bo_gone(struct qgpu_bo *bo)
  * @bo: the allocation, after qgpu_mm_bo_gone() and after bo->fence signalled
  *
  * Return: a reference to the fence after which the backing pages may be
- * freed (a GART unmap in flight), or NULL.
+ * freed (a GART unmap in flight), NULL, or an ERR_PTR when the paging job
+ * could not be built (nothing was released; the caller tries again).
  */
 struct dma_fence *qgpu_mm_bo_reap(struct qgpu_bo *bo)
 {
 	struct qgpu_device *qdev = to_qdev(bo->base.dev);
+	int ret;
 
 	lockdep_assert_held(&qdev->mm_lock);
-	if (qgpu_mm_drop(bo)) {
-		/* no paging possible: the device is gone or out of memory */
-		qgpu_seg_account(qdev, bo, false);
-		if (drm_mm_node_allocated(&bo->node))
-			drm_mm_remove_node(&bo->node);
-		bo->seg = QGPU_SEG_SYSTEM;
-	}
+	ret = qgpu_mm_drop(bo);
+	if (ret)
+		return ERR_PTR(ret);
 	return dma_fence_get(bo->fence);
 }
 
