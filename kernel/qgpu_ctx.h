@@ -25,6 +25,7 @@ struct qgpu_ctx {
 	atomic64_t portions;
 	struct mutex submit_lock;	/* orders this context's submits */
 	bool closed;			/* under submit_lock: no new work */
+	bool cleared;			/* under submit_lock: CTX_CLEAR queued */
 };
 
 int qgpu_ctx_create_ioctl(struct drm_device *drm, void *data,

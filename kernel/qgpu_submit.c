@@ -371,13 +371,30 @@ static u32 qgpu_submit_prologue(struct qgpu_submit *s, u32 *cmds)
 {
 	u32 i, n = 0;
 
-	if (!s->portions) {
+	/*
+	 * A context's first DMA buffer starts from a clean slot table and
+	 * fault state (CTX_CLEAR); later ones only unbind every slot, so that
+	 * a context the device marked faulted stays dead until the driver has
+	 * seen the fault, even when its next submit is on the ring already.
+	 */
+	if (!s->portions && !s->ctx->cleared) {
 		if (cmds) {
 			cmds[0] = QGPU_CMD_HDR(QGPU_CMD_CTX_CLEAR, 0,
 					       QGPU_CMD_CTX_CLEAR_LEN);
 			cmds[1] = s->ctx->id;
+			s->ctx->cleared = true;
 		}
 		return QGPU_CMD_CTX_CLEAR_LEN;
+	}
+	if (!s->portions) {
+		if (cmds) {
+			cmds[0] = QGPU_CMD_HDR(QGPU_CMD_CTX_UNBIND, 0,
+					       QGPU_CMD_CTX_UNBIND_LEN);
+			cmds[1] = s->ctx->id;
+			cmds[2] = 0;
+			cmds[3] = s->qdev->max_slots;
+		}
+		return QGPU_CMD_CTX_UNBIND_LEN;
 	}
 	for (i = 0; i < s->nunbind; i++) {
 		u32 first = s->unbind[i], count = 1;
