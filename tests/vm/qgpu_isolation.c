@@ -375,7 +375,7 @@ static void stale_slot(enum stale_kind kind, uint64_t a, uint64_t c)
 	struct qa_victim *vic;
 	volatile uint32_t *d;
 	struct qgpu_cb *cb;
-	uint64_t leaked, bad;
+	uint64_t leaked, bad, foreign, i;
 	int ret, e_first;
 
 	igt_require(have_local);
@@ -458,6 +458,13 @@ static void stale_slot(enum stale_kind kind, uint64_t a, uint64_t c)
 	qa_check(bad == 0,
 		 "%s: %llu word(s) of another process's allocation were written through the stale slot\n",
 		 stale_names[kind], (unsigned long long)bad);
+	/* whatever the stale slot read, it is only what this file wrote */
+	foreign = 0;
+	for (i = 0; i < a / 4; i++)
+		foreign += d[16384 + i] != 0 && d[16384 + i] != 0x0a0a0a0a;
+	qa_check(foreign == 0,
+		 "%s: %llu word(s) read through the stale slot are neither zero nor what this file wrote there\n",
+		 stale_names[kind], (unsigned long long)foreign);
 	if (cs.state == QGPU_CTX_LOST_FAULT)
 		qa_check(cs.fault_reason == QGPU_FAULT_BAD_SLOT,
 			 "%s: the stale slot faulted with %s, expected BAD_SLOT\n",
