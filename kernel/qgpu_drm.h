@@ -9,6 +9,39 @@
 #ifndef QGPU_DRM_H
 #define QGPU_DRM_H
 
+/**
+ * DOC: qgpu memory rules
+ *
+ * Allocations (GEM objects) live in segments (&QGPU_QUERY_SEGMENTS) or in
+ * system memory; the kernel moves them with paging buffers on the paging
+ * engine. The rules a user-mode driver can rely on:
+ *
+ * - Deferred destruction: closing the last handle of an allocation never
+ *   waits for the GPU. Work already queued may still use it; its segment
+ *   range and pages are released once that work is done (until then the
+ *   range may already be reused, behind that work).
+ * - CPU access follows Lock2 ("Allocation Usage Tracking", WDK): a CPU
+ *   mapping follows its allocation wherever it moves. An allocation
+ *   created without %QGPU_GEM_CPU_ACCESS is never mapped onto VRAM: when
+ *   one of its mappings is touched while it is in VRAM, it is first moved
+ *   to the aperture segment or system memory, whichever path created the
+ *   mapping. A CPU fault waits only for a move of the allocation in
+ *   flight, never for rendering that uses it; synchronising CPU access
+ *   with rendering is the user-mode driver's job (syncobjs). A mapping
+ *   already valid never waits.
+ * - Host-aperture pages are lent to CPU mappings of non-visible VRAM and
+ *   taken back from the least recently used mapping when needed.
+ * - Submission (&DRM_IOCTL_QGPU_SUBMIT) follows "Splitting a DMA Buffer"
+ *   (WDK). The kernel parses the whole DMA buffer; every split offset must
+ *   be the start of a command it parsed. The walk over the patch-location
+ *   list is planned completely before anything is queued: when it fails
+ *   (ENOSPC: some split point's allocations cannot be resident at once;
+ *   EBUSY: a locked allocation may not go where it must) nothing ran,
+ *   nothing moved and no syncobj was signalled. Between split portions the
+ *   device's slot table keeps only the bindings of allocations the kernel
+ *   keeps in place; every other slot is unbound, and using it faults.
+ */
+
 #include "drm.h"
 
 #if defined(__cplusplus)
@@ -238,9 +271,15 @@ struct drm_qgpu_gem_create {
  * @offset: out: fake offset to pass to mmap() on the DRM fd. The mapping
  *	follows the allocation wherever it moves.
  *
- * Locking fails with EINVAL for an allocation that could never be mapped.
- * While locked, an allocation whose supported set lacks the aperture
- * segment is kept out of memory segments if it was not resident.
+ * An allocation created without %QGPU_GEM_CPU_ACCESS is locked through
+ * the aperture segment (it is moved there, or to system memory) or while
+ * it is in system memory; when it is in VRAM and its supported set lacks
+ * the aperture segment, locking fails with EBUSY (evict it to system
+ * memory first). While locked it is not committed to a VRAM segment.
+ * A CPU-accessible allocation carries no placement restriction.
+ *
+ * Errors: EINVAL (flags), ENOENT (handle), EBUSY (above), EOVERFLOW (lock
+ * count).
  */
 struct drm_qgpu_gem_lock {
 	__u32 handle;
@@ -302,7 +341,12 @@ struct drm_qgpu_gem_info {
 	__u32 flags;
 };
 
-/* &drm_qgpu_alloc_entry.flags */
+/*
+ * &drm_qgpu_alloc_entry.flags. QGPU_ALLOC_WRITE declares that the DMA
+ * buffer writes the allocation; the kernel never relies on it for the
+ * allocation's content (an allocation a submit references is treated as
+ * written either way).
+ */
 #define QGPU_ALLOC_WRITE	(1u << 0)
 
 /**
@@ -372,6 +416,17 @@ struct drm_qgpu_sync_entry {
  * @num_out_syncs: entries in @out_syncs, <= %QGPU_MAX_SYNCS.
  * @flags: must be zero.
  * @portions: out: number of split portions the buffer was queued as.
+ *
+ * Every split offset of @patches must be the byte offset of a command the
+ * kernel's parse of the buffer reached, at or before the BIND it belongs
+ * to; at most %QGPU_MAX_SPLIT_POINTS distinct split offsets.
+ *
+ * Errors (nothing was queued, moved or signalled): EINVAL (a field, a
+ * command, a patch entry, a split offset), ENOENT (context, handle or
+ * syncobj), E2BIG (too many split points), EFAULT, ENOMEM, ECANCELED (the
+ * context is lost), ENOSPC (some split point's allocations cannot be
+ * resident at once), EBUSY (a locked allocation may not be placed where
+ * it must), EINTR.
  */
 struct drm_qgpu_submit {
 	__u64 dma;
