@@ -107,6 +107,53 @@ static int ref_check(const struct qgpu_split_entry *e, unsigned int n,
 	return -1;
 }
 
+/*
+ * An independent reference: exhaustive search for an assignment of the
+ * table's distinct allocations to segments they support within capacity
+ * (fragmentation aside). Unlike Hall's condition this is exact, so the
+ * check must accept every table it can place, and every table the check
+ * refuses must be impossible to place.
+ */
+static int exact_place(const int *ids, unsigned int n, unsigned int k,
+		       const struct qgpu_split_alloc *a,
+		       unsigned long long *left)
+{
+	unsigned int i;
+
+	if (k == n)
+		return 1;
+	for (i = 1; i < NSEG; i++) {
+		if (!(a[ids[k]].mask & B(i)) || a[ids[k]].size > left[i])
+			continue;
+		left[i] -= a[ids[k]].size;
+		if (exact_place(ids, n, k + 1, a, left))
+			return 1;
+		left[i] += a[ids[k]].size;
+	}
+	return 0;
+}
+
+static int exact_fits(const int *table, unsigned int nslots,
+		      const struct qgpu_split_alloc *a)
+{
+	unsigned long long left[NSEG];
+	int ids[64];
+	unsigned int s, j, n = 0;
+
+	memcpy(left, cap, sizeof(left));
+	for (s = 0; s < nslots; s++) {
+		int dup = 0;
+
+		if (table[s] < 0)
+			continue;
+		for (j = 0; j < n; j++)
+			dup |= ids[j] == table[s];
+		if (!dup)
+			ids[n++] = table[s];
+	}
+	return exact_place(ids, n, 0, a, left);
+}
+
 static uint64_t rng = 0x2545f4914f6cdd1dull;
 
 static uint64_t rnd(void)
@@ -308,6 +355,51 @@ igt_main
 		struct qgpu_split_entry e[] = { { 0, 0, 0 }, { 1, 1, 0 } };
 
 		igt_assert_eq(check(e, 2, a, 2, 8), -1);
+	}
+
+	igt_subtest("random-against-exact-placement") {
+		struct qgpu_split_alloc a[8];
+		struct qgpu_split_entry e[32];
+		unsigned int t, i, n, nslots, accepted = 0, refused = 0;
+
+		for (t = 0; t < 3000; t++) {
+			unsigned int off = 0;
+			int table[64], got, s;
+
+			nslots = 1 + rnd() % 8;
+			for (i = 0; i < 8; i++) {
+				a[i].size = (1 + rnd() % 96) * MB / 2;
+				a[i].mask = (rnd() % 7 + 1) << 1;
+			}
+			n = rnd() % 32;
+			for (i = 0; i < n; i++) {
+				e[i].alloc = rnd() % 5 ? (int)(rnd() % 8) : -1;
+				e[i].slot = rnd() % nslots;
+				if (rnd() % 3)
+					off += 4 * (1 + rnd() % 8);
+				e[i].split_offset = off;
+			}
+			got = check(e, n, a, 8, nslots);
+			for (s = 0; s < 64; s++)
+				table[s] = -1;
+			for (i = 0; i < n; i++) {
+				table[e[i].slot] = e[i].alloc;
+				if (i + 1 < n &&
+				    e[i + 1].split_offset == e[i].split_offset)
+					continue;
+				if ((int)i == got) {
+					igt_assert_f(!exact_fits(table, nslots, a),
+						     "case %u: refused at entry %u, but the table can be placed\n",
+						     t, i);
+					refused++;
+					break;
+				}
+				if (got < 0 || (int)i < got)
+					accepted += exact_fits(table, nslots, a);
+			}
+		}
+		/* both outcomes were exercised */
+		igt_assert(accepted > 100 && refused > 100);
 	}
 
 	igt_subtest("random-against-reference") {

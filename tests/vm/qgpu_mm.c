@@ -497,8 +497,9 @@ igt_main
 
 			qgpu_cb_bind(cb, 0, h, 0, QGPU_CB_WHOLE);
 			qgpu_cb_nop(cb, 1);
-			igt_assert_neq(qgpu_submit_wait(dev.fd, ctx, cb,
-							10 * SEC_NS, NULL), 0);
+			/* refused as the lock rule says, not for any reason */
+			igt_assert_eq(qgpu_submit_wait(dev.fd, ctx, cb,
+						       10 * SEC_NS, NULL), -EBUSY);
 			igt_assert_eq(qt_info(dev.fd, h).segment,
 				      QGPU_SEG_SYSTEM);
 			qt_cb_free(cb);
