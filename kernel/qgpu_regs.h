@@ -2,8 +2,9 @@
 /*
  * qgpu device contract: PCI identity, BARs, registers, command encoding.
  *
- * This header is plain preprocessor definitions so that both the QEMU device
- * (qemu-device/) and the kernel driver (kernel/) use the same numbers.
+ * This header is plain definitions (and one decoding helper) so that both
+ * the QEMU device (qemu-device/) and the kernel driver (kernel/) use the
+ * same numbers.
  * docs/hw-spec.md is the prose contract; keep the two in step.
  */
 #ifndef QGPU_REGS_H
@@ -210,6 +211,38 @@
 #define QGPU_DMA_TIMESTAMP		0x48	/* slot, off */
 #define QGPU_DMA_TIMESTAMP_LEN		3
 #define QGPU_DMA_BIND_ADDR_DW		2	/* dword index of the patched address */
+
+/*
+ * Length in dwords of DMA-buffer command @op (the minimum for NOP, whose
+ * length is its header's), 0 for an unknown opcode. The device and the
+ * kernel's parser decode with this one definition.
+ */
+static inline unsigned int qgpu_dma_cmd_len(unsigned int op)
+{
+	switch (op) {
+	case QGPU_DMA_NOP:
+		return 1;
+	case QGPU_DMA_BIND:
+		return QGPU_DMA_BIND_LEN;
+	case QGPU_DMA_COPY:
+		return QGPU_DMA_COPY_LEN;
+	case QGPU_DMA_FILL:
+		return QGPU_DMA_FILL_LEN;
+	case QGPU_DMA_ADD:
+	case QGPU_DMA_XOR:
+		return QGPU_DMA_ALU_LEN;
+	case QGPU_DMA_CHECKSUM:
+		return QGPU_DMA_CHECKSUM_LEN;
+	case QGPU_DMA_FENCE:
+		return QGPU_DMA_FENCE_LEN;
+	case QGPU_DMA_WAIT:
+		return QGPU_DMA_WAIT_LEN;
+	case QGPU_DMA_TIMESTAMP:
+		return QGPU_DMA_TIMESTAMP_LEN;
+	default:
+		return 0;
+	}
+}
 
 /* FNV-1a over 32-bit words, as computed by QGPU_DMA_CHECKSUM */
 #define QGPU_CSUM_INIT			0x811c9dc5u

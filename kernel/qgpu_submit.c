@@ -51,34 +51,6 @@ static void qgpu_dmabuf_put(void *data)
 	kref_put(&b->ref, qgpu_dmabuf_release);
 }
 
-/* Length in dwords of DMA command @op (the minimum for NOP), 0 if unknown. */
-static u32 qgpu_dma_cmd_len(u32 op)
-{
-	switch (op) {
-	case QGPU_DMA_NOP:
-		return 1;
-	case QGPU_DMA_BIND:
-		return QGPU_DMA_BIND_LEN;
-	case QGPU_DMA_COPY:
-		return QGPU_DMA_COPY_LEN;
-	case QGPU_DMA_FILL:
-		return QGPU_DMA_FILL_LEN;
-	case QGPU_DMA_ADD:
-	case QGPU_DMA_XOR:
-		return QGPU_DMA_ALU_LEN;
-	case QGPU_DMA_CHECKSUM:
-		return QGPU_DMA_CHECKSUM_LEN;
-	case QGPU_DMA_FENCE:
-		return QGPU_DMA_FENCE_LEN;
-	case QGPU_DMA_WAIT:
-		return QGPU_DMA_WAIT_LEN;
-	case QGPU_DMA_TIMESTAMP:
-		return QGPU_DMA_TIMESTAMP_LEN;
-	default:
-		return 0;
-	}
-}
-
 struct qgpu_submit {
 	struct qgpu_device *qdev;
 	struct qgpu_file *qf;

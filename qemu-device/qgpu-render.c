@@ -148,33 +148,6 @@ int qgpu_render_ring_cmd(QGPUState *s, QGPUEngine *e, uint32_t op,
     return QGPU_FAULT_NONE;
 }
 
-static uint32_t qgpu_dma_fixed_len(uint32_t op)
-{
-    switch (op) {
-    case QGPU_DMA_NOP:
-        return 1;
-    case QGPU_DMA_BIND:
-        return QGPU_DMA_BIND_LEN;
-    case QGPU_DMA_COPY:
-        return QGPU_DMA_COPY_LEN;
-    case QGPU_DMA_FILL:
-        return QGPU_DMA_FILL_LEN;
-    case QGPU_DMA_ADD:
-    case QGPU_DMA_XOR:
-        return QGPU_DMA_ALU_LEN;
-    case QGPU_DMA_CHECKSUM:
-        return QGPU_DMA_CHECKSUM_LEN;
-    case QGPU_DMA_FENCE:
-        return QGPU_DMA_FENCE_LEN;
-    case QGPU_DMA_WAIT:
-        return QGPU_DMA_WAIT_LEN;
-    case QGPU_DMA_TIMESTAMP:
-        return QGPU_DMA_TIMESTAMP_LEN;
-    default:
-        return 0;
-    }
-}
-
 /* true if the blocked WAIT is satisfied; *fault set on an access fault */
 bool qgpu_render_wait_check(QGPUState *s, QGPUEngine *e, int *fault,
                             uint64_t *fault_addr)
@@ -225,7 +198,7 @@ int qgpu_render_step(QGPUState *s, QGPUEngine *e, int64_t *budget,
     dw[0] = le32_to_cpu(dw[0]);
     op = QGPU_CMD_OPCODE(dw[0]);
     len = QGPU_CMD_LEN(dw[0]);
-    fixed = qgpu_dma_fixed_len(op);
+    fixed = qgpu_dma_cmd_len(op);
     *fault_addr = dw[0];
     if (!fixed) {
         return QGPU_FAULT_BAD_OPCODE;
