@@ -50,6 +50,7 @@ static void qgpu_gem_reap(struct work_struct *work)
 	dma_fence_put(f);
 
 	qgpu_bo_release_backing(bo);
+	kvfree(bo->hap_runs);
 	dma_fence_put(bo->fence);
 	dma_fence_put(bo->moving);
 	drm_gem_free_mmap_offset(obj);
@@ -128,13 +129,13 @@ static vm_fault_t qgpu_gem_fault(struct vm_fault *vmf)
 		if (pg >= bo->npages)
 			break;
 		if (path == QGPU_CPU_PATH_BAR)
-			pfn = (qdev->vram_bar + qgpu_bo_gpu_addr(bo)) >> PAGE_SHIFT;
+			pfn = ((qdev->vram_bar + qgpu_bo_gpu_addr(bo)) >>
+			       PAGE_SHIFT) + pg;
 		else if (path == QGPU_CPU_PATH_HAP)
-			pfn = (qdev->hap_bar >> PAGE_SHIFT) + bo->hap.start;
+			pfn = (qdev->hap_bar >> PAGE_SHIFT) +
+			      qgpu_hap_page(bo, pg);
 		else
 			pfn = page_to_pfn(bo->pages[pg]);
-		if (path != QGPU_CPU_PATH_SYSTEM)
-			pfn += pg;
 		ret = vmf_insert_pfn_prot(vma, addr, pfn, prot);
 		if (ret & VM_FAULT_ERROR)
 			break;
@@ -415,7 +416,7 @@ int qgpu_gem_info_ioctl(struct drm_device *drm, void *data,
 	if (bo->seg == QGPU_SEG_VISIBLE)
 		args->cpu_path = QGPU_CPU_PATH_BAR;
 	else if (bo->seg == QGPU_SEG_LOCAL)
-		args->cpu_path = drm_mm_node_allocated(&bo->hap) ?
+		args->cpu_path = bo->hap_nruns ?
 				 QGPU_CPU_PATH_HAP : QGPU_CPU_PATH_NONE;
 	else
 		args->cpu_path = QGPU_CPU_PATH_SYSTEM;

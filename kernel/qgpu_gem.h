@@ -6,6 +6,19 @@
 
 #include "qgpu_drv.h"
 
+/* Most runs of host-aperture pages one allocation is mapped with */
+#define QGPU_HAP_RUNS	16
+
+/**
+ * struct qgpu_hap_run - host-aperture pages mapping part of an allocation
+ * @node: aperture pages [start, start + size)
+ * @first: the allocation's page mapped at @node's start
+ */
+struct qgpu_hap_run {
+	struct drm_mm_node node;
+	u32 first;
+};
+
 /**
  * struct qgpu_bo - an allocation
  * @base: GEM object (its shmem file is the system-memory backing store)
@@ -21,7 +34,8 @@
  * @lru_tick: last use, for the victim policy
  * @lock_count: outstanding Lock2 calls
  * @pin_count: pins by submissions being prepared (resource tables)
- * @hap: host aperture pages while mapped through BAR4
+ * @hap_runs: host-aperture page runs while mapped through BAR4
+ * @hap_nruns: number of runs in use (0: not mapped)
  * @hap_link: link in the device's list of allocations with aperture pages
  * @fence: last GPU operation on the allocation (paging or render)
  * @moving: last paging operation (move) of the allocation
@@ -43,7 +57,8 @@ struct qgpu_bo {
 	u64 lru_tick;
 	u32 lock_count;
 	u32 pin_count;
-	struct drm_mm_node hap;
+	struct qgpu_hap_run *hap_runs;
+	u32 hap_nruns;
 	struct list_head hap_link;
 	struct dma_fence *fence;
 	struct dma_fence *moving;

@@ -34,5 +34,6 @@ void qgpu_hap_init(struct qgpu_device *qdev);
 void qgpu_hap_fini(struct qgpu_device *qdev);
 int qgpu_hap_map(struct qgpu_bo *bo);
 void qgpu_hap_unmap(struct qgpu_bo *bo);
+u64 qgpu_hap_page(struct qgpu_bo *bo, u32 pg);
 
 #endif /* QGPU_MM_H */

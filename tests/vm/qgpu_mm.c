@@ -451,6 +451,50 @@ igt_main
 		}
 	}
 
+	igt_subtest("host-aperture-noncontiguous") {
+		uint64_t hap = dev.info.host_aperture_size, q;
+		uint32_t h[4], e;
+		void *p[4], *pe;
+		unsigned int i;
+
+		igt_require(have_local && hap);
+		q = hap / 4;
+		igt_require(6 * q <= qt_seg_usable(&dev, QGPU_SEG_LOCAL));
+		for (i = 0; i < 4; i++) {
+			h[i] = qt_bo(dev.fd, q, LOC_APT, QGPU_GEM_CPU_ACCESS,
+				     QGPU_PREF(QGPU_SEG_LOCAL, 0, 0));
+			qt_reside(dev.fd, h[i], QGPU_RESIDE_MAKE_RESIDENT,
+				  QGPU_SEG_LOCAL);
+			p[i] = qt_map(dev.fd, h[i], q);
+			qgpu_pattern_fill(p[i], q, 900 + i);
+			igt_assert_eq(qt_info(dev.fd, h[i]).cpu_path, 2);
+		}
+		/* free every other quarter: no run of half the aperture */
+		for (i = 1; i < 4; i += 2) {
+			qt_unmap(dev.fd, h[i], p[i], q);
+			qt_close(dev.fd, h[i]);
+		}
+		e = qt_bo(dev.fd, 2 * q, LOC_APT, QGPU_GEM_CPU_ACCESS,
+			  QGPU_PREF(QGPU_SEG_LOCAL, 0, 0));
+		qt_reside(dev.fd, e, QGPU_RESIDE_MAKE_RESIDENT, QGPU_SEG_LOCAL);
+		pe = qt_map(dev.fd, e, 2 * q);
+		qgpu_pattern_fill(pe, 2 * q, 999);
+		/* mapped through two runs, the others keep their pages */
+		igt_assert_eq(qt_info(dev.fd, e).cpu_path, 2);
+		igt_assert_eq(qt_info(dev.fd, e).segment, QGPU_SEG_LOCAL);
+		for (i = 0; i < 4; i += 2)
+			igt_assert_eq(qt_info(dev.fd, h[i]).cpu_path, 2);
+		qt_check_pattern(pe, 2 * q, 999, "two aperture runs");
+		igt_assert_eq(gpu_csum(e, 2 * q), host_pattern_csum(2 * q, 999));
+		for (i = 0; i < 4; i += 2) {
+			qt_check_pattern(p[i], q, 900 + i, "kept its pages");
+			qt_unmap(dev.fd, h[i], p[i], q);
+			qt_close(dev.fd, h[i]);
+		}
+		qt_unmap(dev.fd, e, pe, 2 * q);
+		qt_close(dev.fd, e);
+	}
+
 	igt_subtest("lock-rules") {
 		struct drm_qgpu_gem_lock lk = { 0 };
 		struct drm_qgpu_gem_unlock ul = { 0 };
