@@ -895,6 +895,38 @@ igt_main
 		qt_close(dev.fd, res);
 	}
 
+	igt_subtest("split-points-bounded") {
+		struct drm_qgpu_stats s0, s1;
+		uint32_t res, *r, c = qt_ctx(dev.fd), i, portions = 0;
+		struct qgpu_cb *cb;
+
+		res = result_buf(dev.fd, 4096, &r);
+		cb = qt_cb(&dev);
+		/* the most split points one submit may have: accepted */
+		for (i = 0; i < QGPU_MAX_SPLIT_POINTS; i++) {
+			qgpu_cb_split_point(cb);
+			qgpu_cb_bind(cb, i % dev.info.max_slots, res, 0, 4096);
+			qgpu_cb_fill(cb, i % dev.info.max_slots, 0, 4, i);
+		}
+		igt_assert_eq(qgpu_submit_wait(dev.fd, c, cb, 60 * SEC_NS,
+					       &portions), 0);
+		igt_assert_eq(r[0], QGPU_MAX_SPLIT_POINTS - 1);
+		/* one more: E2BIG, and nothing ran */
+		qgpu_cb_split_point(cb);
+		qgpu_cb_bind(cb, 0, res, 0, 4096);
+		qgpu_cb_fill(cb, 0, 0, 4, 0xbad);
+		qt_stats(dev.fd, &s0);
+		igt_assert_eq(qgpu_submit(dev.fd, c, cb, NULL, 0, NULL, 0, NULL),
+			      -E2BIG);
+		qt_stats(dev.fd, &s1);
+		stats_equal(&s0, &s1);
+		igt_assert_eq(r[0], QGPU_MAX_SPLIT_POINTS - 1);
+		qt_cb_free(cb);
+		qgpu_ctx_destroy(dev.fd, c);
+		qt_unmap(dev.fd, res, r, 4096);
+		qt_close(dev.fd, res);
+	}
+
 	igt_subtest("counters-back-to-zero") {
 		struct drm_qgpu_context_status cs;
 
