@@ -3,8 +3,12 @@
 # in $(QGPU_CACHE); everything else is built into build/.
 
 SHELL := /bin/bash
-KVER := 6.1.0-56-amd64
-KDIR ?= /usr/src/linux-headers-$(KVER)
+# The guest kernel: Debian's linux-image-$(KVER)-unsigned, built against
+# linux-headers-$(KVER). The one place the version is named: the scripts read
+# it from here. Should that build have left Debian's archive, set-up uses the
+# newest build of the same series instead (scripts/kver.sh prints which).
+KVER := 6.12.117+deb12-amd64
+KDIR ?= /usr/src/linux-headers-$(shell QGPU_CACHE='$(QGPU_CACHE)' scripts/kver.sh)
 QGPU_CACHE ?= /var/cache/qgpu
 export QGPU_CACHE
 
@@ -66,10 +70,11 @@ checkpatch-tool: deps
 	@scripts/checkpatch.sh --fetch
 
 # --- kernel module ------------------------------------------------------------
-# kernel/Kbuild is the driver's; we only pass CONFIG_DRM_QGPU=m (see Kconfig).
+# kernel/Kbuild is the driver's; we only pass CONFIG_DRM_QGPU=m (see Kconfig)
+# and W=e (the kernel's switch that makes every compiler warning an error).
 module: | deps
 	@if [ -e kernel/Kbuild ] || [ -e kernel/Makefile ]; then \
-		$(MAKE) -C $(KDIR) M=$(CURDIR)/kernel CONFIG_DRM_QGPU=m modules; \
+		$(MAKE) -C $(KDIR) M=$(CURDIR)/kernel CONFIG_DRM_QGPU=m W=e modules; \
 	else \
 		echo "[qgpu] kernel/Kbuild not present: no module to build"; \
 	fi

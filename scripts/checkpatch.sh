@@ -4,8 +4,9 @@
 #   scripts/checkpatch.sh --fetch   only make sure checkpatch.pl is cached
 #   scripts/checkpatch.sh FILE...   check these files instead
 # checkpatch.pl (with spelling.txt and const_structs.checkpatch) is not in the
-# headers package: it comes from Debian's linux-source-6.1 .deb, downloaded
-# once into $QGPU_CACHE/debs; just those three files are extracted into
+# headers package: it comes from Debian's linux-source-$KSERIES .deb of the
+# same version as the guest kernel's headers, downloaded once into
+# $QGPU_CACHE/debs; just those three files are extracted into
 # $QGPU_CACHE/checkpatch-VERSION/.
 . "$(dirname "$0")/common.sh"
 
@@ -16,25 +17,26 @@ OPTS=(--no-tree -q --terse --show-types --strict --max-line-length=100
       --ignore "$IGNORE" -f)
 
 fetch() {
-	local deb ver dir
+	local pkg=linux-source-$KSERIES ver deb dir
+	# the version of the installed linux-headers-$KVER (host-deps.sh)
+	ver=$(dpkg-query -W -f='${Version}' "linux-headers-$KVER" 2>/dev/null) ||
+		die "linux-headers-$KVER not installed: run scripts/host-deps.sh"
 	mkdir -p "$QGPU_CACHE/debs"
-	deb=$(ls "$QGPU_CACHE"/debs/linux-source-6.1_*.deb 2>/dev/null | sort -V | tail -n 1 || true)
-	if [ -z "$deb" ]; then
+	deb=$QGPU_CACHE/debs/${pkg}_${ver}_all.deb
+	if [ ! -e "$deb" ]; then
 		(cd "$QGPU_CACHE/debs" &&
-		 step "downloading linux-source-6.1 (for checkpatch.pl, ~140 MB, once)" \
-			apt-get download -q linux-source-6.1)
-		deb=$(ls "$QGPU_CACHE"/debs/linux-source-6.1_*.deb | sort -V | tail -n 1)
+		 step "downloading $pkg $ver (for checkpatch.pl, ~150 MB, once)" \
+			apt-get download -q "$pkg=$ver")
+		[ -e "$deb" ] || die "apt-get download did not leave $deb"
 	fi
-	ver=$(basename "$deb" .deb)
-	ver=${ver#linux-source-6.1_}
-	dir=$QGPU_CACHE/checkpatch-${ver%_all}
+	dir=$QGPU_CACHE/checkpatch-$ver
 	if [ ! -e "$dir/.done" ]; then
 		log "extracting checkpatch.pl from $(basename "$deb")"
 		rm -rf "$dir.tmp"
 		mkdir -p "$dir.tmp"
-		# The .deb holds usr/src/linux-source-6.1.tar.xz; stream it, keep 3 files.
+		# The .deb holds usr/src/$pkg.tar.xz; stream it, keep 3 files.
 		dpkg-deb --fsys-tarfile "$deb" |
-			tar -xO --wildcards '*/linux-source-6.1.tar.xz' |
+			tar -xO --wildcards "*/$pkg.tar.xz" |
 			tar -xJ -C "$dir.tmp" --strip-components=2 --wildcards \
 				'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
 				'*/scripts/const_structs.checkpatch' ||

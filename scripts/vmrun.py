@@ -40,7 +40,6 @@ from dataclasses import dataclass, field
 from typing import List, Optional
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-KVER = "6.1.0-56-amd64"
 CACHE = os.environ.get("QGPU_CACHE", "/var/cache/qgpu")
 BUILD = os.environ.get("QGPU_BUILD", os.path.join(ROOT, "build"))
 
@@ -144,11 +143,20 @@ class VmConfig:
     def fill(self):
         self.image = self.image or os.path.join(BUILD, "guest", "initramfs.cpio.gz")
         self.qemu = self.qemu or os.path.join(BUILD, "qemu", "qemu-system-x86_64")
-        self.kernel = self.kernel or os.path.join(CACHE, "kernel-" + KVER, "vmlinuz")
+        self.kernel = self.kernel or os.path.join(CACHE, "kernel-" + guest_kver(), "vmlinuz")
         for what, p in (("guest image", self.image), ("QEMU", self.qemu),
                         ("guest kernel", self.kernel)):
             if not os.path.exists(p):
                 raise SystemExit("[qgpu] error: %s missing: %s (run `make setup`)" % (what, p))
+
+
+def guest_kver():
+    """The guest kernel release: the Makefile's KVER or the build set-up chose
+    in its place (scripts/kver.sh)."""
+    env = dict(os.environ, QGPU_CACHE=CACHE)
+    out = subprocess.run([os.path.join(ROOT, "scripts", "kver.sh")], env=env,
+                         stdout=subprocess.PIPE, check=True, text=True)
+    return out.stdout.strip()
 
 
 def _newc_entry(name, data, mode, ino):
