@@ -6,7 +6,10 @@
 # Module dependencies are resolved, never hand-listed: the extracted guest
 # kernel's modules plus qgpu.ko are staged (as symlinks) into a staging root,
 # `depmod -b` writes modules.dep there, and modules.dep is followed
-# transitively from qgpu.ko. /init insmods them in dependency order.
+# transitively from qgpu.ko. /init insmods them in dependency order. Debian
+# ships its modules compressed (.ko.xz); busybox insmod wants them plain, so
+# the ones picked are unpacked into the image as .ko (and depmod run there
+# again, so the image's modules.dep names what it holds).
 #
 # The image is cached in $BUILD/guest keyed by every input, so it is rebuilt
 # only when the module, a tool/test, this script or /init changes.
@@ -84,7 +87,7 @@ else
 fi
 depmod -b "$stage" "$KVER" || die "depmod failed"
 for m in $extra_mods; do
-	p=$(awk -F: -v n="$m" '{ b = $1; sub(/.*\//, "", b); sub(/\.ko$/, "", b);
+	p=$(awk -F: -v n="$m" '{ b = $1; sub(/.*\//, "", b); sub(/\.ko(\.xz)?$/, "", b);
 		gsub(/-/, "_", b); nn = n; gsub(/-/, "_", nn); if (b == nn) { print $1; exit } }' \
 		"$smods/modules.dep")
 	[ -n "$p" ] || die "QGPU_EXTRA_MODULES: no module named $m"
@@ -107,14 +110,23 @@ order=$(awk -v want="${wanted[*]}" '
 mkdir -p "$root/lib/modules/$KVER"
 : > "$root/etc/qgpu/modules"
 for m in $order; do
+	case $m in
+	*.ko) ko=$m ;;
+	*.ko.xz) ko=${m%.xz} ;;
+	*) die "unsupported module file: $m" ;;
+	esac
 	mkdir -p "$root/lib/modules/$KVER/$(dirname "$m")"
-	cp -L "$smods/$m" "$root/lib/modules/$KVER/$m"
-	echo "$m" >> "$root/etc/qgpu/modules"
+	if [ "$ko" = "$m" ]; then
+		cp -L "$smods/$m" "$root/lib/modules/$KVER/$ko"
+	else
+		xz -dc "$smods/$m" > "$root/lib/modules/$KVER/$ko" || die "could not unpack $m"
+	fi
+	echo "$ko" >> "$root/etc/qgpu/modules"
 done
 cp "$kmods/modules.builtin" "$kmods/modules.builtin.modinfo" "$kmods/modules.order" \
 	"$root/lib/modules/$KVER/"
 depmod -b "$root" "$KVER" || die "depmod (image) failed"
-[ -z "$order" ] || log "modules (load order): $(echo "$order" | sed 's|.*/||; s|\.ko$||' | tr '\n' ' ')"
+[ -z "$order" ] || log "modules (load order): $(echo "$order" | sed 's|.*/||; s|\.ko\(\.xz\)\?$||' | tr '\n' ' ')"
 
 # Tools, tests and their shared libraries (found with ldd).
 for f in "${tools[@]}"; do cp "$f" "$root/usr/local/bin/"; done
