@@ -10,6 +10,7 @@
 #include <drm/drm_file.h>
 
 #include "qgpu_drv.h"
+#include "qgpu_debugfs.h"
 #include "qgpu_mm.h"
 #include "qgpu_policy.h"
 #include "qgpu_query.h"

@@ -321,6 +321,23 @@ static int qgpu_mm_build_move(struct qgpu_paging *pb, struct qgpu_bo *bo,
 	return ret;
 }
 
+/*
+ * @bo->node takes over the range @node holds (drm_mm has no node
+ * replacement any more): the range is freed and at once reserved again.
+ */
+static void qgpu_mm_take_node(struct qgpu_bo *bo, struct drm_mm_node *node)
+{
+	struct qgpu_device *qdev = to_qdev(bo->base.dev);
+	struct drm_mm *mm = node->mm;
+	u64 start = node->start, size = node->size;
+
+	drm_mm_remove_node(node);
+	memset(&bo->node, 0, sizeof(bo->node));
+	bo->node.start = start;
+	bo->node.size = size;
+	drm_WARN_ON(&qdev->drm, drm_mm_reserve_node(mm, &bo->node));
+}
+
 /* The books of a move: @bo is in segment @dst at @dst_node from now on. */
 static void qgpu_mm_book_move(struct qgpu_bo *bo, u32 dst,
 			      struct drm_mm_node *dst_node)
@@ -338,7 +355,7 @@ static void qgpu_mm_book_move(struct qgpu_bo *bo, u32 dst,
 	}
 	bo->seg = dst;
 	if (dst != QGPU_SEG_SYSTEM) {
-		drm_mm_replace_node(dst_node, &bo->node);
+		qgpu_mm_take_node(bo, dst_node);
 		qgpu_seg_account(qdev, bo, true);
 	}
 	bo->lru_tick = ++qdev->lru_tick;
