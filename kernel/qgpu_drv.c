@@ -55,7 +55,18 @@ static const struct drm_ioctl_desc qgpu_ioctls[] = {
 	QGPU_IOCTL(CTX_DESTROY, qgpu_ctx_destroy_ioctl),
 };
 
-DEFINE_DRM_GEM_FOPS(qgpu_fops);
+/* drm-total-memory, drm-resident-memory... in /proc/PID/fdinfo/FD */
+static void qgpu_show_fdinfo(struct drm_printer *p, struct drm_file *file)
+{
+	drm_show_memory_stats(p, file);
+}
+
+/* DEFINE_DRM_GEM_FOPS() plus fdinfo */
+static const struct file_operations qgpu_fops = {
+	.owner = THIS_MODULE,
+	DRM_GEM_FOPS,
+	.show_fdinfo = drm_show_fdinfo,
+};
 
 static const struct drm_driver qgpu_driver = {
 	.driver_features = DRIVER_GEM | DRIVER_RENDER | DRIVER_SYNCOBJ |
@@ -65,10 +76,10 @@ static const struct drm_driver qgpu_driver = {
 	.ioctls = qgpu_ioctls,
 	.num_ioctls = ARRAY_SIZE(qgpu_ioctls),
 	.fops = &qgpu_fops,
+	.show_fdinfo = qgpu_show_fdinfo,
 	.dumb_create = qgpu_gem_dumb_create,
 	.name = QGPU_DRIVER_NAME,
 	.desc = "qgpu virtual GPU",
-	.date = "20261122",
 	.major = 1,
 	.minor = 0,
 };
@@ -156,7 +167,7 @@ static int qgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	qgpu_wr(qdev, QGPU_REG_RESET, 1);
 	qgpu_wr(qdev, QGPU_REG_INT_MASK, 0);
 
-	ret = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_MSI | PCI_IRQ_LEGACY);
+	ret = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_MSI | PCI_IRQ_INTX);
 	if (ret < 0)
 		return ret;
 

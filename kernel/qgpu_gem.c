@@ -156,14 +156,26 @@ static const struct vm_operations_struct qgpu_gem_vm_ops = {
 static int qgpu_gem_mmap(struct drm_gem_object *obj,
 			 struct vm_area_struct *vma)
 {
-	vma->vm_flags |= VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP;
+	vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_ops = &qgpu_gem_vm_ops;
 	return 0;
+}
+
+/*
+ * fdinfo (drm_show_memory_stats()): an allocation committed to a segment
+ * (VRAM or the aperture) is resident; one in system memory only is not.
+ * Called under the file's table_lock: a racy read of the segment is fine.
+ */
+static enum drm_gem_object_status qgpu_gem_status(struct drm_gem_object *obj)
+{
+	return READ_ONCE(to_qbo(obj)->seg) != QGPU_SEG_SYSTEM ?
+	       DRM_GEM_OBJECT_RESIDENT : 0;
 }
 
 static const struct drm_gem_object_funcs qgpu_gem_funcs = {
 	.free = qgpu_gem_free,
 	.mmap = qgpu_gem_mmap,
+	.status = qgpu_gem_status,
 };
 
 static struct qgpu_bo *qgpu_bo_create(struct qgpu_device *qdev, u64 size,
