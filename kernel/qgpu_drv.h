@@ -26,6 +26,7 @@
 
 #define QGPU_DRIVER_NAME	"qgpu"
 #define QGPU_JOB_TIMEOUT_MS	2000
+#define QGPU_SCHED_CREDITS	16	/* jobs on an engine's ring at once */
 
 struct qgpu_device;
 struct qgpu_plan;

@@ -3,6 +3,7 @@
  * qgpu: jobs and the GPU scheduler (one drm_sched per engine).
  */
 #include <linux/slab.h>
+#include <drm/drm_drv.h>
 
 #include "qgpu_drv.h"
 #include "qgpu_ctx.h"
@@ -94,18 +95,47 @@ static struct dma_fence *qgpu_run_job(struct drm_sched_job *sched_job)
 	return fence;
 }
 
+/*
+ * drm_sched takes a timed-out job off its pending list before calling
+ * timedout_job. When there is no reset, put it back (at the head, where it
+ * was), so that it is freed like any finished job.
+ */
+static void qgpu_job_requeue(struct drm_sched_job *sched_job)
+{
+	struct drm_gpu_scheduler *sched = sched_job->sched;
+
+	spin_lock(&sched->job_list_lock);
+	list_add(&sched_job->list, &sched->pending_list);
+	spin_unlock(&sched->job_list_lock);
+}
+
 static enum drm_gpu_sched_stat qgpu_timedout_job(struct drm_sched_job *sched_job)
 {
 	struct qgpu_job *job = to_qjob(sched_job);
 	struct qgpu_engine *eng = job->eng;
 	struct qgpu_device *qdev = eng->qdev;
+	int idx;
 
+	/* Unplugged: no reset; qgpu_remove() fails whatever is left. */
+	if (!drm_dev_enter(&qdev->drm, &idx)) {
+		qgpu_job_requeue(sched_job);
+		return DRM_GPU_SCHED_STAT_ENODEV;
+	}
 	/* The job may have finished while the timeout fired. */
-	if (job->hw_fence && dma_fence_is_signaled(job->hw_fence))
+	if (job->hw_fence && dma_fence_is_signaled(job->hw_fence)) {
+		qgpu_job_requeue(sched_job);
+		drm_dev_exit(idx);
 		return DRM_GPU_SCHED_STAT_NOMINAL;
+	}
 
 	drm_info(&qdev->drm, "%s engine hang: resetting (context %u)\n",
 		 eng->name, job->ctx ? job->ctx->id : 0);
+	/*
+	 * The 6.12 recovery sequence: stop (puts the job back and detaches
+	 * the hardware fences), reset, run the innocent jobs again (the
+	 * guilty one and those of a lost context are cancelled, see
+	 * qgpu_run_job()), start (reattaches their new fences).
+	 */
 	drm_sched_stop(&eng->sched, sched_job);
 	drm_sched_increase_karma(sched_job);
 	if (job->ctx)
@@ -113,7 +143,8 @@ static enum drm_gpu_sched_stat qgpu_timedout_job(struct drm_sched_job *sched_job
 	qgpu_engine_reset(eng);
 	atomic64_inc(&qdev->stats.c[QGPU_STAT(resets)]);
 	drm_sched_resubmit_jobs(&eng->sched);
-	drm_sched_start(&eng->sched, true);
+	drm_sched_start(&eng->sched);
+	drm_dev_exit(idx);
 	return DRM_GPU_SCHED_STAT_NOMINAL;
 }
 
@@ -139,9 +170,16 @@ int qgpu_sched_init(struct qgpu_device *qdev)
 
 	for (i = 0; i < QGPU_NUM_ENGINES; i++) {
 		struct qgpu_engine *eng = &qdev->engine[i];
+		/*
+		 * A run queue per priority (the paging entity is KERNEL,
+		 * contexts NORMAL); an ordered submit workqueue and the
+		 * system workqueue for timeouts, both the scheduler's own.
+		 * Every job takes one credit: at most 16 on the ring.
+		 */
 		struct drm_sched_init_args args = {
 			.ops = &qgpu_sched_ops,
-			.credit_limit = 16,
+			.num_rqs = DRM_SCHED_PRIORITY_COUNT,
+			.credit_limit = QGPU_SCHED_CREDITS,
 			.hang_limit = 0,
 			.timeout = msecs_to_jiffies(QGPU_JOB_TIMEOUT_MS),
 			.name = eng->name,

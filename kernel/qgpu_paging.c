@@ -25,7 +25,9 @@ int qgpu_paging_begin(struct qgpu_device *qdev, struct qgpu_paging *pb)
 	pb->job = qgpu_job_alloc(&qdev->engine[QGPU_ENGINE_PAGING], pb->max_dw);
 	if (!pb->job)
 		return -ENOMEM;
-	ret = drm_sched_job_init(&pb->job->base, &qdev->paging_entity, NULL);
+	/* one credit per job; the kernel's own work: no owner, no client */
+	ret = drm_sched_job_init(&pb->job->base, &qdev->paging_entity, 1, NULL,
+				 0);
 	if (ret) {
 		qgpu_job_free(pb->job);
 		pb->job = NULL;

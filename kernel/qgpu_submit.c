@@ -406,7 +406,8 @@ static int qgpu_submit_portion(struct qgpu_submit *s, u32 start, u32 end)
 			     n + QGPU_CMD_EXEC_LEN);
 	if (!job)
 		return -ENOMEM;
-	ret = drm_sched_job_init(&job->base, &s->ctx->entity, s->qf);
+	ret = drm_sched_job_init(&job->base, &s->ctx->entity, 1, s->qf,
+				 s->file->client_id);
 	if (ret) {
 		qgpu_job_free(job);
 		return ret;
