@@ -26,6 +26,31 @@ void qgpu_ctx_put(struct qgpu_ctx *ctx)
 	kref_put(&ctx->ref, qgpu_ctx_release);
 }
 
+/*
+ * Close @ctx to new work and end its entity, once: whoever closes it tears
+ * the entity down, under submit_lock, so a second caller returns only after
+ * the entity is gone. @flush: first wait for its queued jobs to reach the
+ * engine; without, they are dropped (signalled with an error).
+ */
+static void qgpu_ctx_stop(struct qgpu_ctx *ctx, bool flush)
+{
+	mutex_lock(&ctx->submit_lock);
+	if (!ctx->closed) {
+		ctx->closed = true;
+		if (flush)
+			drm_sched_entity_destroy(&ctx->entity);
+		else
+			drm_sched_entity_fini(&ctx->entity);
+	}
+	mutex_unlock(&ctx->submit_lock);
+}
+
+static void qgpu_ctx_close(struct qgpu_ctx *ctx)
+{
+	qgpu_ctx_stop(ctx, true);
+	qgpu_ctx_put(ctx);
+}
+
 int qgpu_ctx_create_ioctl(struct drm_device *drm, void *data,
 			  struct drm_file *file)
 {
@@ -65,8 +90,7 @@ int qgpu_ctx_create_ioctl(struct drm_device *drm, void *data,
 	ctx->id = id;
 	ret = xa_insert(&qf->contexts, id, ctx, GFP_KERNEL);
 	if (ret) {
-		drm_sched_entity_destroy(&ctx->entity);
-		qgpu_ctx_put(ctx);
+		qgpu_ctx_close(ctx);
 		return ret;
 	}
 	args->ctx = id;
@@ -104,14 +128,29 @@ void qgpu_ctx_end_submit(struct qgpu_ctx *ctx)
 	mutex_unlock(&ctx->submit_lock);
 }
 
-static void qgpu_ctx_close(struct qgpu_ctx *ctx)
+/**
+ * qgpu_ctx_device_fini - end every context's entity before the schedulers
+ * @qdev: the device being removed (already unplugged: no new contexts)
+ *
+ * drm_sched_fini() frees the scheduler's run queues, so no entity may be
+ * left on them. Contexts of files still open stay (closed) until those
+ * files are closed.
+ */
+void qgpu_ctx_device_fini(struct qgpu_device *qdev)
 {
-	mutex_lock(&ctx->submit_lock);
-	ctx->closed = true;
-	mutex_unlock(&ctx->submit_lock);
-	/* Waits (bounded) for queued jobs, then drops what is left. */
-	drm_sched_entity_destroy(&ctx->entity);
-	qgpu_ctx_put(ctx);
+	struct qgpu_ctx *ctx;
+	unsigned long id;
+
+	mutex_lock(&qdev->ctx_lock);
+	xa_for_each(&qdev->contexts, id, ctx) {
+		if (!kref_get_unless_zero(&ctx->ref))
+			continue;
+		mutex_unlock(&qdev->ctx_lock);
+		qgpu_ctx_stop(ctx, false);
+		qgpu_ctx_put(ctx);
+		mutex_lock(&qdev->ctx_lock);
+	}
+	mutex_unlock(&qdev->ctx_lock);
 }
 
 int qgpu_ctx_destroy_ioctl(struct drm_device *drm, void *data,

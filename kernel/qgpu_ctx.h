@@ -24,7 +24,7 @@ struct qgpu_ctx {
 	atomic64_t submissions;
 	atomic64_t portions;
 	struct mutex submit_lock;	/* orders this context's submits */
-	bool closed;			/* under submit_lock: no new work */
+	bool closed;			/* under submit_lock: no new work, entity ended */
 	bool cleared;			/* under submit_lock: CTX_CLEAR queued */
 };
 
@@ -43,5 +43,6 @@ void qgpu_ctx_hw_fault(struct qgpu_device *qdev, u32 id, u32 reason,
 int qgpu_ctx_status(struct qgpu_file *qf, u32 id,
 		    struct drm_qgpu_context_status *st);
 void qgpu_ctx_file_fini(struct qgpu_file *qf);
+void qgpu_ctx_device_fini(struct qgpu_device *qdev);
 
 #endif /* QGPU_CTX_H */

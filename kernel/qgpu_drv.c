@@ -225,6 +225,7 @@ static void qgpu_remove(struct pci_dev *pdev)
 	drm_dev_unplug(&qdev->drm);
 	/* No CPU mapping may outlive the BARs. */
 	unmap_mapping_range(qdev->drm.anon_inode->i_mapping, 0, 0, 1);
+	qgpu_ctx_device_fini(qdev);
 	qgpu_sched_fini(qdev);
 	qgpu_wr(qdev, QGPU_REG_INT_MASK, 0);
 	qgpu_wr(qdev, QGPU_REG_RESET, 1);

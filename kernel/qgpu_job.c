@@ -78,8 +78,9 @@ struct dma_fence *qgpu_job_push(struct qgpu_job *job,
 static struct dma_fence *qgpu_run_job(struct drm_sched_job *sched_job)
 {
 	struct qgpu_job *job = to_qjob(sched_job);
+	struct qgpu_device *qdev = job->eng->qdev;
 	struct dma_fence *fence;
-	int ret;
+	int ret, idx;
 
 	if (sched_job->s_fence->finished.error)
 		return NULL;
@@ -87,7 +88,10 @@ static struct dma_fence *qgpu_run_job(struct drm_sched_job *sched_job)
 		dma_fence_set_error(&sched_job->s_fence->finished, -ECANCELED);
 		return NULL;
 	}
+	if (!drm_dev_enter(&qdev->drm, &idx))
+		return ERR_PTR(-ENODEV);
 	ret = qgpu_engine_emit(job->eng, job->cmds, job->ndw, &fence);
+	drm_dev_exit(idx);
 	if (ret)
 		return ERR_PTR(ret);
 	dma_fence_put(job->hw_fence);
@@ -116,9 +120,15 @@ static enum drm_gpu_sched_stat qgpu_timedout_job(struct drm_sched_job *sched_job
 	struct qgpu_device *qdev = eng->qdev;
 	int idx;
 
-	/* Unplugged: no reset; qgpu_remove() fails whatever is left. */
+	/*
+	 * Unplugged: no reset. What the engine holds fails (stop detaches
+	 * the hardware fences, start ends their jobs), and nothing more
+	 * reaches it (qgpu_run_job()).
+	 */
 	if (!drm_dev_enter(&qdev->drm, &idx)) {
-		qgpu_job_requeue(sched_job);
+		drm_sched_stop(&eng->sched, sched_job);
+		qgpu_fence_process(eng, -ENODEV);
+		drm_sched_start(&eng->sched);
 		return DRM_GPU_SCHED_STAT_ENODEV;
 	}
 	/* The job may have finished while the timeout fired. */
