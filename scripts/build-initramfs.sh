@@ -68,6 +68,8 @@ cat > "$root/etc/profile" <<'EOF'
 export PATH=/usr/local/bin:/usr/local/tests:/usr/bin:/usr/sbin:/bin:/sbin
 export PS1='qgpu:\w# '
 EOF
+# the kernel this image is for (tests/vm/qgpu_platform checks it runs)
+echo "$KVER" > "$root/etc/qgpu/kernel-release"
 echo 'root:x:0:0:root:/root:/bin/sh' > "$root/etc/passwd"
 echo 'root:x:0:' > "$root/etc/group"
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * qgpu-info: print the device's identity, capabilities, segment
+ * qgpu-info: print the device's identity (and the running kernel's
+ * release), capabilities, segment
  * descriptors (two-call QUERYSEGMENT) and memory-manager counters.
  *
  * usage: qgpu-info [-d NODE] [-s] [-c CTX]
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include "libqgpu.h"
 
@@ -26,10 +28,13 @@ static void print_size(const char *name, unsigned long long v)
 static void print_info(const struct qgpu_dev *dev)
 {
 	const struct drm_qgpu_device_info *in = &dev->info;
+	struct utsname u;
 	char buf[256];
 	unsigned int i;
 
 	printf("device %s\n", dev->path);
+	if (!uname(&u))
+		printf("  %-22s %s %s\n", "kernel", u.sysname, u.release);
 	printf("  %-22s %04x:%04x rev %02x\n", "pci id", in->vendor_id,
 	       in->device_id, in->revision);
 	printf("  %-22s %u.%u\n", "version", in->version >> 16,
