@@ -10,6 +10,9 @@
 #include "qgpu_drv.h"
 #include "qgpu_ctx.h"
 
+/* How long a destroyed context's queued work may still take to finish */
+#define QGPU_CTX_GRACE_MS	(4 * QGPU_JOB_TIMEOUT_MS)
+
 static void qgpu_ctx_release(struct kref *ref)
 {
 	struct qgpu_ctx *ctx = container_of(ref, struct qgpu_ctx, ref);
@@ -104,14 +107,44 @@ void qgpu_ctx_end_submit(struct qgpu_ctx *ctx)
 	mutex_unlock(&ctx->submit_lock);
 }
 
+/* Called under submit_lock with the finished fence of a job just queued. */
+void qgpu_ctx_queued(struct qgpu_ctx *ctx, struct dma_fence *fence)
+{
+	lockdep_assert_held(&ctx->submit_lock);
+	dma_fence_put(ctx->last);
+	ctx->last = dma_fence_get(fence);
+}
+
+/*
+ * A destroyed context's queued work gets a grace period to complete; what
+ * has not even started by then (a job still waiting for its dependencies)
+ * is cancelled with its fences signalled in error. Runs in a worker so
+ * that CTX_DESTROY and close() never wait for the GPU.
+ */
+static void qgpu_ctx_teardown(struct work_struct *work)
+{
+	struct qgpu_ctx *ctx = container_of(work, struct qgpu_ctx, teardown);
+	unsigned int waited = 0;
+
+	/* in slices: after an unplug nothing queued will run any more */
+	while (ctx->last && waited < QGPU_CTX_GRACE_MS &&
+	       !drm_dev_is_unplugged(&ctx->qdev->drm) &&
+	       !dma_fence_wait_timeout(ctx->last, false,
+				       msecs_to_jiffies(100)))
+		waited += 100;
+	drm_sched_entity_fini(&ctx->entity);
+	dma_fence_put(ctx->last);
+	qgpu_ctx_put(ctx);
+}
+
 static void qgpu_ctx_close(struct qgpu_ctx *ctx)
 {
 	mutex_lock(&ctx->submit_lock);
 	ctx->closed = true;
 	mutex_unlock(&ctx->submit_lock);
-	/* Waits (bounded) for queued jobs, then drops what is left. */
-	drm_sched_entity_destroy(&ctx->entity);
-	qgpu_ctx_put(ctx);
+	/* no submit can reach the entity any more: tear it down aside */
+	INIT_WORK(&ctx->teardown, qgpu_ctx_teardown);
+	queue_work(ctx->qdev->reap_wq, &ctx->teardown);
 }
 
 int qgpu_ctx_destroy_ioctl(struct drm_device *drm, void *data,
