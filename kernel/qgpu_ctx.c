@@ -10,6 +10,9 @@
 #include "qgpu_drv.h"
 #include "qgpu_ctx.h"
 
+/* How long a destroyed context's queued work may still take to finish */
+#define QGPU_CTX_GRACE_MS	(4 * QGPU_JOB_TIMEOUT_MS)
+
 static void qgpu_ctx_release(struct kref *ref)
 {
 	struct qgpu_ctx *ctx = container_of(ref, struct qgpu_ctx, ref);
@@ -27,28 +30,20 @@ void qgpu_ctx_put(struct qgpu_ctx *ctx)
 }
 
 /*
- * Close @ctx to new work and end its entity, once: whoever closes it tears
- * the entity down, under submit_lock, so a second caller returns only after
- * the entity is gone. @flush: first wait for its queued jobs to reach the
- * engine; without, they are dropped (signalled with an error).
+ * End @ctx's entity, once (whoever comes first: the teardown worker after a
+ * destroy or close, or the device's removal), under submit_lock so that a
+ * second caller returns only after the entity is gone. Closes the context
+ * to new work too. Jobs still queued are dropped (signalled with an error).
  */
-static void qgpu_ctx_stop(struct qgpu_ctx *ctx, bool flush)
+static void qgpu_ctx_end_entity(struct qgpu_ctx *ctx)
 {
 	mutex_lock(&ctx->submit_lock);
-	if (!ctx->closed) {
-		ctx->closed = true;
-		if (flush)
-			drm_sched_entity_destroy(&ctx->entity);
-		else
-			drm_sched_entity_fini(&ctx->entity);
+	ctx->closed = true;
+	if (!ctx->ended) {
+		ctx->ended = true;
+		drm_sched_entity_fini(&ctx->entity);
 	}
 	mutex_unlock(&ctx->submit_lock);
-}
-
-static void qgpu_ctx_close(struct qgpu_ctx *ctx)
-{
-	qgpu_ctx_stop(ctx, true);
-	qgpu_ctx_put(ctx);
 }
 
 int qgpu_ctx_create_ioctl(struct drm_device *drm, void *data,
@@ -90,7 +85,8 @@ int qgpu_ctx_create_ioctl(struct drm_device *drm, void *data,
 	ctx->id = id;
 	ret = xa_insert(&qf->contexts, id, ctx, GFP_KERNEL);
 	if (ret) {
-		qgpu_ctx_close(ctx);
+		qgpu_ctx_end_entity(ctx);
+		qgpu_ctx_put(ctx);
 		return ret;
 	}
 	args->ctx = id;
@@ -128,6 +124,46 @@ void qgpu_ctx_end_submit(struct qgpu_ctx *ctx)
 	mutex_unlock(&ctx->submit_lock);
 }
 
+/* Called under submit_lock with the finished fence of a job just queued. */
+void qgpu_ctx_queued(struct qgpu_ctx *ctx, struct dma_fence *fence)
+{
+	lockdep_assert_held(&ctx->submit_lock);
+	dma_fence_put(ctx->last);
+	ctx->last = dma_fence_get(fence);
+}
+
+/*
+ * A destroyed context's queued work gets a grace period to complete; what
+ * has not even started by then (a job still waiting for its dependencies)
+ * is cancelled with its fences signalled in error. Runs in a worker so
+ * that CTX_DESTROY and close() never wait for the GPU.
+ */
+static void qgpu_ctx_teardown(struct work_struct *work)
+{
+	struct qgpu_ctx *ctx = container_of(work, struct qgpu_ctx, teardown);
+	unsigned int waited = 0;
+
+	/* in slices: after an unplug nothing queued will run any more */
+	while (ctx->last && waited < QGPU_CTX_GRACE_MS &&
+	       !drm_dev_is_unplugged(&ctx->qdev->drm) &&
+	       !dma_fence_wait_timeout(ctx->last, false,
+				       msecs_to_jiffies(100)))
+		waited += 100;
+	qgpu_ctx_end_entity(ctx);
+	dma_fence_put(ctx->last);
+	qgpu_ctx_put(ctx);
+}
+
+static void qgpu_ctx_close(struct qgpu_ctx *ctx)
+{
+	mutex_lock(&ctx->submit_lock);
+	ctx->closed = true;
+	mutex_unlock(&ctx->submit_lock);
+	/* no submit can reach the entity any more: tear it down aside */
+	INIT_WORK(&ctx->teardown, qgpu_ctx_teardown);
+	queue_work(ctx->qdev->reap_wq, &ctx->teardown);
+}
+
 /**
  * qgpu_ctx_device_fini - end every context's entity before the schedulers
  * @qdev: the device being removed (already unplugged: no new contexts)
@@ -146,7 +182,7 @@ void qgpu_ctx_device_fini(struct qgpu_device *qdev)
 		if (!kref_get_unless_zero(&ctx->ref))
 			continue;
 		mutex_unlock(&qdev->ctx_lock);
-		qgpu_ctx_stop(ctx, false);
+		qgpu_ctx_end_entity(ctx);
 		qgpu_ctx_put(ctx);
 		mutex_lock(&qdev->ctx_lock);
 	}

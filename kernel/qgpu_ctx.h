@@ -4,6 +4,7 @@
 
 #include <linux/kref.h>
 #include <linux/rcupdate.h>
+#include <linux/workqueue.h>
 
 #include "qgpu_drv.h"
 
@@ -24,8 +25,11 @@ struct qgpu_ctx {
 	atomic64_t submissions;
 	atomic64_t portions;
 	struct mutex submit_lock;	/* orders this context's submits */
-	bool closed;			/* under submit_lock: no new work, entity ended */
+	bool closed;			/* under submit_lock: no new work */
+	bool ended;			/* under submit_lock: entity torn down */
 	bool cleared;			/* under submit_lock: CTX_CLEAR queued */
+	struct dma_fence *last;		/* under submit_lock: last job queued */
+	struct work_struct teardown;	/* entity teardown after destroy */
 };
 
 int qgpu_ctx_create_ioctl(struct drm_device *drm, void *data,
@@ -36,6 +40,7 @@ struct qgpu_ctx *qgpu_ctx_lookup(struct qgpu_file *qf, u32 id);
 void qgpu_ctx_put(struct qgpu_ctx *ctx);
 int qgpu_ctx_begin_submit(struct qgpu_ctx *ctx);
 void qgpu_ctx_end_submit(struct qgpu_ctx *ctx);
+void qgpu_ctx_queued(struct qgpu_ctx *ctx, struct dma_fence *fence);
 bool qgpu_ctx_is_lost(struct qgpu_ctx *ctx);
 void qgpu_ctx_mark_lost(struct qgpu_ctx *ctx, u32 why);
 void qgpu_ctx_hw_fault(struct qgpu_device *qdev, u32 id, u32 reason,

@@ -441,6 +441,7 @@ static int qgpu_submit_portion(struct qgpu_submit *s, u32 start, u32 end)
 		s->pinned[i]->fence = dma_fence_get(done);
 		qgpu_mm_touch(s->pinned[i]);
 	}
+	qgpu_ctx_queued(s->ctx, done);
 	dma_fence_put(s->last);
 	s->last = done;
 	s->portions++;
