@@ -77,6 +77,7 @@ static const struct drm_driver qgpu_driver = {
 	.num_ioctls = ARRAY_SIZE(qgpu_ioctls),
 	.fops = &qgpu_fops,
 	.show_fdinfo = qgpu_show_fdinfo,
+	.gem_prime_import = qgpu_gem_prime_import,
 	.dumb_create = qgpu_gem_dumb_create,
 	.name = QGPU_DRIVER_NAME,
 	.desc = "qgpu virtual GPU",

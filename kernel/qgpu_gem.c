@@ -172,10 +172,30 @@ static enum drm_gem_object_status qgpu_gem_status(struct drm_gem_object *obj)
 	       DRM_GEM_OBJECT_RESIDENT : 0;
 }
 
+/*
+ * No PRIME: since 6.6 the DRM core exports any GEM object as a dma-buf
+ * unless the driver says otherwise. An allocation's backing moves between
+ * VRAM, the aperture and system memory under the memory manager, and its
+ * CPU mappings follow Lock2; there is no scatter list to lend out, and no
+ * way to hold a foreign buffer in a segment.
+ */
+static struct dma_buf *qgpu_gem_prime_export(struct drm_gem_object *obj,
+					     int flags)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+struct drm_gem_object *qgpu_gem_prime_import(struct drm_device *drm,
+					     struct dma_buf *dma_buf)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
 static const struct drm_gem_object_funcs qgpu_gem_funcs = {
 	.free = qgpu_gem_free,
 	.mmap = qgpu_gem_mmap,
 	.status = qgpu_gem_status,
+	.export = qgpu_gem_prime_export,
 };
 
 static struct qgpu_bo *qgpu_bo_create(struct qgpu_device *qdev, u64 size,

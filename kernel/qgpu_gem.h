@@ -73,6 +73,8 @@ static inline struct qgpu_bo *to_qbo(struct drm_gem_object *obj)
 }
 
 struct qgpu_bo *qgpu_bo_lookup(struct drm_file *file, u32 handle);
+struct drm_gem_object *qgpu_gem_prime_import(struct drm_device *drm,
+					     struct dma_buf *dma_buf);
 int qgpu_gem_dumb_create(struct drm_file *file, struct drm_device *drm,
 			 struct drm_mode_create_dumb *args);
 int qgpu_gem_create_ioctl(struct drm_device *drm, void *data,
