@@ -13,14 +13,22 @@
 /* How long a destroyed context's queued work may still take to finish */
 #define QGPU_CTX_GRACE_MS	(4 * QGPU_JOB_TIMEOUT_MS)
 
-static void qgpu_ctx_release(struct kref *ref)
+/* Give @ctx's id (its slot table on the device) back, if it still has it. */
+static void qgpu_ctx_free_id(struct qgpu_ctx *ctx)
 {
-	struct qgpu_ctx *ctx = container_of(ref, struct qgpu_ctx, ref);
 	struct qgpu_device *qdev = ctx->qdev;
 
 	mutex_lock(&qdev->ctx_lock);
-	xa_erase(&qdev->contexts, ctx->id);
+	if (xa_load(&qdev->contexts, ctx->id) == ctx)
+		xa_erase(&qdev->contexts, ctx->id);
 	mutex_unlock(&qdev->ctx_lock);
+}
+
+static void qgpu_ctx_release(struct kref *ref)
+{
+	struct qgpu_ctx *ctx = container_of(ref, struct qgpu_ctx, ref);
+
+	qgpu_ctx_free_id(ctx);
 	kfree_rcu(ctx, rcu);
 }
 
@@ -40,10 +48,40 @@ static void qgpu_ctx_end_entity(struct qgpu_ctx *ctx)
 	mutex_lock(&ctx->submit_lock);
 	ctx->closed = true;
 	if (!ctx->ended) {
-		ctx->ended = true;
+		/* from now on run_job sends none of its jobs to the device */
+		WRITE_ONCE(ctx->ended, true);
+		smp_mb();	/* pairs with qgpu_ctx_hw_begin() */
 		drm_sched_entity_fini(&ctx->entity);
 	}
 	mutex_unlock(&ctx->submit_lock);
+}
+
+/**
+ * qgpu_ctx_hw_begin - may a job of @ctx go to the device?
+ * @ctx: the job's context
+ *
+ * Called by run_job. Counts the job as on the device unless the context's
+ * entity has ended: then the job must not run (it is cancelled), so that
+ * once its jobs already on the device are done the context's id can be
+ * reused. Every true return is paired with a qgpu_ctx_hw_end() when the
+ * job's hardware fence signals (or the emit fails).
+ */
+bool qgpu_ctx_hw_begin(struct qgpu_ctx *ctx)
+{
+	atomic_inc(&ctx->hw_jobs);
+	smp_mb__after_atomic();	/* pairs with qgpu_ctx_end_entity() */
+	if (READ_ONCE(ctx->ended)) {
+		qgpu_ctx_hw_end(ctx);
+		return false;
+	}
+	return true;
+}
+
+/* A job of @ctx left the device (any context, even a fence callback's). */
+void qgpu_ctx_hw_end(struct qgpu_ctx *ctx)
+{
+	if (atomic_dec_and_test(&ctx->hw_jobs))
+		wake_up_all(&ctx->hw_idle);
 }
 
 int qgpu_ctx_create_ioctl(struct drm_device *drm, void *data,
@@ -68,6 +106,7 @@ int qgpu_ctx_create_ioctl(struct drm_device *drm, void *data,
 	kref_init(&ctx->ref);
 	ctx->qdev = qdev;
 	mutex_init(&ctx->submit_lock);
+	init_waitqueue_head(&ctx->hw_idle);
 	sched = &qdev->engine[QGPU_ENGINE_RENDER].sched;
 	ret = drm_sched_entity_init(&ctx->entity, DRM_SCHED_PRIORITY_NORMAL,
 				    &sched, 1, NULL);
@@ -138,9 +177,8 @@ void qgpu_ctx_queued(struct qgpu_ctx *ctx, struct dma_fence *fence)
  * is cancelled with its fences signalled in error. Runs in a worker so
  * that CTX_DESTROY and close() never wait for the GPU.
  */
-static void qgpu_ctx_teardown(struct work_struct *work)
+static void qgpu_ctx_finish(struct qgpu_ctx *ctx)
 {
-	struct qgpu_ctx *ctx = container_of(work, struct qgpu_ctx, teardown);
 	unsigned int waited = 0;
 
 	/* in slices: after an unplug nothing queued will run any more */
@@ -150,16 +188,41 @@ static void qgpu_ctx_teardown(struct work_struct *work)
 				       msecs_to_jiffies(100)))
 		waited += 100;
 	qgpu_ctx_end_entity(ctx);
+	/*
+	 * None of its jobs runs any more; once those on the device are done
+	 * (a hang is reset within the job timeout), the id is free again,
+	 * even while jobs the entity dropped still wait for their
+	 * dependencies before they are freed (and hold the context).
+	 */
+	if (wait_event_timeout(ctx->hw_idle, !atomic_read(&ctx->hw_jobs),
+			       msecs_to_jiffies(QGPU_CTX_GRACE_MS)))
+		qgpu_ctx_free_id(ctx);
 	dma_fence_put(ctx->last);
 	qgpu_ctx_put(ctx);
 }
 
+static void qgpu_ctx_teardown(struct work_struct *work)
+{
+	qgpu_ctx_finish(container_of(work, struct qgpu_ctx, teardown));
+}
+
 static void qgpu_ctx_close(struct qgpu_ctx *ctx)
 {
+	bool idle;
+
 	mutex_lock(&ctx->submit_lock);
 	ctx->closed = true;
+	idle = !ctx->last || dma_fence_is_signaled(ctx->last);
 	mutex_unlock(&ctx->submit_lock);
-	/* no submit can reach the entity any more: tear it down aside */
+	/*
+	 * No submit can reach the entity any more. With all its work done
+	 * nothing waits: tear it down now, so its id is free when this
+	 * returns; else aside.
+	 */
+	if (idle) {
+		qgpu_ctx_finish(ctx);
+		return;
+	}
 	INIT_WORK(&ctx->teardown, qgpu_ctx_teardown);
 	queue_work(ctx->qdev->reap_wq, &ctx->teardown);
 }

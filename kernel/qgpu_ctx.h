@@ -4,6 +4,7 @@
 
 #include <linux/kref.h>
 #include <linux/rcupdate.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 
 #include "qgpu_drv.h"
@@ -26,10 +27,12 @@ struct qgpu_ctx {
 	atomic64_t portions;
 	struct mutex submit_lock;	/* orders this context's submits */
 	bool closed;			/* under submit_lock: no new work */
-	bool ended;			/* under submit_lock: entity torn down */
+	bool ended;			/* set under submit_lock: entity torn down */
 	bool cleared;			/* under submit_lock: CTX_CLEAR queued */
 	struct dma_fence *last;		/* under submit_lock: last job queued */
 	struct work_struct teardown;	/* entity teardown after destroy */
+	atomic_t hw_jobs;		/* its jobs on the device now */
+	wait_queue_head_t hw_idle;	/* woken when hw_jobs drops to 0 */
 };
 
 int qgpu_ctx_create_ioctl(struct drm_device *drm, void *data,
@@ -41,6 +44,8 @@ void qgpu_ctx_put(struct qgpu_ctx *ctx);
 int qgpu_ctx_begin_submit(struct qgpu_ctx *ctx);
 void qgpu_ctx_end_submit(struct qgpu_ctx *ctx);
 void qgpu_ctx_queued(struct qgpu_ctx *ctx, struct dma_fence *fence);
+bool qgpu_ctx_hw_begin(struct qgpu_ctx *ctx);
+void qgpu_ctx_hw_end(struct qgpu_ctx *ctx);
 bool qgpu_ctx_is_lost(struct qgpu_ctx *ctx);
 void qgpu_ctx_mark_lost(struct qgpu_ctx *ctx, u32 why);
 void qgpu_ctx_hw_fault(struct qgpu_device *qdev, u32 id, u32 reason,

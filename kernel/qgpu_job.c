@@ -75,6 +75,11 @@ struct dma_fence *qgpu_job_push(struct qgpu_job *job,
 	return done;
 }
 
+static void qgpu_job_hw_done(struct dma_fence *fence, struct dma_fence_cb *cb)
+{
+	qgpu_ctx_hw_end(container_of(cb, struct qgpu_job, hw_cb)->ctx);
+}
+
 static struct dma_fence *qgpu_run_job(struct drm_sched_job *sched_job)
 {
 	struct qgpu_job *job = to_qjob(sched_job);
@@ -90,10 +95,22 @@ static struct dma_fence *qgpu_run_job(struct drm_sched_job *sched_job)
 	}
 	if (!drm_dev_enter(&qdev->drm, &idx))
 		return ERR_PTR(-ENODEV);
+	/* a context torn down runs nothing more (its id may be reused) */
+	if (job->ctx && !qgpu_ctx_hw_begin(job->ctx)) {
+		drm_dev_exit(idx);
+		dma_fence_set_error(&sched_job->s_fence->finished, -ECANCELED);
+		return NULL;
+	}
 	ret = qgpu_engine_emit(job->eng, job->cmds, job->ndw, &fence);
 	drm_dev_exit(idx);
-	if (ret)
+	if (ret) {
+		if (job->ctx)
+			qgpu_ctx_hw_end(job->ctx);
 		return ERR_PTR(ret);
+	}
+	if (job->ctx && dma_fence_add_callback(fence, &job->hw_cb,
+					       qgpu_job_hw_done))
+		qgpu_ctx_hw_end(job->ctx);	/* already done */
 	dma_fence_put(job->hw_fence);
 	job->hw_fence = dma_fence_get(fence);
 	return fence;

@@ -14,6 +14,7 @@ struct qgpu_ctx;
  * @cmds: command dwords, copied to the ring by run_job
  * @ndw: number of dwords in @cmds
  * @hw_fence: fence of the last run
+ * @hw_cb: counts a render job off its context's device work (hw_fence)
  * @release: called from free_job with @release_data (may be NULL)
  * @release_data: argument of @release
  */
@@ -24,6 +25,7 @@ struct qgpu_job {
 	u32 *cmds;
 	u32 ndw;
 	struct dma_fence *hw_fence;
+	struct dma_fence_cb hw_cb;
 	void (*release)(void *data);
 	void *release_data;
 };
