@@ -24,7 +24,7 @@
  *
  * Subtests: render-node and primary-node (the same run on each node).
  * Arguments: seed=N (default 0x5eed), iters=N (calls per ioctl, default
- * 2000).
+ * 3000).
  */
 #include "qgpu_stress.h"
 
@@ -543,7 +543,7 @@ static void anchors(struct fz *f)
 		if (f->actx)
 			qgpu_ctx_destroy(f->fd, f->actx);
 		f->actx = 0;
-		if (qgpu_ctx_create(f->fd, &f->actx)) {
+		if (qs_ctx_create(f->fd, &f->actx)) {
 			/* all context ids taken: free ours */
 			while (f->nctx) {
 				uint32_t c = f->ctx[0];
@@ -551,7 +551,7 @@ static void anchors(struct fz *f)
 				forget_ctx(f, c);
 				qgpu_ctx_destroy(f->fd, c);
 			}
-			qgpu_ctx_create(f->fd, &f->actx);
+			qs_ctx_create(f->fd, &f->actx);
 		}
 	}
 }
@@ -1745,7 +1745,7 @@ static void fuzz_node(enum qgpu_node node)
 	struct qs_kmsg k;
 	struct qs_base b;
 	uint64_t seed = arg_u64("seed", 0x5eed);
-	long iters = (long)arg_u64("iters", 2000), i, total = 0, ok = 0;
+	long iters = (long)arg_u64("iters", 3000), i, total = 0, ok = 0;
 	int op, obs, j, ret;
 	char line[1024];
 	size_t len;

@@ -135,7 +135,7 @@ static void other_main(int cmd, int rep)
 	r[0] = qgpu_bo_create(d.fd, 262144, vis_ap, QGPU_GEM_CPU_ACCESS, 0,
 			      &h);
 	r[1] = qgpu_bo_reside(d.fd, h, QGPU_RESIDE_MAKE_RESIDENT, 0, NULL);
-	r[2] = qgpu_ctx_create(d.fd, &ctx);
+	r[2] = qs_ctx_create(d.fd, &ctx);
 	qgpu_cb_bind(&cb, 0, h, 0, QGPU_CB_WHOLE);
 	qgpu_cb_fill(&cb, 0, 0, 262144, 0x0d0d0d0d);
 	r[3] = qgpu_submit(d.fd, ctx, &cb, NULL, 0, &out, 1, NULL);
@@ -287,7 +287,7 @@ static void close_busy(bool do_close)
 	qs_baseline(obs, &b);
 	other_start(&o);
 	fd = qt_reopen(&dev);
-	ctx = qt_ctx(fd);
+	ctx = qs_ctx(fd);
 	w = wait_target(fd, &wm);
 	x = qt_bo(fd, 1 * MiB, vis_ap, 0, 0);
 	qt_reside(fd, x, QGPU_RESIDE_MAKE_RESIDENT, 0);
@@ -383,8 +383,8 @@ static void close_busy_memory_kept(void)
 	igt_require(vs);
 	size = vs->size - vs->reserved_size;
 	fd = qt_reopen(&dev);
-	ctx = qt_ctx(fd);
-	ctx2 = qt_ctx(fd);
+	ctx = qs_ctx(fd);
+	ctx2 = qs_ctx(fd);
 	/* the WAIT target lives in the aperture, out of X's way */
 	w = qt_bo(fd, 4096, QGPU_SEGBIT(QGPU_SEG_APERTURE),
 		  QGPU_GEM_CPU_ACCESS, 0);
@@ -486,7 +486,7 @@ static void gated_destroy(bool ctx_case, bool timeline)
 	qs_kmsg_begin(&k);
 	qs_baseline(obs, &b);
 	fd = qt_reopen(&dev);
-	ctx2 = qt_ctx(fd);
+	ctx2 = qs_ctx(fd);
 	w = wait_target(fd, &wm);
 	/* P: blocks the engine; signals p (binary) and tl point 1 */
 	cb = qt_cb(&dev);
@@ -505,7 +505,7 @@ static void gated_destroy(bool ctx_case, bool timeline)
 
 	/* the victim file: a job gated on P */
 	fd2 = qt_reopen(&dev);
-	ctx = qt_ctx(fd2);
+	ctx = qs_ctx(fd2);
 	t = qt_bo(fd2, 65536, vis_ap, 0, 0);
 	igt_assert_eq(drmSyncobjHandleToFD(fd, timeline ? tl : p, &sfd), 0);
 	igt_assert_eq(drmSyncobjFDToHandle(fd2, sfd, &in.handle), 0);
@@ -644,7 +644,7 @@ static void cpu_write_releases_wait(uint32_t seg, bool touched)
 	qs_kmsg_begin(&k);
 	qs_baseline(obs, &b);
 	fd = qt_reopen(&dev);
-	ctx = qt_ctx(fd);
+	ctx = qs_ctx(fd);
 	h = resident_in(fd, ctx, seg);
 	m = qt_map(fd, h, 65536);
 	if (touched)
@@ -753,7 +753,7 @@ static void fault_signal_retries(void)
 	qs_kmsg_begin(&k);
 	qs_baseline(obs, &b);
 	fd = qt_reopen(&dev);
-	ctx = qt_ctx(fd);
+	ctx = qs_ctx(fd);
 	w = wait_target(fd, &wm);
 	a = resident_in(fd, ctx, QGPU_SEG_VISIBLE);
 	am = qt_map(fd, a, 65536);

@@ -35,6 +35,9 @@
  */
 #include "qgpu_stress.h"
 
+#include <linux/membarrier.h>
+#include <sched.h>
+
 #define POOL_SZ		(256 * 1024)
 #define NPOOL		8
 #define NRING		8
@@ -134,7 +137,7 @@ static int rs_init(struct rs *r, int fd, uint32_t max_slots, unsigned int flags,
 	r->iters = iters;
 	r->ndestroy = ndestroy;
 	r->seed = seed;
-	ret = qgpu_ctx_create(fd, &c);
+	ret = qs_ctx_create(fd, &c);
 	if (ret)
 		return ret;
 	r->ctx = c;
@@ -729,14 +732,58 @@ static void helper_finish(struct helper *h)
 static void churn_contexts(int rounds);
 
 /*
- * The checks after every subtest: contexts come and go with work on them
- * first, so that a scheduler entity left dangling by this subtest is hit
- * here rather than in a later one.
+ * Contexts come and go with work on them on every CPU, after the kernel
+ * had the chance to run its deferred (RCU) frees: a context freed while
+ * its scheduler entity is still queued has its memory reused by a new
+ * context here, so that the corruption shows in this subtest rather than
+ * in a later one. (The pauses only give deferred work a chance to run;
+ * nothing depends on their length.)
  */
+/*
+ * Let the kernel run its deferred frees now: kfree_rcu() batches objects
+ * for seconds unless its shrinker drains them (drop_caches runs the
+ * shrinkers), then frees them after a grace period (membarrier waits for
+ * one).
+ */
+static void settle(void)
+{
+	int i, fd;
+
+	for (i = 0; i < 2; i++) {
+		fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+		if (fd >= 0) {
+			if (write(fd, "2", 1) < 0)
+				igt_debug("drop_caches: %s\n", strerror(errno));
+			close(fd);
+		}
+		syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
+		usleep(50000);
+		syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
+	}
+}
+
+static void settle_and_churn(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set, old;
+	int cpu;
+
+	settle();
+	sched_getaffinity(0, sizeof(old), &old);
+	for (cpu = 0; cpu < n && cpu < 4; cpu++) {
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+		churn_contexts(4);
+	}
+	sched_setaffinity(0, sizeof(old), &old);
+}
+
+/* The checks after every subtest. */
 static void after_all(struct qs_kmsg *k, const struct qs_base *b)
 {
 	qs_note("churning contexts\n");
-	churn_contexts(8);
+	settle_and_churn();
 	qs_note("checking the device works\n");
 	qs_device_works();
 	qs_wait_baseline(b, 30);
@@ -922,7 +969,7 @@ static void churn_contexts(int rounds)
 	qgpu_cb_fill(&cb, 0, 0, 65536, 0x5a5a5a5a);
 	for (i = 0; i < rounds; i++) {
 		for (j = 0; j < 4; j++)
-			igt_assert_eq(qgpu_ctx_create(fd, &c[j]), 0);
+			c[j] = qs_ctx(fd);
 		for (j = 0; j < 4; j++) {
 			ret = qgpu_submit_wait(fd, c[j], &cb, 20 * SEC_NS, NULL);
 			igt_assert_f(ret == 0, "churn submit: %s\n",
@@ -961,30 +1008,25 @@ static void *gem_close_fn(void *p)
 	return NULL;
 }
 
-static void uffd_subtest(enum upos pos, enum uact act)
+/*
+ * One held submit: returns after everything it made was closed again
+ * (the userfaultfd region stays registered for the next round).
+ */
+static void uffd_once(struct qs_uffd *up, enum upos pos, enum uact act)
 {
-	static struct qs_uffd u;
 	struct drm_qgpu_sync_entry in[2], out[2], *inp, *outp;
 	struct qgpu_cb *cb;
 	struct usubmit s;
 	struct qs_call call, dcall;
-	struct qs_kmsg k;
-	struct qs_base b;
 	uint32_t ctx, t, sa, sb, o1, o2, dargs[3], *map = NULL;
 	bool ctx_gone = false, t_gone = false, sa_gone = false;
 	bool o1_gone = false, o2_gone = false;
-	const char *why;
 	uint64_t p0;
 	int fd, i, st;
 
-	(void)p0;
-
-	why = qs_uffd_setup(&u);
-	igt_require_f(!why, "%s\n", why);
-	qs_kmsg_begin(&k);
-	qs_baseline(obs, &b);
+	qs_uffd_zap(up);	/* the second page is missing again */
 	fd = qt_reopen(&dev);
-	ctx = qt_ctx(fd);
+	ctx = qs_ctx(fd);
 	igt_assert_eq(qgpu_bo_create(fd, 65536, seg_mask, QGPU_GEM_CPU_ACCESS,
 				     0, &t), 0);
 	igt_assert_eq(qgpu_bo_reside(fd, t, QGPU_RESIDE_MAKE_RESIDENT, 0,
@@ -1029,19 +1071,19 @@ static void uffd_subtest(enum upos pos, enum uact act)
 	s.a.num_out_syncs = 1;
 	switch (pos) {
 	case U_DMA:
-		s.a.dma = (uintptr_t)qs_uffd_place(&u, cb->dw, cb->ndw * 4, 512);
+		s.a.dma = (uintptr_t)qs_uffd_place(up, cb->dw, cb->ndw * 4, 512);
 		break;
 	case U_PATCHES:
-		s.a.patches = (uintptr_t)qs_uffd_place(&u, cb->patches,
+		s.a.patches = (uintptr_t)qs_uffd_place(up, cb->patches,
 						       cb->npatches * sizeof(*cb->patches),
 						       16);
 		break;
 	case U_INSYNCS:
-		inp = qs_uffd_place(&u, in, sizeof(in), sizeof(in[0]));
+		inp = qs_uffd_place(up, in, sizeof(in), sizeof(in[0]));
 		s.a.num_in_syncs = 2;
 		break;
 	case U_OUTSYNCS:
-		outp = qs_uffd_place(&u, out, sizeof(out), sizeof(out[0]));
+		outp = qs_uffd_place(up, out, sizeof(out), sizeof(out[0]));
 		s.a.num_out_syncs = 2;
 		break;
 	}
@@ -1050,7 +1092,7 @@ static void uffd_subtest(enum upos pos, enum uact act)
 
 	if (pos != U_OUTSYNCS) {
 		qs_call_start(&call, usubmit_fn, &s);
-		igt_assert_f(qs_uffd_wait_fault(&u, 20),
+		igt_assert_f(qs_uffd_wait_fault(up, 20),
 			     "the submit did not fault on the held page\n");
 	} else {
 		/*
@@ -1064,22 +1106,22 @@ static void uffd_subtest(enum upos pos, enum uact act)
 		int attempt, ev = 0;
 
 		for (attempt = 0; attempt < 40 && !held; attempt++) {
-			qs_uffd_zap(&u);
+			qs_uffd_zap(up);
 			p0 = ctx_portions(fd, ctx);
 			qs_call_start(&call, usubmit_fn, &s);
 			for (ev = 0; ev < 500; ev++) {
-				if (!qs_uffd_wait_fault_or(&u, 20, &call.done))
+				if (!qs_uffd_wait_fault_or(up, 20, &call.done))
 					break;
 				if (ctx_portions(fd, ctx) > p0) {
 					held = true;
 					break;
 				}
-				igt_assert_eq(qs_uffd_release(&u), 0);
-				qs_uffd_zap(&u);
+				igt_assert_eq(qs_uffd_release(up), 0);
+				qs_uffd_zap(up);
 			}
 			if (held)
 				break;
-			qs_uffd_release(&u);
+			qs_uffd_release(up);
 			igt_assert_f(qs_call_wait(&call, 30),
 				     "the submit did not return\n");
 			igt_assert_f(s.ret == 0, "unheld submit: %s\n",
@@ -1088,14 +1130,14 @@ static void uffd_subtest(enum upos pos, enum uact act)
 		}
 		qs_note("second read held after %d attempt(s)\n", attempt + 1);
 		if (!held) {
-			qs_uffd_teardown(&u);
+			qs_uffd_teardown(up);
 			igt_skip("could not hold the submit at its second read of the out-syncobjs (%d attempts)\n",
 				 attempt);
 		}
 	}
 	igt_assert_f(!call.done, "the submit returned while held\n");
 	qs_note("submit held in its copy of the %s (fault at %#llx)\n",
-		 upos_name[pos], (unsigned long long)u.fault_addr);
+		 upos_name[pos], (unsigned long long)up->fault_addr);
 
 	/* destroy something the held submit uses */
 	switch (act) {
@@ -1105,7 +1147,7 @@ static void uffd_subtest(enum upos pos, enum uact act)
 		dargs[2] = 0;
 		qs_call_start(&dcall, ctx_destroy_fn, dargs);
 		if (!qs_call_wait(&dcall, 20)) {
-			qs_uffd_release(&u);
+			qs_uffd_release(up);
 			igt_assert_f(0, "CTX_DESTROY blocked while a submit was held\n");
 		}
 		igt_assert_eq((int)dargs[2], 0);
@@ -1117,7 +1159,7 @@ static void uffd_subtest(enum upos pos, enum uact act)
 		dargs[2] = 0;
 		qs_call_start(&dcall, gem_close_fn, dargs);
 		if (!qs_call_wait(&dcall, 20)) {
-			qs_uffd_release(&u);
+			qs_uffd_release(up);
 			igt_assert_f(0, "GEM_CLOSE blocked while a submit was held\n");
 		}
 		igt_assert_eq((int)dargs[2], 0);
@@ -1143,7 +1185,7 @@ static void uffd_subtest(enum upos pos, enum uact act)
 	igt_assert_f(!call.done, "the submit returned while held\n");
 
 	qs_note("releasing the fault\n");
-	igt_assert_eq(qs_uffd_release(&u), 0);
+	igt_assert_eq(qs_uffd_release(up), 0);
 	igt_assert_f(qs_call_wait(&call, 30),
 		     "the submit did not return after the fault was released\n");
 	igt_info("%s while held in %s: submit returned %d (%s)\n",
@@ -1181,8 +1223,27 @@ static void uffd_subtest(enum upos pos, enum uact act)
 		qgpu_syncobj_destroy(fd, o2);
 	close(fd);
 	qt_cb_free(cb);
-	qs_uffd_teardown(&u);
+}
 
+/*
+ * Several rounds: a context freed while its entity stays queued (or any
+ * other damage) is then much more likely to show within the subtest.
+ */
+static void uffd_subtest(enum upos pos, enum uact act)
+{
+	static struct qs_uffd u;
+	struct qs_kmsg k;
+	struct qs_base b;
+	const char *why;
+	int r;
+
+	why = qs_uffd_setup(&u);
+	igt_require_f(!why, "%s\n", why);
+	qs_kmsg_begin(&k);
+	qs_baseline(obs, &b);
+	for (r = 0; r < 6; r++)
+		uffd_once(&u, pos, act);
+	qs_uffd_teardown(&u);
 	after_all(&k, &b);
 }
 

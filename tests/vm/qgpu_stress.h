@@ -234,17 +234,90 @@ struct qs_base {
 	struct drm_qgpu_stats st;
 	struct drm_qgpu_segment_stats seg[8];
 	unsigned int nseg;
+	int contexts;		/* contexts a fresh file can create */
 };
+
+/*
+ * How many contexts a new file can create now (context ids are global:
+ * one that is never freed is lost to everybody). -errno on other errors.
+ */
+static inline int qs_ctx_capacity(void)
+{
+	static uint32_t ids[4096];
+	struct qgpu_dev d;
+	int n = 0, i, ret;
+
+	ret = qgpu_open(&d, QGPU_NODE_RENDER);
+	if (ret)
+		return ret;
+	while (n < 4096) {
+		ret = qgpu_ctx_create(d.fd, &ids[n]);
+		if (ret)
+			break;
+		n++;
+	}
+	for (i = 0; i < n; i++)
+		qgpu_ctx_destroy(d.fd, ids[i]);
+	qgpu_close(&d);
+	return ret == -ENOSPC || ret == 0 ? n : ret;
+}
 
 static inline int qs_base_read(int fd, struct qs_base *b)
 {
 	memset(b, 0, sizeof(*b));
+	b->contexts = qs_ctx_capacity();
 	return qgpu_query_stats(fd, &b->st, b->seg, 8, &b->nseg);
 }
 
+/*
+ * CTX_CREATE that waits (bounded) for context ids still held by contexts
+ * being torn down: destruction may finish after CTX_DESTROY returned, so
+ * ENOSPC right after contexts were destroyed can be transient. A permanent
+ * ENOSPC (ids leaked) still fails after the bound.
+ */
+static inline int qs_ctx_create(int fd, uint32_t *ctx)
+{
+	int i, ret = -ENOSPC;
+
+	for (i = 0; i < 1000 && ret == -ENOSPC; i++) {
+		ret = qgpu_ctx_create(fd, ctx);
+		if (ret == -ENOSPC)
+			usleep(10000);
+	}
+	return ret;
+}
+
+static inline uint32_t qs_ctx(int fd)
+{
+	uint32_t ctx = 0;
+	int ret = qs_ctx_create(fd, &ctx);
+
+	igt_assert_f(ret == 0, "CTX_CREATE: %s\n", strerror(-ret));
+	return ctx;
+}
+
+/*
+ * The baseline: counters now, and the number of contexts a new file can
+ * create once the teardown of earlier contexts finished (all of them when
+ * nobody else holds one; else the most seen within a bound).
+ */
 static inline void qs_baseline(int fd, struct qs_base *b)
 {
-	igt_assert_eq(qs_base_read(fd, b), 0);
+	struct drm_qgpu_device_info info;
+	int i, best = -1;
+
+	igt_assert_eq(qgpu_query_device(fd, &info), 0);
+	for (i = 0; i < 200; i++) {
+		igt_assert_eq(qs_base_read(fd, b), 0);
+		if (b->contexts > best)
+			best = b->contexts;
+		if (b->contexts == (int)info.max_contexts - 1)
+			break;
+		usleep(50000);
+	}
+	b->contexts = best;
+	igt_assert_f(b->contexts > 0, "no context can be created: %s\n",
+		     strerror(-b->contexts));
 }
 
 static inline bool qs_base_equal(const struct qs_base *a,
@@ -260,6 +333,11 @@ static inline bool qs_base_equal(const struct qs_base *a,
 			 (unsigned long long)b->st.allocations,
 			 (unsigned long long)a->st.allocated_bytes,
 			 (unsigned long long)b->st.allocated_bytes);
+		return false;
+	}
+	if (a->contexts != b->contexts) {
+		snprintf(why, len, "a new file can create %d contexts (baseline %d): context ids leaked",
+			 a->contexts, b->contexts);
 		return false;
 	}
 	if (a->nseg != b->nseg) {
@@ -281,9 +359,10 @@ static inline bool qs_base_equal(const struct qs_base *a,
 }
 
 /*
- * Everything was closed: the counters must come back to @b. Memory of
- * destroyed allocations may be released when their GPU work completes, so
- * poll (bounded; the bound is the failure signal).
+ * Everything was closed: the counters (and the number of contexts a new
+ * file can create) must come back to @b. Memory of destroyed allocations
+ * may be released when their GPU work completes, so poll (bounded; the
+ * bound is the failure signal).
  */
 static inline void qs_wait_baseline(const struct qs_base *b, int secs)
 {
@@ -375,7 +454,7 @@ static inline void qs_device_works(void)
 
 	ret = qgpu_open(&d, QGPU_NODE_RENDER);
 	igt_assert_f(ret == 0, "open: %s\n", strerror(-ret));
-	ret = qgpu_ctx_create(d.fd, &ctx);
+	ret = qs_ctx_create(d.fd, &ctx);
 	igt_assert_f(ret == 0, "a fresh file cannot create a context: %s\n",
 		     strerror(-ret));
 	ret = qgpu_bo_create(d.fd, 65536, seg, QGPU_GEM_CPU_ACCESS, 0, &h);
