@@ -421,12 +421,14 @@ struct drm_qgpu_sync_entry {
  * kernel's parse of the buffer reached, at or before the BIND it belongs
  * to; at most %QGPU_MAX_SPLIT_POINTS distinct split offsets.
  *
- * Errors (nothing was queued, moved or signalled): EINVAL (a field, a
- * command, a patch entry, a split offset), ENOENT (context, handle or
- * syncobj), E2BIG (too many split points), EFAULT, ENOMEM, ECANCELED (the
- * context is lost), ENOSPC (some split point's allocations cannot be
+ * Errors, after which nothing was queued, moved or signalled: EINVAL (a
+ * field, a command, a patch entry, a split offset), ENOENT (context,
+ * handle or syncobj), E2BIG (too many split points), EFAULT, ECANCELED
+ * (the context is lost), ENOSPC (some split point's allocations cannot be
  * resident at once), EBUSY (a locked allocation may not be placed where
- * it must), EINTR.
+ * it must), EINTR. ENOMEM usually means the same; when the kernel runs out
+ * of memory while queueing a planned buffer, the portions queued before
+ * run and @portions says how many.
  */
 struct drm_qgpu_submit {
 	__u64 dma;

@@ -441,8 +441,14 @@ static int qgpu_mm_move(struct qgpu_bo *bo, u32 dst,
 	int ret;
 
 	if (qgpu_plan_dry(qdev)) {
-		/* the books only: where it goes, nothing paged */
-		ret = qgpu_plan_save(qdev, bo);
+		/*
+		 * The books only: where it goes, nothing paged. The backing
+		 * pages are taken now (they are kept anyway), so that the
+		 * replay does not fail for want of them.
+		 */
+		ret = qgpu_bo_backing(bo);
+		if (!ret)
+			ret = qgpu_plan_save(qdev, bo);
 		if (ret)
 			return ret;
 		qgpu_mm_book_move(bo, dst, dst_node);

@@ -778,6 +778,37 @@ igt_main
 		}
 	}
 
+	igt_subtest("policy-file-by-name-or-number") {
+		static const char * const shown[] = {
+			"[lru] largest lowest-offset",
+			"lru [largest] lowest-offset",
+			"lru largest [lowest-offset]",
+		};
+		char buf[128] = { 0 }, num[4];
+		unsigned int i;
+		ssize_t n;
+		int fd;
+
+		igt_require(policy_file());
+		for (i = 0; i < ARRAY_SIZE(shown); i++) {
+			snprintf(num, sizeof(num), "%u", i);
+			igt_assert(set_policy(num));
+			fd = open(policy_file(), O_RDONLY);
+			igt_assert(fd >= 0);
+			n = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
+			igt_assert(n > 0);
+			buf[n] = 0;
+			igt_assert_f(!strncmp(buf, shown[i], strlen(shown[i])),
+				     "wrote %s, the file says %s\n", num, buf);
+		}
+		/* out of range and junk are refused, the policy unchanged */
+		igt_assert(!set_policy("3"));
+		igt_assert(!set_policy("lru2"));
+		igt_assert(!set_policy("-1"));
+		igt_assert(set_policy("lru"));
+	}
+
 	igt_subtest("counters-back-to-zero") {
 		struct drm_qgpu_segment_stats ss;
 		uint32_t id;
