@@ -139,12 +139,22 @@ static void qgpu_ctx_teardown(struct work_struct *work)
 
 static void qgpu_ctx_close(struct qgpu_ctx *ctx)
 {
+	bool idle;
+
 	mutex_lock(&ctx->submit_lock);
 	ctx->closed = true;
+	idle = !ctx->last || dma_fence_is_signaled(ctx->last);
 	mutex_unlock(&ctx->submit_lock);
-	/* no submit can reach the entity any more: tear it down aside */
+	/*
+	 * No submit can reach the entity any more. With all its work done
+	 * nothing waits: tear it down now, so that its id is free when this
+	 * returns; else aside.
+	 */
 	INIT_WORK(&ctx->teardown, qgpu_ctx_teardown);
-	queue_work(ctx->qdev->reap_wq, &ctx->teardown);
+	if (idle)
+		qgpu_ctx_teardown(&ctx->teardown);
+	else
+		queue_work(ctx->qdev->reap_wq, &ctx->teardown);
 }
 
 int qgpu_ctx_destroy_ioctl(struct drm_device *drm, void *data,
