@@ -177,8 +177,9 @@ void qgpu_ctx_queued(struct qgpu_ctx *ctx, struct dma_fence *fence)
  * is cancelled with its fences signalled in error. Runs in a worker so
  * that CTX_DESTROY and close() never wait for the GPU.
  */
-static void qgpu_ctx_finish(struct qgpu_ctx *ctx)
+static void qgpu_ctx_teardown(struct work_struct *work)
 {
+	struct qgpu_ctx *ctx = container_of(work, struct qgpu_ctx, teardown);
 	unsigned int waited = 0;
 
 	/* in slices: after an unplug nothing queued will run any more */
@@ -201,11 +202,6 @@ static void qgpu_ctx_finish(struct qgpu_ctx *ctx)
 	qgpu_ctx_put(ctx);
 }
 
-static void qgpu_ctx_teardown(struct work_struct *work)
-{
-	qgpu_ctx_finish(container_of(work, struct qgpu_ctx, teardown));
-}
-
 static void qgpu_ctx_close(struct qgpu_ctx *ctx)
 {
 	bool idle;
@@ -216,15 +212,14 @@ static void qgpu_ctx_close(struct qgpu_ctx *ctx)
 	mutex_unlock(&ctx->submit_lock);
 	/*
 	 * No submit can reach the entity any more. With all its work done
-	 * nothing waits: tear it down now, so its id is free when this
+	 * nothing waits: tear it down now, so that its id is free when this
 	 * returns; else aside.
 	 */
-	if (idle) {
-		qgpu_ctx_finish(ctx);
-		return;
-	}
 	INIT_WORK(&ctx->teardown, qgpu_ctx_teardown);
-	queue_work(ctx->qdev->reap_wq, &ctx->teardown);
+	if (idle)
+		qgpu_ctx_teardown(&ctx->teardown);
+	else
+		queue_work(ctx->qdev->reap_wq, &ctx->teardown);
 }
 
 /**

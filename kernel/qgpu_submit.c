@@ -178,8 +178,10 @@ static int qgpu_submit_copy(struct qgpu_submit *s)
 	    a->dma_size % 4 || a->num_allocs > QGPU_MAX_ALLOCS ||
 	    a->num_patches > QGPU_MAX_PATCHES ||
 	    a->num_in_syncs > QGPU_MAX_SYNCS ||
-	    a->num_out_syncs > QGPU_MAX_SYNCS || a->num_patches > a->dma_size / 4)
+	    a->num_out_syncs > QGPU_MAX_SYNCS || a->num_patches > a->dma_size / 4) {
+		drm_dbg(&qdev->drm, "submit: bad size or count\n");
 		return -EINVAL;
+	}
 
 	s->buf = kzalloc(sizeof(*s->buf), GFP_KERNEL);
 	if (!s->buf)
@@ -220,13 +222,18 @@ static int qgpu_submit_copy(struct qgpu_submit *s)
 		return -EFAULT;
 
 	for (i = 0; i < a->num_allocs; i++) {
-		if (s->ae[i].flags & ~QGPU_ALLOC_WRITE)
+		if (s->ae[i].flags & ~QGPU_ALLOC_WRITE) {
+			drm_dbg(&qdev->drm, "submit: allocation %u flags\n", i);
 			return -EINVAL;
+		}
 		if (!s->ae[i].handle)
 			continue;
 		s->bos[i] = qgpu_bo_lookup(s->file, s->ae[i].handle);
-		if (!s->bos[i])
+		if (!s->bos[i]) {
+			drm_dbg(&qdev->drm, "submit: allocation %u handle %u\n",
+				i, s->ae[i].handle);
 			return -ENOENT;
+		}
 	}
 	for (i = 0; i < a->num_patches; i++) {
 		struct drm_qgpu_patch_entry *pe = &s->pe[i];
@@ -238,8 +245,10 @@ static int qgpu_submit_copy(struct qgpu_submit *s)
 		    pe->patch_offset < 8 ||
 		    pe->split_offset > pe->patch_offset - 8 ||
 		    pe->split_offset < prev_split ||
-		    (i && pe->patch_offset <= prev_patch))
+		    (i && pe->patch_offset <= prev_patch)) {
+			drm_dbg(&qdev->drm, "submit: patch entry %u\n", i);
 			return -EINVAL;
+		}
 		if (i && pe->split_offset != prev_split &&
 		    ++splits >= QGPU_MAX_SPLIT_POINTS) {
 			drm_dbg(&qdev->drm, "more than %u split points\n",
@@ -249,11 +258,12 @@ static int qgpu_submit_copy(struct qgpu_submit *s)
 		prev_split = pe->split_offset;
 		prev_patch = pe->patch_offset;
 		bo = s->bos[pe->alloc_index];
-		if (bo && (pe->alloc_offset >= bo->base.size ||
-			   pe->alloc_offset % 4))
+		if ((bo && (pe->alloc_offset >= bo->base.size ||
+			    pe->alloc_offset % 4)) || (!bo && pe->alloc_offset)) {
+			drm_dbg(&qdev->drm, "submit: patch entry %u offset\n",
+				i);
 			return -EINVAL;
-		if (!bo && pe->alloc_offset)
-			return -EINVAL;
+		}
 	}
 	qgpu_submit_collect_slots(s);
 	return qgpu_submit_parse(s);
@@ -274,12 +284,17 @@ static int qgpu_submit_syncs_in(struct qgpu_submit *s)
 		if (copy_from_user(&e, u64_to_user_ptr(a->in_syncs) +
 				   i * sizeof(e), sizeof(e)))
 			return -EFAULT;
-		if (e.flags)
+		if (e.flags) {
+			drm_dbg(&s->qdev->drm, "submit: in-sync %u flags\n", i);
 			return -EINVAL;
+		}
 		ret = drm_syncobj_find_fence(s->file, e.handle, e.point, 0,
 					     &s->in_fences[i]);
-		if (ret)
+		if (ret) {
+			drm_dbg(&s->qdev->drm, "submit: in-sync %u: %d\n", i,
+				ret);
 			return ret;
+		}
 		s->num_in++;
 	}
 	return 0;
@@ -298,11 +313,16 @@ static int qgpu_submit_syncs_check_out(struct qgpu_submit *s,
 		if (copy_from_user(&e, u64_to_user_ptr(a->out_syncs) +
 				   i * sizeof(e), sizeof(e)))
 			return -EFAULT;
-		if (e.flags)
+		if (e.flags) {
+			drm_dbg(&s->qdev->drm, "submit: out-sync %u flags\n", i);
 			return -EINVAL;
+		}
 		objs[i] = drm_syncobj_find(s->file, e.handle);
-		if (!objs[i])
+		if (!objs[i]) {
+			drm_dbg(&s->qdev->drm, "submit: out-sync %u handle %u\n",
+				i, e.handle);
 			return -ENOENT;
+		}
 		if (e.point) {
 			chains[i] = dma_fence_chain_alloc();
 			if (!chains[i])
@@ -758,8 +778,10 @@ int qgpu_submit_ioctl(struct drm_device *drm, void *data,
 		return -EINVAL;
 	args->portions = 0;
 	s.ctx = qgpu_ctx_lookup(s.qf, args->ctx);
-	if (!s.ctx)
+	if (!s.ctx) {
+		drm_dbg(drm, "submit: no context %u\n", args->ctx);
 		return -ENOENT;
+	}
 	if (qgpu_ctx_is_lost(s.ctx)) {
 		ret = -ECANCELED;
 		goto out_ctx;
