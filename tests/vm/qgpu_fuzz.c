@@ -448,6 +448,12 @@ static bool bo_alive(struct fz *f, uint32_t h)
 	return h && qgpu_bo_info(f->fd, h, &gi) == 0;
 }
 
+static bool sync_alive(struct fz *f, uint32_t h)
+{
+	return h && !(drmSyncobjQuery(f->fd, &h, (uint64_t[]){ 0 }, 1) &&
+		      errno == ENOENT);
+}
+
 /*
  * Values that name no object of this file right now (raw ioctls can create
  * objects the pools do not know, and ids are reused): checked, not assumed.
@@ -1422,7 +1428,12 @@ static void fz_sync_destroy(struct fz *f)
 	a = argp(f, &d, sizeof(d), &k);
 	e = fz_call(f, OP_SYNC_DESTROY, DRM_IOCTL_SYNCOBJ_DESTROY, a,
 		    arg_expect(k, EXPECT_ANY), "destroy");
-	if (!e)
+	/*
+	 * An IOWR: with the struct in read-only memory the syncobj is
+	 * destroyed and then the copy back fails (EFAULT). Checked, as for
+	 * dumb buffers, so that the pool never holds a dead handle.
+	 */
+	if (!e || !sync_alive(f, d.handle))
 		forget_sync(f, d.handle);
 }
 
