@@ -8,8 +8,10 @@ SHELL := /bin/bash
 # it from here. Should that build have left Debian's archive, set-up uses the
 # newest build of the same series instead (scripts/kver.sh prints which).
 KVER := 6.12.117+deb12-amd64
-KDIR ?= /usr/src/linux-headers-$(shell QGPU_CACHE='$(QGPU_CACHE)' scripts/kver.sh)
 QGPU_CACHE ?= /var/cache/qgpu
+# Debian's headers for it, extracted into the cache (scripts/kernel-headers.sh)
+KDIR ?= $(QGPU_CACHE)/headers-$(KV)/usr/src/linux-headers-$(KV)
+KV = $(shell QGPU_CACHE='$(QGPU_CACHE)' scripts/kver.sh)
 export QGPU_CACHE
 
 B := build

@@ -18,9 +18,9 @@ OPTS=(--no-tree -q --terse --show-types --strict --max-line-length=100
 
 fetch() {
 	local pkg=linux-source-$KSERIES ver deb dir
-	# the version of the installed linux-headers-$KVER (host-deps.sh)
-	ver=$(dpkg-query -W -f='${Version}' "linux-headers-$KVER" 2>/dev/null) ||
-		die "linux-headers-$KVER not installed: run scripts/host-deps.sh"
+	# the version of the guest kernel's headers (scripts/kernel-headers.sh)
+	ver=$(cat "$QGPU_CACHE/headers-$KVER/version" 2>/dev/null) ||
+		die "no headers for $KVER in $QGPU_CACHE: run scripts/host-deps.sh"
 	mkdir -p "$QGPU_CACHE/debs"
 	deb=$QGPU_CACHE/debs/${pkg}_${ver}_all.deb
 	if [ ! -e "$deb" ]; then
@@ -46,10 +46,11 @@ fetch() {
 		mv "$dir.tmp" "$dir"
 		touch "$dir/.done"
 	fi
-	echo "$dir/checkpatch.pl"
+	echo "$dir/checkpatch.pl" >&3
 }
 
-cp_pl=$(fetch)
+# (fetch reports on stderr; only the path goes to stdout)
+cp_pl=$(fetch 3>&1 >&2)
 if [ "${1:-}" = --fetch ]; then
 	exit 0
 fi

@@ -47,14 +47,14 @@ in_archive() { apt-cache policy "$1" 2>/dev/null | grep '^  Candidate: [^(]' > /
 # kept while its headers and extracted image are here.
 resolve_kver() {
 	local flavour re v best=
-	if { installed "linux-headers-$KVER_NAMED" && [ -e "$QGPU_CACHE/kernel-$KVER_NAMED/.done" ]; } ||
+	if { [ -e "$QGPU_CACHE/headers-$KVER_NAMED/.done" ] && [ -e "$QGPU_CACHE/kernel-$KVER_NAMED/.done" ]; } ||
 	   { in_archive "linux-image-$KVER_NAMED-unsigned" && in_archive "linux-headers-$KVER_NAMED"; }; then
 		rm -f "$KVER_RECORD"
 		KVER=$KVER_NAMED
 		return
 	fi
 	# Chosen before and still here: keep it, without asking the archive.
-	if [ -s "$KVER_RECORD" ] && installed "linux-headers-$KVER" &&
+	if [ -s "$KVER_RECORD" ] && [ -e "$QGPU_CACHE/headers-$KVER/.done" ] &&
 	   [ -e "$QGPU_CACHE/kernel-$KVER/.done" ]; then
 		log "linux-image-$KVER_NAMED-unsigned has left Debian's archive: using $KVER (chosen before)"
 		return
@@ -81,7 +81,7 @@ PKGS=(build-essential ninja-build meson pkg-config python3 python3-venv
       libglib2.0-dev libpixman-1-dev libfdt-dev flex bison zlib1g-dev
       dpkg-dev busybox-static cpio gzip xz-utils kmod libdrm-dev
       seabios qemu-system-data
-      "linux-headers-$KVER")
+      gcc-12 libelf1 libssl3 pahole)
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -93,4 +93,6 @@ if [ ${#missing[@]} -gt 0 ]; then
 	DEBIAN_FRONTEND=noninteractive step "apt-get install" \
 		apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
+# The guest kernel's headers: extracted into the cache, never installed.
+"$(dirname "$0")/kernel-headers.sh"
 log "host dependencies present (guest kernel $KVER)"
