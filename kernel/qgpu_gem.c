@@ -6,11 +6,13 @@
  * (BAR2, host aperture or system pages) at the same virtual address.
  */
 #include <linux/delay.h>
+#include <linux/dma-buf.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
+#include <drm/drm_prime.h>
 #include <drm/drm_vma_manager.h>
 
 #include "qgpu_drv.h"
@@ -173,22 +175,54 @@ static enum drm_gem_object_status qgpu_gem_status(struct drm_gem_object *obj)
 }
 
 /*
- * No PRIME: since 6.6 the DRM core exports any GEM object as a dma-buf
- * unless the driver says otherwise. An allocation's backing moves between
+ * PRIME within the device only. An allocation's backing moves between
  * VRAM, the aperture and system memory under the memory manager, and its
- * CPU mappings follow Lock2; there is no scatter list to lend out, and no
- * way to hold a foreign buffer in a segment.
+ * CPU mappings are zapped and re-made on every move through the DRM file's
+ * address space; there is no fixed scatter list to lend to another device
+ * and no way to zap a mapping made through a dma-buf. So a qgpu dma-buf
+ * can be passed between processes and imported back into qgpu (the same
+ * allocation), but no other device may attach to it, it cannot be mmapped
+ * through the dma-buf, and qgpu imports no foreign dma-buf.
  */
+static int qgpu_dmabuf_attach(struct dma_buf *dma_buf,
+			      struct dma_buf_attachment *attach)
+{
+	return -EOPNOTSUPP;
+}
+
+static const struct dma_buf_ops qgpu_dmabuf_ops = {
+	.attach = qgpu_dmabuf_attach,
+	.map_dma_buf = drm_gem_map_dma_buf,
+	.unmap_dma_buf = drm_gem_unmap_dma_buf,
+	.release = drm_gem_dmabuf_release,
+};
+
 static struct dma_buf *qgpu_gem_prime_export(struct drm_gem_object *obj,
 					     int flags)
 {
-	return ERR_PTR(-EOPNOTSUPP);
+	struct dma_buf_export_info exp_info = {
+		.exp_name = KBUILD_MODNAME,
+		.owner = THIS_MODULE,
+		.ops = &qgpu_dmabuf_ops,
+		.size = obj->size,
+		.flags = flags,
+		.priv = obj,
+		.resv = obj->resv,
+	};
+
+	return drm_gem_dmabuf_export(obj->dev, &exp_info);
 }
 
 struct drm_gem_object *qgpu_gem_prime_import(struct drm_device *drm,
 					     struct dma_buf *dma_buf)
 {
-	return ERR_PTR(-EOPNOTSUPP);
+	struct drm_gem_object *obj = dma_buf->priv;
+
+	if (dma_buf->ops != &qgpu_dmabuf_ops || obj->dev != drm)
+		return ERR_PTR(-EOPNOTSUPP);
+	/* our own allocation coming back: the same object */
+	drm_gem_object_get(obj);
+	return obj;
 }
 
 static const struct drm_gem_object_funcs qgpu_gem_funcs = {

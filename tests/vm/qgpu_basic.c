@@ -527,6 +527,43 @@ igt_main
 		free(ids);
 	}
 
+	igt_subtest("prime-within-the-device") {
+		struct drm_qgpu_stats s0, s1;
+		uint32_t h, h2, h3;
+		int fd, fd2, other;
+		void *p;
+
+		qt_stats(dev.fd, &s0);
+		h = qt_bo(dev.fd, 65536, QGPU_SEGBIT(QGPU_SEG_VISIBLE), 0, 0);
+		igt_assert_eq(drmPrimeHandleToFD(dev.fd, h, DRM_CLOEXEC, &fd), 0);
+		/* the size, as dma-bufs tell it */
+		igt_assert_eq(lseek(fd, 0, SEEK_END), 65536);
+		/* back into the same file: the same handle */
+		igt_assert_eq(drmPrimeFDToHandle(dev.fd, fd, &h2), 0);
+		igt_assert_eq(h2, h);
+		/* into another file: the same allocation, another handle */
+		other = qt_reopen(&dev);
+		igt_assert(other >= 0);
+		igt_assert_eq(drmPrimeFDToHandle(other, fd, &h3), 0);
+		igt_assert_eq(qt_info(other, h3).size, 65536);
+		/* no CPU mapping through the dma-buf: it could not follow moves */
+		p = mmap(NULL, 65536, PROT_READ, MAP_SHARED, fd, 0);
+		igt_assert(p == MAP_FAILED);
+		/* the dma-buf keeps the allocation after every handle is gone */
+		qt_close(dev.fd, h);
+		igt_assert_eq(drmCloseBufferHandle(other, h3), 0);
+		igt_assert_eq(drmPrimeFDToHandle(dev.fd, fd, &h2), 0);
+		igt_assert_eq(drmPrimeHandleToFD(dev.fd, h2, DRM_CLOEXEC, &fd2), 0);
+		close(fd2);
+		igt_assert_eq(drmCloseBufferHandle(dev.fd, h2), 0);
+		close(fd);
+		close(other);
+		/* and nothing is left once the dma-buf is closed */
+		qt_stats(dev.fd, &s1);
+		igt_assert_eq_u64(s1.allocations, s0.allocations);
+		igt_assert_eq_u64(s1.allocated_bytes, s0.allocated_bytes);
+	}
+
 	igt_subtest("no-leaks") {
 		qt_assert_no_allocations(dev.fd);
 	}
