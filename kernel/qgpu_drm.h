@@ -31,6 +31,12 @@
  *   already valid never waits.
  * - Host-aperture pages are lent to CPU mappings of non-visible VRAM and
  *   taken back from the least recently used mapping when needed.
+ * - PRIME works within the device: an allocation exported as a dma-buf
+ *   can be passed to another process and imported back into qgpu (the
+ *   same allocation, wherever it resides). No other device may attach to
+ *   it, and it cannot be mmapped through the dma-buf (use the DRM file's
+ *   mapping, which follows moves); foreign dma-bufs are refused
+ *   (EOPNOTSUPP).
  * - Submission (&DRM_IOCTL_QGPU_SUBMIT) follows "Splitting a DMA Buffer"
  *   (WDK). The kernel parses the whole DMA buffer; every split offset must
  *   be the start of a command it parsed. The walk over the patch-location
