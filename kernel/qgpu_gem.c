@@ -340,7 +340,7 @@ int qgpu_gem_create_ioctl(struct drm_device *drm, void *data,
 			return -EINVAL;
 	}
 	/*
-	 * Seed 002: a CPU-accessible allocation that may live in
+	 * "Allocation Usage Tracking": a CPU-accessible allocation that may live in
 	 * non-CPU-visible VRAM must have the aperture segment in its set.
 	 */
 	if (args->flags & QGPU_GEM_CPU_ACCESS && mask & BIT(QGPU_SEG_LOCAL) &&
@@ -375,8 +375,8 @@ int qgpu_gem_lock_ioctl(struct drm_device *drm, void *data,
 		return -ENOENT;
 	mutex_lock(&qdev->mm_lock);
 	/*
-	 * Seed 002: a non-CPU-accessible allocation is locked through the
-	 * aperture segment or while in system memory.
+	 * "Allocation Usage Tracking": a non-CPU-accessible allocation is
+	 * locked through the aperture segment or while in system memory.
 	 */
 	if (!(bo->flags & QGPU_GEM_CPU_ACCESS) &&
 	    (bo->seg == QGPU_SEG_VISIBLE || bo->seg == QGPU_SEG_LOCAL)) {

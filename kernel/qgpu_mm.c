@@ -71,7 +71,10 @@ int qgpu_mm_init(struct qgpu_device *qdev)
 		drm_err(&qdev->drm, "device lacks paging engine, GART or VRAM\n");
 		return -ENODEV;
 	}
-	/* Segment descriptors, from the device's registers (seed 001). */
+	/*
+	 * Segment descriptors, from the device's registers ("Initializing Use
+	 * of Memory Segments").
+	 */
 	qgpu_seg_setup(qdev, QGPU_SEG_VISIBLE, 0, qdev->visible_size,
 		       QGPU_SEGF_CPU_VISIBLE, 0);
 	if (qdev->vram_size > qdev->visible_size)
@@ -292,7 +295,9 @@ static int qgpu_mm_build_move(struct qgpu_paging *pb, struct qgpu_bo *bo,
 	}
 
 	if (dst_vram && bo->pristine) {
-		/* Seed 004: a new allocation in local memory is zero-filled. */
+		/* a new allocation in local memory is zero-filled ("GpuMmu
+		 * Example Scenarios")
+		 */
 		ret = qgpu_paging_fill(pb, size, dst_addr, 0);
 		stat = QGPU_STAT(bytes_filled);
 	} else if (src != QGPU_SEG_SYSTEM && dst != QGPU_SEG_SYSTEM &&

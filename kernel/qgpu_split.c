@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * qgpu: feasibility of a DMA buffer's resource tables (seed 000).
+ * qgpu: feasibility of a DMA buffer's resource tables ("Splitting a DMA
+ * Buffer").
  *
  * Splitting can always make progress unless, at some split point, the
  * allocations the resource table requires at once cannot fit even with

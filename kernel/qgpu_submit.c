@@ -2,8 +2,9 @@
 /*
  * qgpu: DMA-buffer submission with allocation and patch-location lists.
  *
- * Seed 000 is the specification. The patch-location list is walked in
- * order; each allocation is made resident (paging buffers) and its address
+ * "Splitting a DMA Buffer" (WDK) is the specification. The patch-location
+ * list is walked in order; each allocation is made resident (paging
+ * buffers) and its address
  * patched into the BIND that uses it. When an allocation cannot be brought
  * in, the portion from the previous split point up to that entry's
  * SplitOffset is queued, only the allocations of the current resource

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Host unit tests for kernel/qgpu_split.c: qgpu_split_check(), the
- * seed-000 feasibility check of a DMA buffer's resource tables.
+ * "Splitting a DMA Buffer" feasibility check of a DMA buffer's resource tables.
  *
  * unit-sources: kernel/qgpu_split.c */
 #include <stdint.h>
@@ -240,7 +240,7 @@ igt_main
 	}
 
 	igt_subtest("slot-replacement-frees-previous") {
-		/* seed 000: a new entry for the same slot replaces the old */
+		/* "Splitting a DMA Buffer": a new entry for the same slot replaces the old */
 		struct qgpu_split_alloc a[] = {
 			{ 30 * MB, B(SEG_VIS) }, { 30 * MB, B(SEG_VIS) },
 			{ 30 * MB, B(SEG_VIS) },

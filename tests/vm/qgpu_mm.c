@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * qgpu_mm: the video memory manager seen from user space: segments,
- * residency, oversubscription and eviction under CPU mappings (seed 003),
- * the CPU host aperture and its exhaustion, the Lock2 rules (seed 002),
- * zero-filled new allocations (seed 004), allocation bad input.
+ * residency, oversubscription and eviction under CPU mappings ("Mapping
+ * Virtual Addresses to a Memory Segment"), the CPU host aperture and its
+ * exhaustion, the Lock2 rules ("Allocation Usage Tracking"), zero-filled
+ * new allocations ("GpuMmu Example Scenarios"), allocation bad input.
  *
  * Arguments: the device properties, key=value (tests/vm/qgpu_test.h).
  * Meant for a device with non-visible VRAM and a host aperture, e.g.

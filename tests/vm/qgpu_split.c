@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * qgpu_split: DMA buffers executed by the device, DMA-buffer splitting
- * (seed 000), and what the device does with bad buffers: compute results
- * against the host with and without memory pressure, buffers larger than
- * VRAM, slot replacement and unbinding, slots that move at a split point,
- * unsplittable buffers, several processes at once, hangs, faults and
- * isolation.
+ * ("Splitting a DMA Buffer"), and what the device does with bad buffers:
+ * compute results against the host with and without memory pressure, buffers
+ * larger than VRAM, slot replacement and unbinding, slots that move at a
+ * split point, unsplittable buffers, several processes at once, hangs, faults
+ * and isolation.
  *
  * Meant for a device whose VRAM is small next to the guest's memory, e.g.
  * vram-size=32M.

@@ -11,8 +11,9 @@
  *    moves them on request (test interface) and reports where they are;
  *  - builds DMA buffers: a command stream of QGPU_DMA_* commands together
  *    with its allocation list and patch-location list, with split points
- *    placed at every binding change as seed 000 asks, so that the kernel
- *    can split the buffer when its allocations do not fit at once;
+ *    placed at every binding change as "Splitting a DMA Buffer" asks, so
+ *    that the kernel can split the buffer when its allocations do not fit
+ *    at once;
  *  - submits them on a context with in/out syncobjs and waits for them.
  *
  * Conventions: every function that can fail returns 0 (or a non-negative
@@ -311,12 +312,12 @@ struct qgpu_cb_slot {
  * @error: sticky: first error (negative errno) hit while building; the
  *	submit helpers refuse to submit a buffer with an error
  *
- * Split points (seed 000): every binding change is a split point. A run of
- * consecutive BINDs is one binding change: all its patch entries carry the
- * byte offset of the first BIND of the run as SplitOffset, so the kernel can
- * run everything before the run, page, and then reprogram all those slots
- * with no placement restriction. qgpu_cb_split_point() ends a run;
- * qgpu_cb_rebind_all() starts a new one that re-binds every live slot.
+ * Split points ("Splitting a DMA Buffer"): every binding change is a split
+ * point. A run of consecutive BINDs is one binding change: all its patch
+ * entries carry the byte offset of the first BIND of the run as SplitOffset,
+ * so the kernel can run everything before the run, page, and then reprogram
+ * all those slots with no placement restriction. qgpu_cb_split_point() ends a
+ * run; qgpu_cb_rebind_all() starts a new one that re-binds every live slot.
  *
  * The fields are public so that tests can craft malformed submissions.
  */
@@ -384,13 +385,13 @@ void qgpu_cb_split_point(struct qgpu_cb *cb);
 /**
  * qgpu_cb_rebind_all - reprogram every bound slot at a split point
  *
- * Seed 000: "reprogram large resources at every split point" so that the
- * memory manager may move them between portions. Re-binds every live slot
- * as part of the current binding change when called right after BINDs
- * (slots already bound in it are left alone), else at a new split point.
- * So "bind what changes, then qgpu_cb_rebind_all()" makes one split point
- * at which the whole resource table is reprogrammed.
- * Return: number of slots re-bound, or a negative errno.
+ * "Splitting a DMA Buffer": "reprogram large resources at every split point"
+ * so that the memory manager may move them between portions. Re-binds every
+ * live slot as part of the current binding change when called right after
+ * BINDs (slots already bound in it are left alone), else at a new split
+ * point. So "bind what changes, then qgpu_cb_rebind_all()" makes one split
+ * point at which the whole resource table is reprogrammed. Return: number of
+ * slots re-bound, or a negative errno.
  */
 int qgpu_cb_rebind_all(struct qgpu_cb *cb);
 

@@ -6,12 +6,13 @@
  *  2. oversubscribes VRAM with CPU-accessible allocations (2x VRAM by
  *     default), fills each with its own pattern through a CPU mapping, then
  *     forces them in and out of VRAM with GEM_RESIDE several times and
- *     verifies every byte through the same mappings (seed 003: eviction is
- *     invisible to a mapped application);
+ *     verifies every byte through the same mappings ("Mapping Virtual
+ *     Addresses to a Memory Segment": eviction is invisible to a mapped
+ *     application);
  *  3. runs one DMA buffer whose allocations total 3x VRAM (a FILL/XOR/
  *     CHECKSUM chain built with libqgpu's builder), which the kernel must
- *     split (seed 000); prints the portions and the paging counters and
- *     checks every checksum against the host's.
+ *     split ("Splitting a DMA Buffer"); prints the portions and the paging
+ *     counters and checks every checksum against the host's.
  *
  * usage: qgpu-demo [-d NODE] [-o FACTOR] [-x FACTOR] [-r ROUNDS]
  * Exit status 0 when every check passed.
