@@ -157,17 +157,6 @@ static inline struct drm_qgpu_context_status qa_ctx_status(int fd,
 /* ------------------------------------------------------------------------ */
 /* Buffers                                                                   */
 
-/* A CPU-readable buffer in the aperture, resident, mapped and zeroed. */
-static inline uint32_t qa_result_buf(int fd, uint64_t size, uint32_t **map)
-{
-	uint32_t h = qt_bo(fd, size, QA_APT, QGPU_GEM_CPU_ACCESS, 0);
-
-	qt_reside(fd, h, QGPU_RESIDE_MAKE_RESIDENT, QGPU_SEG_APERTURE);
-	*map = qt_map(fd, h, size);
-	memset(*map, 0, size);
-	return h;
-}
-
 /*
  * GPU checksum of [0, size) of @h (bound read-only, so the submit does not
  * tell the kernel the allocation is written) into word @idx of @res.

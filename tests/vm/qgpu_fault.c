@@ -22,23 +22,6 @@
 
 static struct qgpu_dev dev;
 
-static uint32_t vram_mask(void)
-{
-	return VIS | (qgpu_dev_segment(&dev, QGPU_SEG_LOCAL) ?
-		      QGPU_SEGBIT(QGPU_SEG_LOCAL) : 0);
-}
-
-/* A CPU-readable buffer in the aperture, resident and faulted in. */
-static uint32_t cpu_buf(int fd, uint64_t size, uint32_t **map)
-{
-	uint32_t h = qt_bo(fd, size, APT, QGPU_GEM_CPU_ACCESS, 0);
-
-	qt_reside(fd, h, QGPU_RESIDE_MAKE_RESIDENT, 0);
-	*map = qt_map(fd, h, size);
-	memset(*map, 0, size);
-	return h;
-}
-
 static uint64_t faults_now(int fd)
 {
 	struct drm_qgpu_stats st;
@@ -138,7 +121,7 @@ igt_main
 		uint64_t f0 = faults_now(dev.fd);
 		uint32_t h, *m, at_a, at_b, a, b, i;
 
-		h = cpu_buf(dev.fd, 4096, &m);
+		h = qt_result_buf(dev.fd, 4096, &m);
 		igt_assert_eq(qgpu_syncobj_create(dev.fd, &sa.handle), 0);
 		igt_assert_eq(qgpu_syncobj_create(dev.fd, &sb.handle), 0);
 		for (i = 1; i <= ROUNDS; i++) {
@@ -282,9 +265,9 @@ igt_main
 		struct qgpu_cb *cb = qt_cb(&dev);
 		int ret;
 
-		a = qt_bo(dev.fd, chunk, vram_mask(), 0, 0);
-		b = qt_bo(dev.fd, chunk, vram_mask(), 0, 0);
-		r = cpu_buf(dev.fd, 4096, &rm);
+		a = qt_bo(dev.fd, chunk, qt_vram_mask(&dev), 0, 0);
+		b = qt_bo(dev.fd, chunk, qt_vram_mask(&dev), 0, 0);
+		r = qt_result_buf(dev.fd, 4096, &rm);
 		qgpu_cb_bind(cb, 0, a, 0, QGPU_CB_WHOLE);
 		qgpu_cb_bind(cb, 1, r, 0, 4096);
 		qgpu_cb_fill(cb, 1, 0, 4, 0x600d0001);	/* before the fault */

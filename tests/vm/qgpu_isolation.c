@@ -77,8 +77,8 @@ static void split_offset_sweep(void)
 	struct qgpu_cb *cb = qt_cb(&dev);
 	struct qa_counts k0, k1;
 
-	r0h = qa_result_buf(dev.fd, 4096, &r0);
-	r1h = qa_result_buf(dev.fd, 4096, &r1);
+	r0h = qt_result_buf(dev.fd, 4096, &r0);
+	r1h = qt_result_buf(dev.fd, 4096, &r1);
 	c = qt_ctx(dev.fd);
 
 	bounds[nb++] = qgpu_cb_offset(cb);
@@ -183,7 +183,7 @@ static void split_offset_inside(enum inside_kind kind)
 
 	x1 = qt_bo(dev.fd, big, VIS, 0, 0);
 	x2 = qt_bo(dev.fd, big, VIS, 0, 0);
-	resh = qa_result_buf(dev.fd, 4096, &r);
+	resh = qt_result_buf(dev.fd, 4096, &r);
 	res2 = qt_bo(dev.fd, 4096, APT, 0, 0);
 	for (k = 1; k < lens[kind]; k++) {
 		struct qgpu_cb *cb = qt_cb(&dev);
@@ -266,7 +266,7 @@ static void hidden_bind_attack(uint32_t vmask, uint32_t vseg)
 	igt_assert_eq(v->rep.segment, vseg);
 	x1 = qt_bo(dev.fd, big, VIS, 0, 0);
 	x2 = qt_bo(dev.fd, big, VIS, 0, 0);
-	resh = qa_result_buf(dev.fd, 64 * 1024, &r);
+	resh = qt_result_buf(dev.fd, 64 * 1024, &r);
 	c = qt_ctx(dev.fd);
 
 	cb = qt_cb(&dev);
@@ -548,7 +548,7 @@ static void enospc_fragmented(void)
 		 (unsigned long long)gpu_addr(other, m0),
 		 (unsigned long long)gpu_addr(dev.fd, p),
 		 (unsigned long long)gpu_addr(other, m2));
-	resh = qa_result_buf(dev.fd, 4096, &res);
+	resh = qt_result_buf(dev.fd, 4096, &res);
 	ctx = qt_ctx(dev.fd);
 
 	cb = qt_cb(&dev);
@@ -628,7 +628,7 @@ static void enospc_after_split(void)
 	a = qt_bo(dev.fd, big, VIS, 0, 0);
 	b = qt_bo(dev.fd, big, VIS, 0, 0);
 	cc = qt_bo(dev.fd, half, VIS, 0, 0);
-	resh = qa_result_buf(dev.fd, 4096, &res);
+	resh = qt_result_buf(dev.fd, 4096, &res);
 	ctx = qt_ctx(dev.fd);
 	cb = qt_cb(&dev);
 	qgpu_cb_bind(cb, 0, a, 0, QGPU_CB_WHOLE);
@@ -690,7 +690,7 @@ static void fits_any_order(bool x_first, bool x_resident)
 			  QGPU_SEG_VISIBLE);
 		igt_assert_eq(qt_info(dev.fd, x).segment, QGPU_SEG_VISIBLE);
 	}
-	resh = qa_result_buf(dev.fd, 4096, &res);
+	resh = qt_result_buf(dev.fd, 4096, &res);
 	ctx = qt_ctx(dev.fd);
 	cb = qt_cb(&dev);
 	if (x_first) {
@@ -766,7 +766,7 @@ static void same_split_all_movable(void)
 		 (unsigned long long)gpu_addr(dev.fd, p),
 		 (unsigned long long)gpu_addr(dev.fd, qq),
 		 (unsigned long long)seg_usable(QGPU_SEG_VISIBLE) >> 10);
-	resh = qa_result_buf(dev.fd, 4096, &res);
+	resh = qt_result_buf(dev.fd, 4096, &res);
 	ctx = qt_ctx(dev.fd);
 	cb = qt_cb(&dev);
 	qgpu_cb_bind(cb, 0, p, 0, QGPU_CB_WHOLE);

@@ -19,23 +19,6 @@
 static struct qgpu_dev dev;
 static uint32_t ctx;
 
-static uint32_t vram_mask(void)
-{
-	return VIS | (qgpu_dev_segment(&dev, QGPU_SEG_LOCAL) ?
-		      QGPU_SEGBIT(QGPU_SEG_LOCAL) : 0);
-}
-
-/* A CPU-readable result buffer in the aperture, resident and faulted in. */
-static uint32_t result_buf(int fd, uint64_t size, uint32_t **map)
-{
-	uint32_t h = qt_bo(fd, size, APT, QGPU_GEM_CPU_ACCESS, 0);
-
-	qt_reside(fd, h, QGPU_RESIDE_MAKE_RESIDENT, 0);
-	*map = qt_map(fd, h, size);
-	memset(*map, 0, size);
-	return h;
-}
-
 /*
  * The chain workload, usable from forked children (no igt asserts):
  *	A[0] = fill(p0); A[i] = fill(p_i) ^ A[i-1]; res[i] = checksum(A[i])
@@ -113,7 +96,7 @@ static void compute(bool pressure)
 {
 	const uint32_t n = 64 * 1024;	/* words */
 	uint32_t ha, hb, hd, he, hr, *a, *b, *d, *e, *r, i;
-	uint32_t mask = vram_mask() | APT, *ballast = NULL, nb = 0;
+	uint32_t mask = qt_vram_mask(&dev) | APT, *ballast = NULL, nb = 0;
 	uint64_t bsize = 0;
 	void **bmap = NULL;
 	struct qgpu_cb *cb;
@@ -126,7 +109,7 @@ static void compute(bool pressure)
 		   QGPU_PREF(QGPU_SEG_VISIBLE, 0, 0));
 	he = qt_bo(dev.fd, 4 * n, mask, QGPU_GEM_CPU_ACCESS,
 		   QGPU_PREF(QGPU_SEG_VISIBLE, 0, 0));
-	hr = result_buf(dev.fd, 4096, &r);
+	hr = qt_result_buf(dev.fd, 4096, &r);
 	a = qt_map(dev.fd, ha, 4 * n);
 	b = qt_map(dev.fd, hb, 4 * n);
 	d = qt_map(dev.fd, hd, 4 * n);
@@ -237,7 +220,7 @@ static int worker(int id)
 	if (qgpu_ctx_create(fd, &c))
 		return 11;
 	for (i = 0; i < 8; i++)
-		if (qgpu_bo_create(fd, chunk, vram_mask(), 0, 0, &h[i]))
+		if (qgpu_bo_create(fd, chunk, qt_vram_mask(&dev), 0, 0, &h[i]))
 			return 12;
 	if (qgpu_bo_create(fd, 4096, APT, QGPU_GEM_CPU_ACCESS, 0, &res) ||
 	    qgpu_bo_reside(fd, res, QGPU_RESIDE_MAKE_RESIDENT, 0, NULL) ||
@@ -279,8 +262,8 @@ igt_main
 		int bad;
 
 		for (i = 0; i < 12; i++)
-			h[i] = qt_bo(dev.fd, chunk, vram_mask(), 0, 0);
-		res = result_buf(dev.fd, 4096, &rmap);
+			h[i] = qt_bo(dev.fd, chunk, qt_vram_mask(&dev), 0, 0);
+		res = qt_result_buf(dev.fd, 4096, &rmap);
 		qt_stats(dev.fd, &s0);
 		igt_assert_eq(qgpu_query_context(dev.fd, ctx, &c0), 0);
 		bad = chain(dev.fd, ctx, h, 12, chunk, res, rmap, 1, &portions);
@@ -325,9 +308,9 @@ igt_main
 		struct qgpu_cb *cb;
 
 		for (i = 0; i < 8; i++)
-			a[i] = qt_bo(dev.fd, chunk, vram_mask(), 0, 0);
-		p = qt_bo(dev.fd, chunk, vram_mask(), 0, 0);
-		res = result_buf(dev.fd, 4096, &r);
+			a[i] = qt_bo(dev.fd, chunk, qt_vram_mask(&dev), 0, 0);
+		p = qt_bo(dev.fd, chunk, qt_vram_mask(&dev), 0, 0);
+		res = qt_result_buf(dev.fd, 4096, &r);
 		cb = qt_cb(&dev);
 		qgpu_cb_bind(cb, 3, p, 0, QGPU_CB_WHOLE);
 		qgpu_cb_bind(cb, 2, res, 0, 4096);
@@ -376,7 +359,7 @@ igt_main
 
 		x = qt_bo(dev.fd, size, VIS, 0, 0);
 		y = qt_bo(dev.fd, size, VIS, 0, 0);
-		res = result_buf(dev.fd, 4096, &r);
+		res = qt_result_buf(dev.fd, 4096, &r);
 		cb = qt_cb(&dev);
 		qgpu_cb_bind(cb, 0, x, 0, QGPU_CB_WHOLE);
 		qgpu_cb_bind(cb, 1, res, 0, 4096);
@@ -411,7 +394,7 @@ igt_main
 
 		x = qt_bo(dev.fd, size, VIS, 0, 0);
 		y = qt_bo(dev.fd, size, VIS, 0, 0);
-		res = result_buf(dev.fd, 4096, &r);
+		res = qt_result_buf(dev.fd, 4096, &r);
 		cb = qt_cb(&dev);
 		qgpu_cb_bind(cb, 0, x, 0, QGPU_CB_WHOLE);
 		qgpu_cb_bind(cb, 1, res, 0, 4096);
@@ -453,7 +436,7 @@ igt_main
 		a = qt_bo(dev.fd, v / 2, VIS, 0, 0);
 		l = qt_bo(dev.fd, v / 4, VIS, 0, 0);
 		b = qt_bo(dev.fd, v * 3 / 4, VIS, 0, 0);
-		res = result_buf(dev.fd, 4096, &r);
+		res = qt_result_buf(dev.fd, 4096, &r);
 		qt_reside(dev.fd, a, QGPU_RESIDE_MAKE_RESIDENT, QGPU_SEG_VISIBLE);
 		qt_reside(dev.fd, l, QGPU_RESIDE_MAKE_RESIDENT, QGPU_SEG_VISIBLE);
 		l_before = qt_info(dev.fd, l).gpu_addr - vs->base;
@@ -552,7 +535,7 @@ igt_main
 
 		x = qt_bo(dev.fd, size, VIS, 0, 0);
 		y = qt_bo(dev.fd, size, VIS, 0, 0);
-		res = result_buf(dev.fd, 4096, &r);
+		res = qt_result_buf(dev.fd, 4096, &r);
 		cb = qt_cb(&dev);
 		qgpu_cb_bind(cb, 2, res, 0, 4096);
 		qgpu_cb_fence(cb, 2, 0, 1);	/* must never run */
@@ -596,7 +579,7 @@ igt_main
 
 		x = qt_bo(dev.fd, size, VIS, 0, 0);
 		y = qt_bo(dev.fd, size, VIS, 0, 0);
-		res = result_buf(dev.fd, 4096, &r);
+		res = qt_result_buf(dev.fd, 4096, &r);
 		cb = qt_cb(&dev);
 		qgpu_cb_bind(cb, 0, x, 0, QGPU_CB_WHOLE);
 		qgpu_cb_bind(cb, 1, res, 0, 4096);
@@ -808,7 +791,7 @@ igt_main
 		qgpu_pattern_fill(my, 64 * 1024, 72);
 		ix = qt_info(dev.fd, x);
 		iy = qt_info(dev.fd, y);
-		res = result_buf(dev.fd, 4096, &r);
+		res = qt_result_buf(dev.fd, 4096, &r);
 		c = qt_ctx(dev.fd);
 		qt_stats(dev.fd, &s0);
 		/* a 4 KiB window on X; a FILL of 8 KiB through it */
@@ -900,7 +883,7 @@ igt_main
 		uint32_t res, *r, c = qt_ctx(dev.fd), i, portions = 0;
 		struct qgpu_cb *cb;
 
-		res = result_buf(dev.fd, 4096, &r);
+		res = qt_result_buf(dev.fd, 4096, &r);
 		cb = qt_cb(&dev);
 		/* the most split points one submit may have: accepted */
 		for (i = 0; i < QGPU_MAX_SPLIT_POINTS; i++) {

@@ -275,6 +275,26 @@ static inline void qt_reside(int fd, uint32_t h, uint32_t op, uint32_t seg)
 		     h, op, seg, strerror(-ret));
 }
 
+/* A CPU-readable buffer in the aperture, resident, mapped and zeroed. */
+static inline uint32_t qt_result_buf(int fd, uint64_t size, uint32_t **map)
+{
+	uint32_t h = qt_bo(fd, size, QGPU_SEGBIT(QGPU_SEG_APERTURE),
+			   QGPU_GEM_CPU_ACCESS, 0);
+
+	qt_reside(fd, h, QGPU_RESIDE_MAKE_RESIDENT, QGPU_SEG_APERTURE);
+	*map = qt_map(fd, h, size);
+	memset(*map, 0, size);
+	return h;
+}
+
+/* Every VRAM segment the device has: visible, and local when present. */
+static inline uint32_t qt_vram_mask(const struct qgpu_dev *dev)
+{
+	return QGPU_SEGBIT(QGPU_SEG_VISIBLE) |
+	       (qgpu_dev_segment(dev, QGPU_SEG_LOCAL) ?
+		QGPU_SEGBIT(QGPU_SEG_LOCAL) : 0);
+}
+
 /* Check a pattern, reporting the first difference. */
 static inline void qt_check_pattern(const void *p, uint64_t size,
 				    uint32_t seed, const char *what)
