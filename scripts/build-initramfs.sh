@@ -17,6 +17,11 @@
 #
 # Environment:
 #   QGPU_EXTRA_MODULES  more kernel modules to include and load (names, e.g. vgem)
+#   QGPU_OPTIONAL_MODULES  modules included but loaded only on demand (`modprobe
+#                       NAME` in the guest); default: vgem virtio_gpu (PRIME
+#                       tests, the virtio-gpu side of `make igt`). Out-of-tree
+#                       modules the project builds ($BUILD/kmod/*.ko, e.g.
+#                       sw_sync) are always included this way.
 . "$(dirname "$0")/common.sh"
 
 kdir=$QGPU_CACHE/kernel-$KVER
@@ -31,14 +36,18 @@ tests=()
 for f in "$BUILD"/bin/*; do [ -f "$f" ] && [ -x "$f" ] && tools+=("$f"); done
 for f in "$BUILD"/tests/vm/*; do [ -f "$f" ] && [ -x "$f" ] && tests+=("$f"); done
 extra_mods=${QGPU_EXTRA_MODULES:-}
+opt_mods=${QGPU_OPTIONAL_MODULES-vgem virtio_gpu}
+ext_kos=()
+for f in "$BUILD"/kmod/*.ko; do [ -f "$f" ] && ext_kos+=("$f"); done
 
 out=$BUILD/guest
 mkdir -p "$out"
 
 # Cache key: everything that ends up in the image.
 key=$( {
-	echo "$KVER $extra_mods"
+	echo "$KVER $extra_mods / $opt_mods"
 	sha256sum "$0" "$QGPU_ROOT/scripts/guest-init.sh" "$busybox"
+	if [ ${#ext_kos[@]} -gt 0 ]; then sha256sum "${ext_kos[@]}"; fi
 	if [ -e "$ko" ]; then sha256sum "$ko"; fi
 	if [ ${#tools[@]} -gt 0 ]; then sha256sum "${tools[@]}"; fi
 	if [ ${#tests[@]} -gt 0 ]; then sha256sum "${tests[@]}"; fi
@@ -87,16 +96,32 @@ if [ -e "$ko" ]; then
 else
 	log "warning: kernel/qgpu.ko not built: the image has no qgpu module"
 fi
+for f in "${ext_kos[@]}"; do
+	mkdir -p "$smods/extra"
+	cp "$f" "$smods/extra/"
+	opt_mods="$opt_mods $(basename "$f" .ko)"
+done
 depmod -b "$stage" "$KVER" || die "depmod failed"
-for m in $extra_mods; do
-	p=$(awk -F: -v n="$m" '{ b = $1; sub(/.*\//, "", b); sub(/\.ko(\.xz)?$/, "", b);
+# module name -> its path in modules.dep
+mod_path() {
+	awk -F: -v n="$1" '{ b = $1; sub(/.*\//, "", b); sub(/\.ko(\.xz)?$/, "", b);
 		gsub(/-/, "_", b); nn = n; gsub(/-/, "_", nn); if (b == nn) { print $1; exit } }' \
-		"$smods/modules.dep")
+		"$smods/modules.dep"
+}
+for m in $extra_mods; do
+	p=$(mod_path "$m")
 	[ -n "$p" ] || die "QGPU_EXTRA_MODULES: no module named $m"
 	wanted+=("$p")
 done
+optional=()
+for m in $opt_mods; do
+	p=$(mod_path "$m")
+	[ -n "$p" ] || die "QGPU_OPTIONAL_MODULES: no module named $m"
+	optional+=("$p")
+done
 # Depth-first over modules.dep: every module after all of its dependencies.
-order=$(awk -v want="${wanted[*]}" '
+load_order() {
+	awk -v want="$*" '
 	{ name = $1; sub(/:$/, "", name); deps[name] = ""
 	  for (i = 2; i <= NF; i++) deps[name] = deps[name] " " $i }
 	function visit(m,   d, n, i) {
@@ -108,10 +133,14 @@ order=$(awk -v want="${wanted[*]}" '
 		print m
 	}
 	END { n = split(want, w, " "); for (i = 1; i <= n; i++) visit(w[i]); exit bad }
-	' "$smods/modules.dep") || die "unresolved module dependency"
+	' "$smods/modules.dep"
+}
+order=$(load_order "${wanted[@]}") || die "unresolved module dependency"
+all=$(load_order "${wanted[@]}" "${optional[@]}") || die "unresolved module dependency"
+
 mkdir -p "$root/lib/modules/$KVER"
 : > "$root/etc/qgpu/modules"
-for m in $order; do
+for m in $all; do
 	case $m in
 	*.ko) ko=$m ;;
 	*.ko.xz) ko=${m%.xz} ;;
@@ -123,12 +152,13 @@ for m in $order; do
 	else
 		xz -dc "$smods/$m" > "$root/lib/modules/$KVER/$ko" || die "could not unpack $m"
 	fi
-	echo "$ko" >> "$root/etc/qgpu/modules"
+	if echo "$order" | grep -qxF "$m"; then echo "$ko" >> "$root/etc/qgpu/modules"; fi
 done
 cp "$kmods/modules.builtin" "$kmods/modules.builtin.modinfo" "$kmods/modules.order" \
 	"$root/lib/modules/$KVER/"
 depmod -b "$root" "$KVER" || die "depmod (image) failed"
 [ -z "$order" ] || log "modules (load order): $(echo "$order" | sed 's|.*/||; s|\.ko\(\.xz\)\?$||' | tr '\n' ' ')"
+[ -z "$opt_mods" ] || log "modules on demand (modprobe): $opt_mods"
 
 # Tools, tests and their shared libraries (found with ldd).
 for f in "${tools[@]}"; do cp "$f" "$root/usr/local/bin/"; done
