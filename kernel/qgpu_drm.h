@@ -31,12 +31,27 @@
  *   already valid never waits.
  * - Host-aperture pages are lent to CPU mappings of non-visible VRAM and
  *   taken back from the least recently used mapping when needed.
- * - PRIME works within the device: an allocation exported as a dma-buf
- *   can be passed to another process and imported back into qgpu (the
- *   same allocation, wherever it resides). No other device may attach to
- *   it, and it cannot be mmapped through the dma-buf (use the DRM file's
- *   mapping, which follows moves); foreign dma-bufs are refused
- *   (EOPNOTSUPP).
+ * - Implicit synchronisation: every allocation's GPU work is in its GEM
+ *   object's reservation object (its dma-buf's, once exported). A DMA
+ *   buffer's fence goes in as a write for allocation-list entries with
+ *   %QGPU_ALLOC_WRITE and as a read otherwise; it waits for earlier writes
+ *   (and, if it writes, reads) by anyone, including fences another driver
+ *   or a sync_file (DMA_BUF_IOCTL_IMPORT_SYNC_FILE) put there. Moves are
+ *   kernel-usage fences. poll() and DMA_BUF_IOCTL_EXPORT_SYNC_FILE on the
+ *   dma-buf see all of it. The paging engine, which every process shares,
+ *   waits only for qgpu's own fences: a foreign fence holds back the DMA
+ *   buffers that use the allocation, never another process's paging.
+ * - PRIME: an exported allocation can be passed to another process and
+ *   imported back into qgpu (the same allocation, wherever it resides),
+ *   and mmapped through the dma-buf (the mapping follows moves like any
+ *   other). Another device may attach to it only if its supported segment
+ *   set has the aperture segment (EINVAL otherwise): it is given the
+ *   allocation's system pages, and while any device is attached the
+ *   allocation stays in system memory or the aperture segment (a request
+ *   for VRAM fails with EBUSY). A dma-buf of another device imported into
+ *   qgpu stays the exporter's memory: it is only ever mapped into the
+ *   aperture segment, never copied into VRAM (its supported segment set is
+ *   the aperture segment alone), and its CPU mappings are the exporter's.
  * - Submission (&DRM_IOCTL_QGPU_SUBMIT) follows "Splitting a DMA Buffer"
  *   (WDK). The kernel parses the whole DMA buffer; every split offset must
  *   be the start of a command it parsed. The walk over the patch-location
@@ -349,9 +364,11 @@ struct drm_qgpu_gem_info {
 
 /*
  * &drm_qgpu_alloc_entry.flags. QGPU_ALLOC_WRITE declares that the DMA
- * buffer writes the allocation; the kernel never relies on it for the
- * allocation's content (an allocation a submit references is treated as
- * written either way).
+ * buffer writes the allocation: its fence goes into the allocation's
+ * reservation object as a write (else as a read), which is what implicit
+ * synchronisation with other users of the allocation follows. The memory
+ * manager never relies on it for the content: it moves an allocation only
+ * after all of qgpu's work on it, whatever the flags said.
  */
 #define QGPU_ALLOC_WRITE	(1u << 0)
 

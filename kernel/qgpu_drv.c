@@ -78,6 +78,7 @@ static const struct drm_driver qgpu_driver = {
 	.fops = &qgpu_fops,
 	.show_fdinfo = qgpu_show_fdinfo,
 	.gem_prime_import = qgpu_gem_prime_import,
+	.gem_prime_import_sg_table = qgpu_gem_prime_import_sg_table,
 	.dumb_create = qgpu_gem_dumb_create,
 	.name = QGPU_DRIVER_NAME,
 	.desc = "qgpu virtual GPU",
@@ -252,3 +253,4 @@ module_pci_driver(qgpu_pci_driver);
 
 MODULE_DESCRIPTION("qgpu virtual GPU: WDDM-style video memory manager on DRM");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(DMA_BUF);

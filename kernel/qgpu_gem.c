@@ -18,6 +18,7 @@
 #include "qgpu_drv.h"
 #include "qgpu_gem.h"
 #include "qgpu_mm.h"
+#include "qgpu_resv.h"
 
 /*
  * Deferred destruction, second half: runs once the allocation's queued GPU
@@ -28,33 +29,25 @@ static void qgpu_gem_reap(struct work_struct *work)
 	struct qgpu_bo *bo = container_of(work, struct qgpu_bo, reap);
 	struct drm_gem_object *obj = &bo->base;
 	struct qgpu_device *qdev = to_qdev(obj->dev);
-	struct dma_fence *f;
+	int ret;
 
+	qgpu_resv_wait_own(qdev, obj->resv);
 	mutex_lock(&qdev->mm_lock);
-	f = dma_fence_get(bo->fence);
+	ret = qgpu_mm_bo_reap(bo);
 	mutex_unlock(&qdev->mm_lock);
-	if (f)
-		dma_fence_wait(f, false);
-	dma_fence_put(f);
-
-	mutex_lock(&qdev->mm_lock);
-	f = qgpu_mm_bo_reap(bo);
-	mutex_unlock(&qdev->mm_lock);
-	if (IS_ERR(f)) {
+	if (ret) {
 		/* the GART still maps its pages: try again later */
 		msleep(20);
 		queue_work(qdev->reap_wq, &bo->reap);
 		return;
 	}
 	/* the GART entries of its pages are cleared before they are freed */
-	if (f)
-		dma_fence_wait(f, false);
-	dma_fence_put(f);
+	qgpu_resv_wait_own(qdev, obj->resv);
 
 	qgpu_bo_release_backing(bo);
 	kvfree(bo->hap_runs);
-	dma_fence_put(bo->fence);
-	dma_fence_put(bo->moving);
+	if (obj->import_attach)
+		drm_prime_gem_destroy(obj, bo->sgt);
 	drm_gem_free_mmap_offset(obj);
 	drm_gem_object_release(obj);
 	kfree(bo);
@@ -68,12 +61,8 @@ static void qgpu_gem_free(struct drm_gem_object *obj)
 	mutex_lock(&qdev->mm_lock);
 	qgpu_mm_bo_gone(bo);
 	/* idle: its range is free at once (the pages, after any GART unmap) */
-	if (!bo->fence || dma_fence_is_signaled(bo->fence)) {
-		struct dma_fence *f = qgpu_mm_bo_reap(bo);
-
-		if (!IS_ERR(f))
-			dma_fence_put(f);
-	}
+	if (qgpu_resv_own_idle(qdev, obj->resv))
+		qgpu_mm_bo_reap(bo);
 	mutex_unlock(&qdev->mm_lock);
 	qgpu_stat_add(qdev, NULL, QGPU_STAT(allocations), -1);
 	qgpu_stat_add(qdev, NULL, QGPU_STAT(allocated_bytes),
@@ -82,13 +71,15 @@ static void qgpu_gem_free(struct drm_gem_object *obj)
 	queue_work(qdev->reap_wq, &bo->reap);
 }
 
-/* Wait for a move in flight without holding any lock; then fault again. */
-static vm_fault_t qgpu_gem_fault_wait(struct dma_fence *moving)
+/*
+ * Wait for a move in flight (kernel-usage fences) without holding any lock;
+ * then fault again. The mapping holds a reference to the object.
+ */
+static vm_fault_t qgpu_gem_fault_wait(struct drm_gem_object *obj)
 {
-	long t = dma_fence_wait_timeout(moving, true,
-					msecs_to_jiffies(QGPU_JOB_TIMEOUT_MS));
+	long t = dma_resv_wait_timeout(obj->resv, DMA_RESV_USAGE_KERNEL, true,
+				       msecs_to_jiffies(QGPU_JOB_TIMEOUT_MS));
 
-	dma_fence_put(moving);
 	/* Interrupted or still moving: the access simply faults again. */
 	return t < 0 && t != -ERESTARTSYS ? VM_FAULT_SIGBUS : VM_FAULT_NOPAGE;
 }
@@ -102,7 +93,7 @@ static vm_fault_t qgpu_gem_fault(struct vm_fault *vmf)
 	unsigned long first = vma->vm_pgoff - drm_vma_node_start(&obj->vma_node);
 	unsigned long addr, i, npages = vma_pages(vma);
 	vm_fault_t ret = VM_FAULT_NOPAGE;
-	struct dma_fence *moving;
+	bool moving;
 	pgprot_t prot;
 	u32 path;
 	int idx, err;
@@ -118,7 +109,7 @@ static vm_fault_t qgpu_gem_fault(struct vm_fault *vmf)
 	if (moving) {
 		mutex_unlock(&qdev->mm_lock);
 		drm_dev_exit(idx);
-		return qgpu_gem_fault_wait(moving);
+		return qgpu_gem_fault_wait(obj);
 	}
 	qgpu_mm_touch(bo);
 	prot = vm_get_page_prot(vma->vm_flags);
@@ -158,6 +149,18 @@ static const struct vm_operations_struct qgpu_gem_vm_ops = {
 static int qgpu_gem_mmap(struct drm_gem_object *obj,
 			 struct vm_area_struct *vma)
 {
+	int ret;
+
+	if (obj->import_attach) {
+		/* another device's buffer: its exporter maps it */
+		vma->vm_private_data = NULL;
+		vma->vm_ops = NULL;
+		ret = dma_buf_mmap(obj->dma_buf, vma, 0);
+		/* the exporter's mapping holds its own reference */
+		if (!ret)
+			drm_gem_object_put(obj);
+		return ret;
+	}
 	vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_ops = &qgpu_gem_vm_ops;
 	return 0;
@@ -175,25 +178,77 @@ static enum drm_gem_object_status qgpu_gem_status(struct drm_gem_object *obj)
 }
 
 /*
- * PRIME within the device only. An allocation's backing moves between
- * VRAM, the aperture and system memory under the memory manager, and its
- * CPU mappings are zapped and re-made on every move through the DRM file's
- * address space; there is no fixed scatter list to lend to another device
- * and no way to zap a mapping made through a dma-buf. So a qgpu dma-buf
- * can be passed between processes and imported back into qgpu (the same
- * allocation), but no other device may attach to it, it cannot be mmapped
- * through the dma-buf, and qgpu imports no foreign dma-buf.
+ * PRIME. An exported allocation is shared through its dma-buf: its
+ * reservation object is the dma-buf's (implicit synchronisation), and
+ * CPU mappings made through the dma-buf live in the DRM device's address
+ * space (drm_gem_dmabuf_export() points the dma-buf file there), so every
+ * move zaps them like any other mapping. A device that attaches is given
+ * the allocation's system pages: while any device is attached, the
+ * allocation stays in system memory or the aperture segment (which maps
+ * those same pages), so the attached device always sees the content.
  */
 static int qgpu_dmabuf_attach(struct dma_buf *dma_buf,
 			      struct dma_buf_attachment *attach)
 {
-	return -EOPNOTSUPP;
+	struct drm_gem_object *obj = dma_buf->priv;
+	struct qgpu_bo *bo = to_qbo(obj);
+	struct qgpu_device *qdev = to_qdev(obj->dev);
+	long t;
+	int idx, ret;
+
+	if (!(bo->segment_mask & BIT(QGPU_SEG_APERTURE)))
+		return -EINVAL;
+	if (!drm_dev_enter(obj->dev, &idx))
+		return -ENODEV;
+	mutex_lock(&qdev->mm_lock);
+	ret = qgpu_bo_backing(bo);
+	if (!ret && bo->seg != QGPU_SEG_SYSTEM &&
+	    bo->seg != QGPU_SEG_APERTURE)
+		ret = qgpu_mm_evict(bo, false);
+	if (!ret)
+		bo->attachments++;
+	mutex_unlock(&qdev->mm_lock);
+	drm_dev_exit(idx);
+	if (ret)
+		return ret;
+	/* the content is in the pages once the move out of VRAM is done */
+	t = dma_resv_wait_timeout(obj->resv, DMA_RESV_USAGE_KERNEL, true,
+				  msecs_to_jiffies(QGPU_JOB_TIMEOUT_MS));
+	if (t > 0)
+		return 0;
+	mutex_lock(&qdev->mm_lock);
+	bo->attachments--;
+	mutex_unlock(&qdev->mm_lock);
+	return t ? t : -ETIMEDOUT;
+}
+
+static void qgpu_dmabuf_detach(struct dma_buf *dma_buf,
+			       struct dma_buf_attachment *attach)
+{
+	struct drm_gem_object *obj = dma_buf->priv;
+	struct qgpu_device *qdev = to_qdev(obj->dev);
+
+	mutex_lock(&qdev->mm_lock);
+	to_qbo(obj)->attachments--;
+	mutex_unlock(&qdev->mm_lock);
+}
+
+/* Only for an attached device: the pages stay while it is attached. */
+static struct sg_table *qgpu_gem_get_sg_table(struct drm_gem_object *obj)
+{
+	struct qgpu_bo *bo = to_qbo(obj);
+
+	if (!READ_ONCE(bo->attachments) || !bo->pages)
+		return ERR_PTR(-EINVAL);
+	return drm_prime_pages_to_sg(obj->dev, bo->pages, bo->npages);
 }
 
 static const struct dma_buf_ops qgpu_dmabuf_ops = {
 	.attach = qgpu_dmabuf_attach,
+	.detach = qgpu_dmabuf_detach,
 	.map_dma_buf = drm_gem_map_dma_buf,
 	.unmap_dma_buf = drm_gem_unmap_dma_buf,
+	.mmap = drm_gem_dmabuf_mmap,
 	.release = drm_gem_dmabuf_release,
 };
 
@@ -210,6 +265,8 @@ static struct dma_buf *qgpu_gem_prime_export(struct drm_gem_object *obj,
 		.resv = obj->resv,
 	};
 
+	if (obj->import_attach)
+		return ERR_PTR(-EOPNOTSUPP);
 	return drm_gem_dmabuf_export(obj->dev, &exp_info);
 }
 
@@ -218,11 +275,12 @@ struct drm_gem_object *qgpu_gem_prime_import(struct drm_device *drm,
 {
 	struct drm_gem_object *obj = dma_buf->priv;
 
-	if (dma_buf->ops != &qgpu_dmabuf_ops || obj->dev != drm)
-		return ERR_PTR(-EOPNOTSUPP);
-	/* our own allocation coming back: the same object */
-	drm_gem_object_get(obj);
-	return obj;
+	if (dma_buf->ops == &qgpu_dmabuf_ops && obj->dev == drm) {
+		/* our own allocation coming back: the same object */
+		drm_gem_object_get(obj);
+		return obj;
+	}
+	return drm_gem_prime_import(drm, dma_buf);
 }
 
 static const struct drm_gem_object_funcs qgpu_gem_funcs = {
@@ -230,20 +288,29 @@ static const struct drm_gem_object_funcs qgpu_gem_funcs = {
 	.mmap = qgpu_gem_mmap,
 	.status = qgpu_gem_status,
 	.export = qgpu_gem_prime_export,
+	.get_sg_table = qgpu_gem_get_sg_table,
 };
 
+/*
+ * A new allocation; @shmem: backed by a shmem file of its own (else the
+ * caller gives it pages, as an import does).
+ */
 static struct qgpu_bo *qgpu_bo_create(struct qgpu_device *qdev, u64 size,
-				      u32 mask, u32 flags, u32 preferred)
+				      u32 mask, u32 flags, u32 preferred,
+				      bool shmem)
 {
 	struct qgpu_bo *bo;
 	unsigned int i;
-	int ret;
+	int ret = 0;
 
 	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
 	if (!bo)
 		return ERR_PTR(-ENOMEM);
 	bo->base.funcs = &qgpu_gem_funcs;
-	ret = drm_gem_object_init(&qdev->drm, &bo->base, size);
+	if (shmem)
+		ret = drm_gem_object_init(&qdev->drm, &bo->base, size);
+	else
+		drm_gem_private_object_init(&qdev->drm, &bo->base, size);
 	if (ret) {
 		kfree(bo);
 		return ERR_PTR(ret);
@@ -284,6 +351,59 @@ static u64 qgpu_max_alloc(struct qgpu_device *qdev)
 	return min_t(u64, max(qdev->vram_size, qdev->gart_size), SZ_4G);
 }
 
+/**
+ * qgpu_gem_prime_import_sg_table - an allocation over another device's buffer
+ * @drm: the device
+ * @attach: qgpu's attachment to the dma-buf
+ * @sgt: the exporter's pages, mapped for qgpu
+ *
+ * The exporter owns the memory: the allocation is only ever mapped into
+ * the aperture segment (GART entries for those pages) and never copied
+ * into VRAM or into pages of its own, so nothing is ever evicted into
+ * memory the exporter does not own. Its reservation object is the
+ * dma-buf's, so qgpu's work and the exporter's wait for each other.
+ *
+ * Return: the object, or an ERR_PTR (-EINVAL: no aperture segment, a size
+ * the aperture cannot hold, or a scatter list without pages).
+ */
+struct drm_gem_object *
+qgpu_gem_prime_import_sg_table(struct drm_device *drm,
+			       struct dma_buf_attachment *attach,
+			       struct sg_table *sgt)
+{
+	struct qgpu_device *qdev = to_qdev(drm);
+	size_t size = attach->dmabuf->size;
+	struct qgpu_bo *bo;
+	int ret;
+
+	if (!qgpu_mm_seg_present(qdev, QGPU_SEG_APERTURE) || !size ||
+	    !PAGE_ALIGNED(size) || size > qgpu_max_alloc(qdev))
+		return ERR_PTR(-EINVAL);
+	bo = qgpu_bo_create(qdev, size, BIT(QGPU_SEG_APERTURE),
+			    QGPU_GEM_CPU_ACCESS, QGPU_SEG_APERTURE, false);
+	if (IS_ERR(bo))
+		return ERR_CAST(bo);
+	bo->pristine = false;
+	bo->pages = kvmalloc_array(bo->npages, sizeof(*bo->pages), GFP_KERNEL);
+	bo->dma = kvmalloc_array(bo->npages, sizeof(*bo->dma), GFP_KERNEL);
+	ret = bo->pages && bo->dma ? 0 : -ENOMEM;
+	if (!ret)
+		ret = drm_prime_sg_to_page_array(sgt, bo->pages, bo->npages);
+	if (!ret)
+		ret = drm_prime_sg_to_dma_addr_array(sgt, bo->dma, bo->npages);
+	if (ret) {
+		kvfree(bo->pages);
+		kvfree(bo->dma);
+		bo->pages = NULL;
+		bo->dma = NULL;
+		/* not imported yet: freed as an allocation without pages */
+		drm_gem_object_put(&bo->base);
+		return ERR_PTR(ret);
+	}
+	bo->sgt = sgt;
+	return &bo->base;
+}
+
 int qgpu_gem_dumb_create(struct drm_file *file, struct drm_device *drm,
 			 struct drm_mode_create_dumb *args)
 {
@@ -299,7 +419,7 @@ int qgpu_gem_dumb_create(struct drm_file *file, struct drm_device *drm,
 		return -EINVAL;
 	bo = qgpu_bo_create(qdev, size, QGPU_SEG_MASK_ALL &
 			    ~(qgpu_mm_seg_present(qdev, QGPU_SEG_LOCAL) ? 0 :
-			      BIT(QGPU_SEG_LOCAL)), QGPU_GEM_CPU_ACCESS, 0);
+			      BIT(QGPU_SEG_LOCAL)), QGPU_GEM_CPU_ACCESS, 0, true);
 	if (IS_ERR(bo))
 		return PTR_ERR(bo);
 	args->pitch = pitch;
@@ -347,7 +467,7 @@ int qgpu_gem_create_ioctl(struct drm_device *drm, void *data,
 	    !(mask & BIT(QGPU_SEG_APERTURE)))
 		return -EINVAL;
 
-	bo = qgpu_bo_create(qdev, size, mask, args->flags, pref);
+	bo = qgpu_bo_create(qdev, size, mask, args->flags, pref, true);
 	if (IS_ERR(bo))
 		return PTR_ERR(bo);
 	return qgpu_bo_create_handle(file, bo, &args->handle);

@@ -37,8 +37,12 @@ struct qgpu_hap_run {
  * @hap_runs: host-aperture page runs while mapped through BAR4
  * @hap_nruns: number of runs in use (0: not mapped)
  * @hap_link: link in the device's list of allocations with aperture pages
- * @fence: last GPU operation on the allocation (paging or render)
- * @moving: last paging operation (move) of the allocation
+ * @sgt: scatter list of an imported dma-buf (the exporter's pages)
+ * @attachments: devices attached to its dma-buf; while there are any, the
+ *	allocation stays in system memory or the aperture segment (the pages
+ *	the attached devices were given)
+ * @submit_write: during one submit (under mm_lock), an allocation-list entry
+ *	for it carries QGPU_ALLOC_WRITE
  * @pristine: content is known to be all zero
  * @dead: no reference left; waiting for its GPU work (deferred destruction)
  * @reap: frees the allocation once its GPU work is done
@@ -60,8 +64,9 @@ struct qgpu_bo {
 	struct qgpu_hap_run *hap_runs;
 	u32 hap_nruns;
 	struct list_head hap_link;
-	struct dma_fence *fence;
-	struct dma_fence *moving;
+	struct sg_table *sgt;
+	u32 attachments;
+	bool submit_write;
 	bool pristine;
 	bool dead;
 	struct work_struct reap;
@@ -75,6 +80,10 @@ static inline struct qgpu_bo *to_qbo(struct drm_gem_object *obj)
 struct qgpu_bo *qgpu_bo_lookup(struct drm_file *file, u32 handle);
 struct drm_gem_object *qgpu_gem_prime_import(struct drm_device *drm,
 					     struct dma_buf *dma_buf);
+struct drm_gem_object *
+qgpu_gem_prime_import_sg_table(struct drm_device *drm,
+			       struct dma_buf_attachment *attach,
+			       struct sg_table *sgt);
 int qgpu_gem_dumb_create(struct drm_file *file, struct drm_device *drm,
 			 struct drm_mode_create_dumb *args);
 int qgpu_gem_create_ioctl(struct drm_device *drm, void *data,

@@ -176,6 +176,14 @@ void qgpu_bo_release_backing(struct qgpu_bo *bo)
 
 	if (!bo->pages)
 		return;
+	if (bo->sgt) {
+		/* the exporter's pages: only our arrays are ours */
+		kvfree(bo->dma);
+		kvfree(bo->pages);
+		bo->dma = NULL;
+		bo->pages = NULL;
+		return;
+	}
 	for (i = 0; i < bo->npages; i++)
 		dma_unmap_page(dev, bo->dma[i], PAGE_SIZE, DMA_BIDIRECTIONAL);
 	kvfree(bo->dma);
@@ -434,6 +442,52 @@ static int qgpu_mm_insert(struct qgpu_device *qdev, struct drm_mm *mm,
 }
 
 /*
+ * A paging job for @bo: it runs behind every fence in @bo's reservation
+ * object, and its fence goes there with kernel usage (what a CPU fault
+ * waits for, and what every later user of the allocation waits for).
+ * Called with mm_lock held; takes @bo's reservation lock alone, never
+ * together with another one: mm_lock, then one reservation lock, is the
+ * order everywhere in qgpu (a submission locks several, with drm_exec,
+ * but only while it queues, and never pages then).
+ */
+static int qgpu_mm_paging_begin(struct qgpu_bo *bo, struct qgpu_paging *pb)
+{
+	struct dma_resv *resv = bo->base.resv;
+	int ret;
+
+	dma_resv_lock(resv, NULL);
+	ret = dma_resv_reserve_fences(resv, 1);
+	if (!ret)
+		ret = qgpu_paging_begin(to_qdev(bo->base.dev), pb);
+	if (!ret) {
+		ret = qgpu_paging_resv_deps(pb, resv);
+		if (ret)
+			qgpu_paging_abort(pb);
+	}
+	if (ret)
+		dma_resv_unlock(resv);
+	return ret;
+}
+
+/* Queue (or, on @err, drop) the paging job qgpu_mm_paging_begin() began. */
+static void qgpu_mm_paging_end(struct qgpu_bo *bo, struct qgpu_paging *pb,
+			       int err)
+{
+	struct dma_resv *resv = bo->base.resv;
+	struct dma_fence *f;
+
+	if (err) {
+		qgpu_paging_abort(pb);
+	} else {
+		f = qgpu_paging_submit(pb);
+		if (f)
+			dma_resv_add_fence(resv, f, DMA_RESV_USAGE_KERNEL);
+		dma_fence_put(f);
+	}
+	dma_resv_unlock(resv);
+}
+
+/*
  * Move @bo to segment @dst (QGPU_SEG_SYSTEM for system memory) at
  * @dst_node, which the caller inserted into the destination's drm_mm.
  */
@@ -442,7 +496,6 @@ static int qgpu_mm_move(struct qgpu_bo *bo, u32 dst,
 {
 	struct qgpu_device *qdev = to_qdev(bo->base.dev);
 	struct qgpu_paging pb;
-	struct dma_fence *f;
 	int ret;
 
 	if (qgpu_plan_dry(qdev)) {
@@ -463,23 +516,13 @@ static int qgpu_mm_move(struct qgpu_bo *bo, u32 dst,
 	if (ret)
 		return ret;
 	qgpu_mm_zap(bo);
-	ret = qgpu_paging_begin(qdev, &pb);
+	ret = qgpu_mm_paging_begin(bo, &pb);
 	if (ret)
 		return ret;
-	ret = qgpu_paging_dep(&pb, bo->fence);
-	if (!ret)
-		ret = qgpu_mm_build_move(&pb, bo, dst, dst_node);
-	if (ret) {
-		qgpu_paging_abort(&pb);
+	ret = qgpu_mm_build_move(&pb, bo, dst, dst_node);
+	qgpu_mm_paging_end(bo, &pb, ret);
+	if (ret)
 		return ret;
-	}
-	f = qgpu_paging_submit(&pb);
-	if (f) {
-		dma_fence_put(bo->moving);
-		bo->moving = dma_fence_get(f);
-		dma_fence_put(bo->fence);
-		bo->fence = f;
-	}
 	qgpu_mm_book_move(bo, dst, dst_node);
 	return 0;
 }
@@ -499,6 +542,9 @@ static int qgpu_mm_allowed(struct qgpu_bo *bo, u32 id)
 	 * CPU-accessible allocation carries no placement restriction.
 	 */
 	if (memory_seg && bo->lock_count && !(bo->flags & QGPU_GEM_CPU_ACCESS))
+		return -EBUSY;
+	/* Other devices hold its pages: the content stays in them. */
+	if (memory_seg && bo->attachments)
 		return -EBUSY;
 	return 0;
 }
@@ -715,13 +761,13 @@ int qgpu_mm_make_resident(struct qgpu_bo *bo, u32 seg)
  * waits for it (and clears the GART entries of an aperture range) is
  * queued first, and the paging engine runs jobs in order, so whatever is
  * placed there next is written only after that work is done. Nothing here
- * waits. The backing pages are freed by the caller once bo->fence signals.
+ * waits. The backing pages are freed by the caller once every fence in the
+ * allocation's reservation object (that job's among them) has signalled.
  */
 static int qgpu_mm_drop(struct qgpu_bo *bo)
 {
 	struct qgpu_device *qdev = to_qdev(bo->base.dev);
 	struct qgpu_paging pb;
-	struct dma_fence *f;
 	int idx, ret = 0;
 
 	if (bo->seg == QGPU_SEG_SYSTEM)
@@ -734,21 +780,15 @@ static int qgpu_mm_drop(struct qgpu_bo *bo)
 	}
 	/* After unplug the device and its schedulers are gone: no paging. */
 	if (drm_dev_enter(&qdev->drm, &idx)) {
-		ret = qgpu_paging_begin(qdev, &pb);
-		if (!ret)
-			ret = qgpu_paging_dep(&pb, bo->fence);
-		if (!ret && bo->seg == QGPU_SEG_APERTURE)
-			ret = qgpu_paging_unmap_aperture(&pb,
-							 bo->node.start >> PAGE_SHIFT,
-							 bo->npages);
-		if (!ret)
-			ret = qgpu_paging_nop(&pb);
-		if (ret) {
-			qgpu_paging_abort(&pb);
-		} else {
-			f = qgpu_paging_submit(&pb);
-			dma_fence_put(bo->fence);
-			bo->fence = f;
+		ret = qgpu_mm_paging_begin(bo, &pb);
+		if (!ret) {
+			if (bo->seg == QGPU_SEG_APERTURE)
+				ret = qgpu_paging_unmap_aperture(&pb,
+								 bo->node.start >> PAGE_SHIFT,
+								 bo->npages);
+			if (!ret)
+				ret = qgpu_paging_nop(&pb);
+			qgpu_mm_paging_end(bo, &pb, ret);
 		}
 		drm_dev_exit(idx);
 		if (ret)
@@ -781,30 +821,27 @@ void qgpu_mm_bo_gone(struct qgpu_bo *bo)
 
 /**
  * qgpu_mm_bo_reap - release the segment range of a dead allocation
- * @bo: the allocation, after qgpu_mm_bo_gone() and after bo->fence signalled
+ * @bo: the allocation, after qgpu_mm_bo_gone()
  *
- * Return: a reference to the fence after which the backing pages may be
- * freed (a GART unmap in flight), NULL, or an ERR_PTR when the paging job
- * could not be built (nothing was released; the caller tries again).
+ * The backing pages may be freed once every fence in the allocation's
+ * reservation object has signalled: the GART unmap queued here is one.
+ *
+ * Return: 0, or an error when the paging job could not be built (nothing
+ * was released; the caller tries again).
  */
-struct dma_fence *qgpu_mm_bo_reap(struct qgpu_bo *bo)
+int qgpu_mm_bo_reap(struct qgpu_bo *bo)
 {
-	struct qgpu_device *qdev = to_qdev(bo->base.dev);
-	int ret;
-
-	lockdep_assert_held(&qdev->mm_lock);
-	ret = qgpu_mm_drop(bo);
-	if (ret)
-		return ERR_PTR(ret);
-	return dma_fence_get(bo->fence);
+	lockdep_assert_held(&to_qdev(bo->base.dev)->mm_lock);
+	return qgpu_mm_drop(bo);
 }
 
 /**
  * qgpu_mm_cpu_prepare - make @bo reachable by the CPU
  * @bo: the allocation
  * @path: returns a QGPU_CPU_PATH_* value
- * @moving: returns a reference to the fence of a move still in flight, or
- *	NULL when the content is in place and may be mapped now
+ * @moving: returns true while a move is still in flight (a kernel-usage
+ *	fence in the reservation object): wait for it without mm_lock and
+ *	try again; false when the content is in place and may be mapped now
  *
  * Lock2's rules ("Allocation Usage Tracking", WDK) hold on every path that
  * creates a CPU mapping, whatever created it (Lock2 + mmap, a dumb-buffer
@@ -819,14 +856,13 @@ struct dma_fence *qgpu_mm_bo_reap(struct qgpu_bo *bo)
  * user-mode driver's to synchronise with (Lock2 has no implicit wait), so a
  * DMA buffer may wait for a value the CPU writes into the same allocation.
  */
-int qgpu_mm_cpu_prepare(struct qgpu_bo *bo, u32 *path,
-			struct dma_fence **moving)
+int qgpu_mm_cpu_prepare(struct qgpu_bo *bo, u32 *path, bool *moving)
 {
 	bool vram = bo->seg == QGPU_SEG_VISIBLE || bo->seg == QGPU_SEG_LOCAL;
 	int ret;
 
 	lockdep_assert_held(&to_qdev(bo->base.dev)->mm_lock);
-	*moving = NULL;
+	*moving = false;
 	ret = qgpu_bo_backing(bo);
 	if (ret)
 		return ret;
@@ -841,8 +877,8 @@ int qgpu_mm_cpu_prepare(struct qgpu_bo *bo, u32 *path,
 		if (ret)
 			return ret;
 	}
-	if (bo->moving && !dma_fence_is_signaled(bo->moving)) {
-		*moving = dma_fence_get(bo->moving);
+	if (!dma_resv_test_signaled(bo->base.resv, DMA_RESV_USAGE_KERNEL)) {
+		*moving = true;
 		return 0;
 	}
 	switch (bo->seg) {

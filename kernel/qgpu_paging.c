@@ -12,6 +12,7 @@
 #include "qgpu_drv.h"
 #include "qgpu_job.h"
 #include "qgpu_paging.h"
+#include "qgpu_resv.h"
 
 #define QGPU_PAGING_MAX_DW	4096
 
@@ -42,9 +43,14 @@ void qgpu_paging_abort(struct qgpu_paging *pb)
 	pb->job = NULL;
 }
 
-int qgpu_paging_dep(struct qgpu_paging *pb, struct dma_fence *fence)
+/*
+ * The paging job runs after all of qgpu's own work in @resv (whatever its
+ * usage): a move or an unmap must not overtake any of it. Fences from
+ * elsewhere are not waited for (qgpu_resv.c says why). @resv is locked.
+ */
+int qgpu_paging_resv_deps(struct qgpu_paging *pb, struct dma_resv *resv)
 {
-	return qgpu_job_add_dep(pb->job, fence);
+	return qgpu_resv_own_deps(pb->qdev, pb->job, resv);
 }
 
 /* Queue the paging buffer; returns its fence (a reference) or NULL if empty. */

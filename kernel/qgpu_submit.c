@@ -16,6 +16,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/uaccess.h>
+#include <drm/drm_exec.h>
 #include <drm/drm_print.h>
 #include <drm/drm_syncobj.h>
 
@@ -408,6 +409,46 @@ static u32 qgpu_submit_prologue(struct qgpu_submit *s, u32 *cmds)
 	return n;
 }
 
+/*
+ * Implicit synchronisation through the allocations' reservation objects:
+ * a portion that writes an allocation waits for all of its work, one that
+ * only reads it waits for its writers (and moves); the portion's fence
+ * goes in with write or read usage. Only while the fences are added are
+ * the pinned allocations' reservation objects locked, all together
+ * (drm_exec), under mm_lock; nothing is moved or waited for then.
+ */
+static int qgpu_submit_lock_resvs(struct qgpu_submit *s,
+				  struct drm_exec *exec)
+{
+	u32 i;
+	int ret = 0;
+
+	drm_exec_until_all_locked(exec) {
+		for (i = 0; i < s->npinned; i++) {
+			ret = drm_exec_prepare_obj(exec, &s->pinned[i]->base, 1);
+			drm_exec_retry_on_contention(exec);
+			if (ret)
+				break;
+		}
+	}
+	return ret;
+}
+
+static int qgpu_submit_resv_deps(struct qgpu_submit *s, struct qgpu_job *job)
+{
+	u32 i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < s->npinned; i++) {
+		struct qgpu_bo *bo = s->pinned[i];
+
+		ret = drm_sched_job_add_resv_dependencies(&job->base,
+							  bo->base.resv,
+							  dma_resv_usage_rw(bo->submit_write));
+	}
+	return ret;
+}
+
 /* Queue the portion [start, end) of the DMA buffer on the context. */
 static int qgpu_submit_portion(struct qgpu_submit *s, u32 start, u32 end)
 {
@@ -415,6 +456,7 @@ static int qgpu_submit_portion(struct qgpu_submit *s, u32 start, u32 end)
 	struct qgpu_job *job;
 	u64 addr = QGPU_SYS_BIT | s->buf->dma;
 	struct dma_fence *done;
+	struct drm_exec exec;
 	u32 i, n;
 	int ret;
 
@@ -439,11 +481,14 @@ static int qgpu_submit_portion(struct qgpu_submit *s, u32 start, u32 end)
 	job->release = qgpu_dmabuf_put;
 	job->release_data = s->buf;
 
-	for (i = 0; !ret && i < s->npinned; i++)
-		ret = qgpu_job_add_dep(job, s->pinned[i]->fence);
+	drm_exec_init(&exec, 0, s->npinned);
+	ret = qgpu_submit_lock_resvs(s, &exec);
+	if (!ret)
+		ret = qgpu_submit_resv_deps(s, job);
 	for (i = 0; !ret && !s->portions && i < s->num_in; i++)
 		ret = qgpu_job_add_dep(job, s->in_fences[i]);
 	if (ret) {
+		drm_exec_fini(&exec);
 		qgpu_job_free(job);
 		return ret;
 	}
@@ -458,10 +503,13 @@ static int qgpu_submit_portion(struct qgpu_submit *s, u32 start, u32 end)
 
 	done = qgpu_job_push(job, &s->ctx->entity);
 	for (i = 0; i < s->npinned; i++) {
-		dma_fence_put(s->pinned[i]->fence);
-		s->pinned[i]->fence = dma_fence_get(done);
-		qgpu_mm_touch(s->pinned[i]);
+		struct qgpu_bo *bo = s->pinned[i];
+
+		dma_resv_add_fence(bo->base.resv, done, bo->submit_write ?
+				   DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ);
+		qgpu_mm_touch(bo);
 	}
+	drm_exec_fini(&exec);
 	qgpu_ctx_queued(s->ctx, done);
 	dma_fence_put(s->last);
 	s->last = done;
@@ -711,6 +759,19 @@ static void qgpu_submit_walk_reset(struct qgpu_submit *s)
  * run's decisions. A walk that cannot be completed fails in the dry run,
  * so an error such as ENOSPC means that nothing ran and nothing changed.
  */
+/* Which allocations this submit writes (QGPU_ALLOC_WRITE on any entry). */
+static void qgpu_submit_mark_writes(struct qgpu_submit *s)
+{
+	u32 i;
+
+	for (i = 0; i < s->args->num_allocs; i++)
+		if (s->bos[i])
+			s->bos[i]->submit_write = false;
+	for (i = 0; i < s->args->num_allocs; i++)
+		if (s->bos[i] && s->ae[i].flags & QGPU_ALLOC_WRITE)
+			s->bos[i]->submit_write = true;
+}
+
 static int qgpu_submit_plan_and_walk(struct qgpu_submit *s)
 {
 	struct qgpu_device *qdev = s->qdev;
@@ -718,6 +779,7 @@ static int qgpu_submit_plan_and_walk(struct qgpu_submit *s)
 	int ret;
 
 	lockdep_assert_held(&qdev->mm_lock);
+	qgpu_submit_mark_writes(s);
 	qgpu_plan_begin(qdev, &plan);
 	s->dry = true;
 	ret = qgpu_submit_walk(s);

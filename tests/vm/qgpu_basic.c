@@ -527,15 +527,17 @@ igt_main
 		free(ids);
 	}
 
-	igt_subtest("prime-within-the-device") {
+	igt_subtest("prime-self-import-and-dmabuf-mmap") {
 		struct drm_qgpu_stats s0, s1;
 		uint32_t h, h2, h3;
 		int fd, fd2, other;
 		void *p;
 
 		qt_stats(dev.fd, &s0);
-		h = qt_bo(dev.fd, 65536, QGPU_SEGBIT(QGPU_SEG_VISIBLE), 0, 0);
-		igt_assert_eq(drmPrimeHandleToFD(dev.fd, h, DRM_CLOEXEC, &fd), 0);
+		h = qt_bo(dev.fd, 65536, QGPU_SEGBIT(QGPU_SEG_VISIBLE),
+			  QGPU_GEM_CPU_ACCESS, 0);
+		igt_assert_eq(drmPrimeHandleToFD(dev.fd, h, DRM_CLOEXEC | DRM_RDWR,
+						 &fd), 0);
 		/* the size, as dma-bufs tell it */
 		igt_assert_eq(lseek(fd, 0, SEEK_END), 65536);
 		/* back into the same file: the same handle */
@@ -546,9 +548,22 @@ igt_main
 		igt_assert(other >= 0);
 		igt_assert_eq(drmPrimeFDToHandle(other, fd, &h3), 0);
 		igt_assert_eq(qt_info(other, h3).size, 65536);
-		/* no CPU mapping through the dma-buf: it could not follow moves */
-		p = mmap(NULL, 65536, PROT_READ, MAP_SHARED, fd, 0);
-		igt_assert(p == MAP_FAILED);
+		/*
+		 * A CPU mapping through the dma-buf follows the allocation's
+		 * moves like any other mapping of it.
+		 */
+		p = mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		igt_assert(p != MAP_FAILED);
+		memset(p, 0x6b, 65536);
+		qt_reside(dev.fd, h, QGPU_RESIDE_MAKE_RESIDENT, QGPU_SEG_VISIBLE);
+		igt_assert_eq(((volatile uint32_t *)p)[100], 0x6b6b6b6b);
+		qt_reside(dev.fd, h, QGPU_RESIDE_EVICT_SYSTEM, 0);
+		igt_assert_eq(((volatile uint32_t *)p)[16383], 0x6b6b6b6b);
+		qt_reside(dev.fd, h, QGPU_RESIDE_MAKE_RESIDENT, QGPU_SEG_VISIBLE);
+		((volatile uint32_t *)p)[5] = 7;
+		qt_reside(dev.fd, h, QGPU_RESIDE_EVICT_SYSTEM, 0);
+		igt_assert_eq(((volatile uint32_t *)p)[5], 7);
+		igt_assert_eq(munmap(p, 65536), 0);
 		/* the dma-buf keeps the allocation after every handle is gone */
 		qt_close(dev.fd, h);
 		igt_assert_eq(drmCloseBufferHandle(other, h3), 0);

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef QGPU_RESV_H
+#define QGPU_RESV_H
+
+#include <linux/dma-resv.h>
+
+#include "qgpu_drv.h"
+
+struct qgpu_job;
+
+bool qgpu_fence_is_ours(struct qgpu_device *qdev, struct dma_fence *f);
+int qgpu_resv_own_deps(struct qgpu_device *qdev, struct qgpu_job *job,
+		       struct dma_resv *resv);
+bool qgpu_resv_own_idle(struct qgpu_device *qdev, struct dma_resv *resv);
+void qgpu_resv_wait_own(struct qgpu_device *qdev, struct dma_resv *resv);
+
+#endif /* QGPU_RESV_H */
