@@ -760,6 +760,39 @@ igt_main
 		qt_assert_no_allocations(dev.fd);
 	}
 
+	igt_subtest("dumb-create-clear") {
+		uint32_t heights[] = { 1, 16, 256, 1024, 4096 }, h, pitch, *p;
+		uint64_t size, off, i;
+		unsigned int round, k;
+		int fd = open_card();
+
+		/*
+		 * Every new dumb buffer reads as zero, whatever the buffers
+		 * freed before it held (sizes from one page to 4 MiB, each
+		 * round reusing what the previous one dirtied).
+		 */
+		for (round = 0; round < 3; round++) {
+			for (k = 0; k < ARRAY_SIZE(heights); k++) {
+				igt_assert_eq(qgpu_dumb_create(fd, 256,
+							       heights[k], 32,
+							       &h, &pitch,
+							       &size), 0);
+				p = dumb_map(fd, h, size, &off);
+				for (i = 0; i < size / 4; i++)
+					igt_assert_f(p[i] == 0,
+						     "round %u, %llu-byte buffer: word %llu is %#x\n",
+						     round,
+						     (unsigned long long)size,
+						     (unsigned long long)i, p[i]);
+				memset(p, 0xff, size);
+				munmap(p, size);
+				igt_assert_eq(qgpu_dumb_destroy(fd, h), 0);
+			}
+		}
+		close(fd);
+		qt_assert_no_allocations(dev.fd);
+	}
+
 	igt_subtest("prime-self-import") {
 		uint32_t h, h2, hb, hb2;
 		int fd1, fd2, fdb, other;
