@@ -5,9 +5,12 @@
  * Unbind the driver through sysfs (and PCI remove/rescan) while a file is
  * open, allocations are mapped in every kind of memory (visible VRAM via
  * BAR2, non-visible VRAM via the host aperture, the GART aperture, system
- * pages) and work may be in flight. Afterwards the old file's ioctls fail
- * with ENODEV, touching an old mapping does not take the kernel down
- * (SIGBUS is fine, and caught), and the device bound again works.
+ * pages) and work may be in flight, and a primary-node file holds a
+ * mapped dumb buffer, a mapping whose handle is closed and a dma-buf.
+ * Afterwards the old files' ioctls (qgpu's and DRM core's) fail with
+ * ENODEV, touching an old mapping raises SIGBUS (the driver zaps every
+ * CPU mapping on removal and its fault handler refuses a gone device),
+ * closing works, and the device bound again works.
  *
  * Runs as root in the VM; best in a group of its own.
  */
@@ -139,6 +142,87 @@ static int make_victims(struct qgpu_dev *dev, struct victim *v)
 	return n;
 }
 
+/* DRM core's ioctls on a gone device's file: ENODEV too. */
+static void check_old_fd_core(int fd, uint32_t h)
+{
+	struct drm_prime_handle ph = { .handle = h, .flags = DRM_CLOEXEC };
+	struct drm_syncobj_create sc = { 0 };
+	struct drm_gem_close gc = { .handle = h };
+	struct drm_get_cap cap = { .capability = DRM_CAP_PRIME };
+	struct drm_version v;
+
+	memset(&v, 0, sizeof(v));
+	do_ioctl_err(fd, DRM_IOCTL_VERSION, &v, ENODEV);
+	do_ioctl_err(fd, DRM_IOCTL_GET_CAP, &cap, ENODEV);
+	do_ioctl_err(fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &ph, ENODEV);
+	do_ioctl_err(fd, DRM_IOCTL_SYNCOBJ_CREATE, &sc, ENODEV);
+	do_ioctl_err(fd, DRM_IOCTL_GEM_CLOSE, &gc, ENODEV);
+}
+
+/*
+ * A primary-node client: a mapped dumb buffer, a second one mapped with
+ * its handle already closed, and a dma-buf of the first.
+ */
+struct card_client {
+	int fd, dmabuf;
+	uint32_t h;
+	uint32_t *p, *orphan;
+	uint64_t size;
+};
+
+static void card_client_open(struct card_client *c)
+{
+	char path[64];
+	uint64_t off;
+	uint32_t h2;
+
+	igt_assert_eq(qgpu_find_node(QGPU_NODE_PRIMARY, 0, path,
+				     sizeof(path)), 0);
+	c->fd = open(path, O_RDWR | O_CLOEXEC);
+	igt_assert(c->fd >= 0);
+	igt_assert_eq(qgpu_dumb_create(c->fd, 256, 64, 32, &c->h, NULL,
+				       &c->size), 0);
+	igt_assert_eq(qgpu_dumb_map_offset(c->fd, c->h, &off), 0);
+	c->p = mmap(NULL, c->size, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd,
+		    off);
+	igt_assert(c->p != MAP_FAILED);
+	qgpu_pattern_fill(c->p, c->size, 77);
+	igt_assert_eq(qgpu_dumb_create(c->fd, 256, 64, 32, &h2, NULL, NULL),
+		      0);
+	igt_assert_eq(qgpu_dumb_map_offset(c->fd, h2, &off), 0);
+	c->orphan = mmap(NULL, c->size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 c->fd, off);
+	igt_assert(c->orphan != MAP_FAILED);
+	qgpu_pattern_fill(c->orphan, c->size, 78);
+	igt_assert_eq(qgpu_dumb_destroy(c->fd, h2), 0);
+	qt_check_pattern(c->orphan, c->size, 78, "mapping without a handle");
+	igt_assert_eq(drmPrimeHandleToFD(c->fd, c->h, DRM_CLOEXEC,
+					 &c->dmabuf), 0);
+}
+
+/* After the unplug: ENODEV, SIGBUS on both mappings, close works. */
+static void card_client_check(struct card_client *c)
+{
+	uint32_t h;
+	int sig;
+
+	check_old_fd_core(c->fd, c->h);
+	igt_assert_eq(qgpu_dumb_create(c->fd, 16, 16, 32, &h, NULL, NULL),
+		      -ENODEV);
+	sig = poke(c->p);
+	igt_assert_f(sig == SIGBUS, "old dumb mapping: %s\n",
+		     sig ? strsignal(sig) : "still accessible");
+	sig = poke(c->orphan);
+	igt_assert_f(sig == SIGBUS, "old mapping without a handle: %s\n",
+		     sig ? strsignal(sig) : "still accessible");
+	/* the dma-buf still tells its size */
+	igt_assert_eq(lseek(c->dmabuf, 0, SEEK_END), (off_t)c->size);
+	igt_assert_eq(munmap(c->p, c->size), 0);
+	igt_assert_eq(munmap(c->orphan, c->size), 0);
+	igt_assert_eq(close(c->dmabuf), 0);
+	igt_assert_eq(close(c->fd), 0);
+}
+
 /* The gone device's file: every ioctl says ENODEV. */
 static void check_old_fd(int fd, uint32_t h, uint32_t ctx)
 {
@@ -166,6 +250,7 @@ static void check_old_fd(int fd, uint32_t h, uint32_t ctx)
 	/* no new mappings either */
 	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0x100000000ull);
 	igt_assert(p == MAP_FAILED);
+	check_old_fd_core(fd, h);
 }
 
 static void poke_victims(struct victim *v, int n)
@@ -176,10 +261,13 @@ static void poke_victims(struct victim *v, int n)
 		sig = poke(v[i].p);
 		igt_info("old mapping of %s: %s\n", v[i].what,
 			 sig ? strsignal(sig) : "still readable");
-		/* SIGBUS is the expected answer; a SIGSEGV is not */
-		igt_assert_f(sig == 0 || sig == SIGBUS,
-			     "old mapping of %s: %s\n", v[i].what,
-			     strsignal(sig));
+		/*
+		 * qgpu_remove() zaps every CPU mapping and the fault handler
+		 * answers SIGBUS once the device is gone (drm_dev_enter()
+		 * fails): never still accessible, never SIGSEGV.
+		 */
+		igt_assert_f(sig == SIGBUS, "old mapping of %s: %s\n",
+			     v[i].what, sig ? strsignal(sig) : "still accessible");
 	}
 }
 
@@ -250,6 +338,7 @@ static void unplug_test(bool remove, bool close_first, bool in_flight)
 {
 	char path[512];
 	struct drm_qgpu_sync_entry out = { 0 };
+	struct card_client cc;
 	struct qgpu_dev dev;
 	struct victim v[4];
 	struct qgpu_cb *cb = NULL;
@@ -264,6 +353,7 @@ static void unplug_test(bool remove, bool close_first, bool in_flight)
 	igt_require(access("/sys/bus/pci/drivers/qgpu/unbind", W_OK) == 0);
 	ctx = qt_ctx(dev.fd);
 	n = make_victims(&dev, v);
+	card_client_open(&cc);
 	if (in_flight) {
 		/* work that can never finish by itself */
 		cb = qt_cb(&dev);
@@ -300,8 +390,10 @@ static void unplug_test(bool remove, bool close_first, bool in_flight)
 	}
 	check_old_fd(dev.fd, v[0].h, ctx);
 	poke_victims(v, n);
-	if (close_first)
+	if (close_first) {
 		close_old(&dev, v, n);
+		card_client_check(&cc);
+	}
 
 	if (remove)
 		igt_assert(sysfs_write("/sys/bus/pci/rescan", "1"));
@@ -314,6 +406,7 @@ static void unplug_test(bool remove, bool close_first, bool in_flight)
 		poke_victims(v, n);
 		check_old_fd(dev.fd, v[0].h, ctx);
 		close_old(&dev, v, n);
+		card_client_check(&cc);
 	}
 	if (cb)
 		qt_cb_free(cb);
