@@ -81,6 +81,16 @@ module: | deps
 		echo "[qgpu] kernel/Kbuild not present: no module to build"; \
 	fi
 
+# --- sw_sync.ko ----------------------------------------------------------------
+# The kernel's sw_sync (CONFIG_SW_SYNC, unset in Debian's config) built out of
+# tree from Debian's linux-source into build/kmod/sw_sync.ko; the guest image
+# carries it as an on-demand module (see scripts/sw-sync-module.sh).
+.PHONY: sw-sync
+setup: sw-sync
+image: sw-sync
+sw-sync: guest-kernel checkpatch-tool
+	@scripts/sw-sync-module.sh
+
 # --- user space ---------------------------------------------------------------
 # userspace/lib/*.c -> build/lib/libqgpu.a; userspace/tools/NAME.c -> build/bin/NAME;
 # tests/vm/NAME.c -> build/tests/vm/NAME (all linked with libqgpu and libdrm).
