@@ -172,7 +172,14 @@ def build_image(igt_dir, tests, out_dir):
             f.write(o.read())
     os.replace(image + ".tmp", image)
     shutil.rmtree(stage, ignore_errors=True)
-    guest_ld = ":".join(os.path.join(GUEST_DIR, d) for d in dirs)
+    # DIR's lib folders and every other folder of DIR a library came from
+    # (found by an rpath that may name host paths)
+    ld = [os.path.join(GUEST_DIR, d) for d in dirs]
+    for lib in libs:
+        d = os.path.dirname(guest_path(lib, igt_dir))
+        if d.startswith(GUEST_DIR + "/") and d not in ld:
+            ld.append(d)
+    guest_ld = ":".join(ld)
     log("IGT image: %s (%d test(s), %d librar%s, %.1f MB)" % (
         os.path.relpath(image, ROOT), len(tests), len(libs), "y" if len(libs) == 1 else "ies",
         os.path.getsize(image) / 1e6))
