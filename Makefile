@@ -81,6 +81,53 @@ module: | deps
 		echo "[qgpu] kernel/Kbuild not present: no module to build"; \
 	fi
 
+# --- sw_sync.ko ----------------------------------------------------------------
+# The kernel's sw_sync (CONFIG_SW_SYNC, unset in Debian's config) built out of
+# tree from Debian's linux-source into build/kmod/sw_sync.ko; the guest image
+# carries it as an on-demand module (see scripts/sw-sync-module.sh).
+.PHONY: sw-sync
+setup: sw-sync
+image: sw-sync
+sw-sync: guest-kernel checkpatch-tool
+	@scripts/sw-sync-module.sh
+
+# --- IGT ---------------------------------------------------------------------
+# make igt IGT_DIR=DIR [IGT_TESTS="NAME ..."]: the user's own IGT build on qgpu
+# and on virtio-gpu, side by side (scripts/igt.py; the list: tests/igt/tests.list).
+# Without IGT_DIR it only says how to give one. The project carries no IGT.
+.PHONY: igt
+IGT_DIR ?=
+IGT_TESTS ?=
+igt: $(if $(IGT_DIR),setup)
+	@scripts/igt.sh $(if $(IGT_DIR),--igt-dir '$(IGT_DIR)') $(if $(IGT_TESTS),--tests '$(IGT_TESTS)')
+
+# The harness's self-test (suite "igt" of `make test`) runs it on a directory
+# laid out like an IGT build: build/igt-fake/tests/NAME from
+# tests/igt-selftest/NAME.c, linked with build/igt-fake/lib/libigt.so.0.1
+# (libigt.so.0, libigt.so: links) from tests/igt-selftest/libigt.c; the
+# programs in IGT_FAKE_RPATH find it by rpath, the others by LD_LIBRARY_PATH.
+IGT_FAKE := $(B)/igt-fake
+IGT_FAKE_LIB := $(IGT_FAKE)/lib/libigt.so.0.1
+IGT_FAKE_SRCS := $(filter-out tests/igt-selftest/libigt.c,$(wildcard tests/igt-selftest/*.c))
+IGT_FAKE_TESTS := $(patsubst tests/igt-selftest/%.c,$(IGT_FAKE)/tests/%,$(IGT_FAKE_SRCS))
+IGT_FAKE_RPATH := fake_subtests fake_env
+IGT_FAKE_RPATH_FLAG := -Wl,-rpath,'$$ORIGIN/../lib'
+IGT_FAKE_CFLAGS := -O2 -g -std=gnu11 $(WARN) -Itests/igt-selftest -I/usr/include/libdrm
+.PHONY: igt-fake
+igt-fake: $(IGT_FAKE_TESTS)
+test: igt-fake
+
+$(IGT_FAKE_LIB): tests/igt-selftest/libigt.c tests/igt-selftest/libigt.h | deps
+	@mkdir -p $(@D)
+	$(CC) $(IGT_FAKE_CFLAGS) -fPIC -shared -Wl,-soname,libigt.so.0 -o $@ $<
+	ln -sfn libigt.so.0.1 $(@D)/libigt.so.0
+	ln -sfn libigt.so.0 $(@D)/libigt.so
+
+$(IGT_FAKE)/tests/%: tests/igt-selftest/%.c tests/igt-selftest/libigt.h $(IGT_FAKE_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(IGT_FAKE_CFLAGS) -o $@ $< -L$(IGT_FAKE)/lib -ligt \
+		$(if $(filter $*,$(IGT_FAKE_RPATH)),$(IGT_FAKE_RPATH_FLAG))
+
 # --- user space ---------------------------------------------------------------
 # userspace/lib/*.c -> build/lib/libqgpu.a; userspace/tools/NAME.c -> build/bin/NAME;
 # tests/vm/NAME.c -> build/tests/vm/NAME (all linked with libqgpu and libdrm).

@@ -3,7 +3,8 @@
 # scripts/build-initramfs.sh; driven by scripts/run-vm.sh through a second cpio
 # archive appended to the initramfs that holds:
 #   /run/config  shell variables: QGPU_MODE (run|shell), QGPU_LOAD (1|0),
-#                QGPU_MODPARAMS (qgpu.ko parameters)
+#                QGPU_MODPARAMS (qgpu.ko parameters), QGPU_MODPROBE (modules
+#                modprobed after those, e.g. on-demand ones: "virtio_gpu")
 #   /run/cmds    one command per line: "TIMEOUT_SECONDS COMMAND LINE..."
 # The host parses these console markers (kernel-side copies go to /dev/kmsg
 # so the kernel log can be split per command):
@@ -26,6 +27,7 @@ hostname qgpu-guest
 QGPU_MODE=shell
 QGPU_LOAD=1
 QGPU_MODPARAMS=
+QGPU_MODPROBE=
 [ -f /run/config ] && . /run/config
 
 kmsg() { echo "$*" > /dev/kmsg; }
@@ -40,6 +42,11 @@ if [ "$QGPU_LOAD" = 1 ] && [ -s /etc/qgpu/modules ]; then
 		[ $rc = 0 ] || echo "@@LOAD-FAILED $m rc=$rc@@"
 	done < /etc/qgpu/modules
 fi
+for m in $QGPU_MODPROBE; do
+	modprobe "$m"
+	rc=$?
+	[ $rc = 0 ] || echo "@@LOAD-FAILED $m rc=$rc@@"
+done
 mkdir -p /dev/dri
 
 if [ "$QGPU_MODE" = shell ]; then

@@ -132,6 +132,8 @@ class VmConfig:
     props: str = ""                    # qgpu device properties; "none" = no device
     modparams: str = ""                # qgpu.ko parameters
     load: bool = True                  # insmod the modules at boot
+    devices: List[str] = field(default_factory=list)   # more QEMU -device arguments
+    modprobe: List[str] = field(default_factory=list)  # modules /init modprobes at boot
     smp: int = 1
     mem: str = "1G"
     append: str = ""                   # extra kernel command line
@@ -193,12 +195,15 @@ def qemu_argv(cfg, initrd, serial):
             "-kernel", cfg.kernel, "-initrd", initrd, "-append", append.strip()]
     if cfg.props != "none":
         argv += ["-device", "qgpu" + ("," + cfg.props if cfg.props else "")]
+    for d in cfg.devices:
+        argv += ["-device", d]
     return argv
 
 
 def build_initrd(cfg, path, cmds, mode):
-    conf = "QGPU_MODE=%s\nQGPU_LOAD=%d\nQGPU_MODPARAMS=%s\n" % (
-        mode, 1 if cfg.load else 0, shlex.quote(cfg.modparams))
+    conf = "QGPU_MODE=%s\nQGPU_LOAD=%d\nQGPU_MODPARAMS=%s\nQGPU_MODPROBE=%s\n" % (
+        mode, 1 if cfg.load else 0, shlex.quote(cfg.modparams),
+        shlex.quote(" ".join(cfg.modprobe)))
     lines = "".join("%d %s\n" % (c.timeout, c.command.replace("\n", " ")) for c in cmds)
     with open(cfg.image, "rb") as f:
         base = f.read()
@@ -537,6 +542,11 @@ Exit status: 0 when every command exited 0 with a clean kernel log.""")
     ap.add_argument("-m", "--modparams", default=os.environ.get("QGPU_MODPARAMS", ""),
                     help="qgpu.ko module parameters")
     ap.add_argument("--no-load", action="store_true", help="do not insmod any module at boot")
+    ap.add_argument("--modprobe", action="append", default=[], metavar="MODULE",
+                    help="modprobe this module at every boot, after the boot-time modules "
+                    "(repeatable; e.g. virtio_gpu, sw_sync)")
+    ap.add_argument("--device", action="append", default=[], metavar="DEVICE",
+                    help='one more QEMU -device argument, e.g. "virtio-gpu-pci" (repeatable)')
     ap.add_argument("-t", "--timeout", type=int, default=DEFAULT_TIMEOUT,
                     help="per-command timeout in seconds (default %(default)s)")
     ap.add_argument("-e", "--expect", action="append", default=[],
@@ -557,7 +567,7 @@ Exit status: 0 when every command exited 0 with a clean kernel log.""")
     a = ap.parse_args(argv)
 
     cfg = VmConfig(props=a.props, modparams=a.modparams, load=not a.no_load, smp=a.smp,
-                   mem=a.mem, append=a.append, boot_expect=a.boot_expect, image=a.image)
+                   devices=a.device, modprobe=a.modprobe, mem=a.mem, append=a.append, boot_expect=a.boot_expect, image=a.image)
     if a.shell:
         shell(cfg)
     cmds = [Cmd(c, timeout=a.timeout, expect=list(a.expect)) for c in a.commands]

@@ -6,6 +6,7 @@ Suites (in this order):
   checkpatch  scripts/checkpatch.sh on kernel/*.c kernel/*.h (one test)
   qtest       build/qemu/tests/qtest/qgpu-test --tap (one result per TAP line)
   vm          in-VM test programs listed in tests/vm/tests.list
+  igt         the `make igt` harness's self-test (tests/igt-selftest/selftest.py)
 
 Programs print IGT-style lines ("Subtest NAME: SUCCESS|FAIL|SKIP|CRASH") and
 exit 0 (pass), 77 (skip) or 98 (fail); every subtest counts. A program that
@@ -40,7 +41,7 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import vmrun  # noqa: E402
 
 BUILD = vmrun.BUILD
-SUITES = ["unit", "checkpatch", "qtest", "vm"]
+SUITES = ["unit", "checkpatch", "qtest", "vm", "igt"]
 SUBTEST_RE = re.compile(r"Subtest (\S+): (SUCCESS|FAIL|SKIP|CRASH|TIMEOUT)\b")
 UNIT_TIMEOUT = 300
 QTEST_TIMEOUT = 900
@@ -227,6 +228,17 @@ def suite_qtest(res, sel):
         res.add("FAIL", "qtest", "no TAP results (%s)" % describe_rc(rc), log)
     elif rc != 0 and not failed:
         res.add("FAIL", "qtest", describe_rc(rc), log)
+
+
+def suite_igt(res, sel):
+    """scripts/igt.py run on build/igt-fake, both sides; one result per check."""
+    if sel.match("igt/selftest") is None:
+        return
+    log = os.path.join(res.logdir, "igt-selftest.log")
+    argv = [sys.executable, os.path.join(ROOT, "tests", "igt-selftest", "selftest.py"),
+            "--log-dir", os.path.join(res.logdir, "igt-selftest")]
+    rc, out, to = run_host(argv, 900, None, log)
+    count_program(res, "igt/selftest", out, rc, "timed out after 900s" if to else "", log)
 
 
 def parse_tests_list(path):
