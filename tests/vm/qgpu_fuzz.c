@@ -77,7 +77,7 @@ static bool errno_allowed(int op, int e)
 		return e == ETIME || e == EINTR;
 	case OP_PRIME_H2FD:
 	case OP_PRIME_FD2H:
-		/* PRIME only within the device; a bad file descriptor */
+		/* a file descriptor that is no dma-buf, or none at all */
 		return e == ENOSYS || e == EBADF || e == EOPNOTSUPP;
 	case OP_SYNC_H2FD:
 	case OP_SYNC_FD2H:
