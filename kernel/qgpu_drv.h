@@ -21,8 +21,8 @@
 #include <drm/drm_mm.h>
 #include <drm/gpu_scheduler.h>
 
-#include "qgpu_regs.h"
-#include "qgpu_drm.h"
+#include <qgpu/qgpu_regs.h>
+#include <uapi/drm/qgpu_drm.h>
 
 #define QGPU_DRIVER_NAME	"qgpu"
 #define QGPU_JOB_TIMEOUT_MS	2000

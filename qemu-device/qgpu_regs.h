@@ -1,1 +1,1 @@
-../kernel/qgpu_regs.h
+../include/qgpu/qgpu_regs.h

@@ -3,7 +3,7 @@
 
 Suites (in this order):
   unit        host unit tests: build/tests/unit/NAME for each tests/unit/NAME.c
-  checkpatch  scripts/checkpatch.sh on kernel/*.c kernel/*.h (one test)
+  checkpatch  scripts/checkpatch.sh on kernel/, include/ and kmod/ (one test)
   qtest       build/qemu/tests/qtest/qgpu-test --tap (one result per TAP line)
   vm          in-VM test programs listed in tests/vm/tests.list
   igt         the `make igt` harness's self-test (tests/igt-selftest/selftest.py)

@@ -23,6 +23,8 @@
 
 #include "igt.h"
 #include "libqgpu.h"
+/* the tests check what the device reports against its contract */
+#include "qgpu_regs.h"
 
 #define MiB (1024ull * 1024ull)
 #define SEC_NS 1000000000ll

@@ -28,7 +28,7 @@
 #include <stdint.h>
 
 #include "qgpu_drm.h"
-#include "qgpu_regs.h"
+#include "qgpu_cmd.h"
 
 #if defined(__cplusplus)
 extern "C" {

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * qgpu device contract: PCI identity, BARs, registers, command encoding.
- *
- * This header is plain definitions (and one decoding helper) so that both
- * the QEMU device (qemu-device/) and the kernel driver (kernel/) use the
- * same numbers.
- * docs/hw-spec.md is the prose contract; keep the two in step.
+ * qgpu device contract, part 1: PCI identity, BARs and the register map
+ * (BAR0). Shared by the QEMU device (qemu-device/) and the kernel driver's
+ * hardware half (kernel/qgpu_hw.c and the engine, fence and scheduler
+ * files); nothing else programs registers. The commands the engines run
+ * are in qgpu_cmd.h. docs/hw-spec.md is the prose contract; keep the
+ * three in step.
  */
 #ifndef QGPU_REGS_H
 #define QGPU_REGS_H
+
+#include "qgpu_cmd.h"
 
 /* PCI identity */
 #define QGPU_PCI_VENDOR_ID		0x1234
@@ -21,9 +23,6 @@
 #define QGPU_BAR_VRAM			2	/* CPU-visible VRAM window */
 #define QGPU_BAR_HAP			4	/* CPU host aperture */
 #define QGPU_MMIO_SIZE			0x10000
-
-#define QGPU_PAGE_SHIFT			12
-#define QGPU_PAGE_SIZE			(1u << QGPU_PAGE_SHIFT)
 
 /* Identity and capabilities */
 #define QGPU_REG_ID			0x000	/* RO: QGPU_ID_MAGIC */
@@ -81,22 +80,7 @@
 #define QGPU_REG_FAULTQ_POP		0x074	/* WO: 1 = remove the oldest record */
 #define QGPU_REG_FAULTQ_LOST		0x078	/* RO: faults not queued (queue full) */
 #define QGPU_FAULTQ_DEPTH		64
-
-#define QGPU_FAULT_NONE			0
-#define QGPU_FAULT_BAD_OPCODE		1
-#define QGPU_FAULT_BAD_LENGTH		2
-#define QGPU_FAULT_BAD_ADDRESS		3
-#define QGPU_FAULT_GART_UNMAPPED	4
-#define QGPU_FAULT_BAD_ALIGN		5
-#define QGPU_FAULT_BAD_SLOT		6
-#define QGPU_FAULT_SLOT_BOUNDS		7
-#define QGPU_FAULT_BAD_CONTEXT		8
-#define QGPU_FAULT_BAD_RING		9
-#define QGPU_FAULT_HAP_RANGE		10
-#define QGPU_FAULT_BAD_REGISTER		11
-#define QGPU_FAULT_DMA_ERROR		12
-#define QGPU_FAULT_HAP_UNMAPPED		13
-#define QGPU_FAULT_ENGINE_MMIO		0xff
+/* fault reasons (QGPU_FAULT_*): qgpu_cmd.h */
 
 /* GART: 64-bit entries in guest memory, one per 4 KiB GART page */
 #define QGPU_REG_GART_BASE_LO		0x080	/* RW: table address (guest phys) */
@@ -125,10 +109,7 @@
 #define QGPU_REG_CYCLES_LO		0x0c0	/* device work units executed */
 #define QGPU_REG_CYCLES_HI		0x0c4
 
-/* Engines: register block per engine */
-#define QGPU_ENGINE_PAGING		0
-#define QGPU_ENGINE_RENDER		1
-#define QGPU_NUM_ENGINES		2
+/* Engines: register block per engine (engine ids: qgpu_cmd.h) */
 #define QGPU_ENGINE_BASE(n)		(0x1000 + (n) * 0x100)
 #define QGPU_ENG_RING_BASE_LO		0x00	/* RW: guest phys, 4 KiB aligned */
 #define QGPU_ENG_RING_BASE_HI		0x04
@@ -147,105 +128,5 @@
 #define QGPU_ENG_BYTES_HI		0x2c
 #define QGPU_RING_SIZE_MIN		0x1000
 #define QGPU_RING_SIZE_MAX		0x100000
-
-/* GPU address space seen by the engines */
-#define QGPU_GART_BASE			(1ull << 40)
-#define QGPU_SYS_BIT			(1ull << 63)	/* | guest-physical address */
-
-/*
- * Command encoding: a stream of little-endian 32-bit dwords. Every command
- * starts with a header dword: opcode in bits 7:0, flags in 15:8 and the
- * command length in dwords (header included) in 31:16.
- */
-#define QGPU_CMD_HDR(op, flags, len)	(((op)) | ((flags) << 8) | \
-					 ((len) << 16))
-#define QGPU_CMD_OPCODE(hdr)		((hdr) & 0xff)
-#define QGPU_CMD_FLAGS(hdr)		(((hdr) >> 8) & 0xff)
-#define QGPU_CMD_LEN(hdr)		((hdr) >> 16)
-
-/* Ring commands (both engines) */
-#define QGPU_CMD_NOP			0x00	/* len >= 1: skip */
-#define QGPU_CMD_FENCE			0x01	/* addr lo, hi, value lo, hi */
-#define QGPU_CMD_FENCE_LEN		5
-#define QGPU_FENCE_FLAG_IRQ		0x01
-
-/* Paging engine commands (engine 0) */
-#define QGPU_CMD_TRANSFER		0x10	/* size lo,hi, src lo,hi, dst lo,hi */
-#define QGPU_CMD_TRANSFER_LEN		7
-#define QGPU_CMD_FILL			0x11	/* size lo,hi, dst lo,hi, pattern */
-#define QGPU_CMD_FILL_LEN		6
-#define QGPU_CMD_DISCARD		0x12	/* size lo,hi, addr lo,hi */
-#define QGPU_CMD_DISCARD_LEN		5
-#define QGPU_CMD_MAP_APERTURE		0x13	/* first, count, list lo,hi */
-#define QGPU_CMD_MAP_APERTURE_LEN	5
-#define QGPU_CMD_UNMAP_APERTURE		0x14	/* first, count */
-#define QGPU_CMD_UNMAP_APERTURE_LEN	3
-#define QGPU_XFER_SRC_PAGELIST		0x01	/* flags: src is a page list */
-#define QGPU_XFER_DST_PAGELIST		0x02	/* flags: dst is a page list */
-
-/* Render engine ring commands (engine 1) */
-#define QGPU_CMD_EXEC			0x20	/* ctx, buf lo,hi, start, end */
-#define QGPU_CMD_EXEC_LEN		6
-#define QGPU_CMD_CTX_CLEAR		0x21	/* ctx */
-#define QGPU_CMD_CTX_CLEAR_LEN		2
-#define QGPU_CMD_CTX_UNBIND		0x22	/* ctx, first slot, count */
-#define QGPU_CMD_CTX_UNBIND_LEN		4
-
-/* DMA-buffer commands (inside EXEC) */
-#define QGPU_DMA_NOP			0x00
-#define QGPU_DMA_BIND			0x40	/* slot, addr lo,hi, size lo,hi */
-#define QGPU_DMA_BIND_LEN		6
-#define QGPU_DMA_COPY			0x41	/* dslot, doff, sslot, soff, size */
-#define QGPU_DMA_COPY_LEN		6
-#define QGPU_DMA_FILL			0x42	/* slot, off, size, pattern */
-#define QGPU_DMA_FILL_LEN		5
-#define QGPU_DMA_ADD			0x43	/* dslot,doff, aslot,aoff, bslot,boff, n */
-#define QGPU_DMA_XOR			0x44
-#define QGPU_DMA_ALU_LEN		8
-#define QGPU_DMA_CHECKSUM		0x45	/* sslot, soff, size, dslot, doff */
-#define QGPU_DMA_CHECKSUM_LEN		6
-#define QGPU_DMA_FENCE			0x46	/* slot, off, value lo,hi */
-#define QGPU_DMA_FENCE_LEN		5
-#define QGPU_DMA_WAIT			0x47	/* slot, off, value lo,hi: until >= */
-#define QGPU_DMA_WAIT_LEN		5
-#define QGPU_DMA_TIMESTAMP		0x48	/* slot, off */
-#define QGPU_DMA_TIMESTAMP_LEN		3
-#define QGPU_DMA_BIND_ADDR_DW		2	/* dword index of the patched address */
-
-/*
- * Length in dwords of DMA-buffer command @op (the minimum for NOP, whose
- * length is its header's), 0 for an unknown opcode. The device and the
- * kernel's parser decode with this one definition.
- */
-static inline unsigned int qgpu_dma_cmd_len(unsigned int op)
-{
-	switch (op) {
-	case QGPU_DMA_NOP:
-		return 1;
-	case QGPU_DMA_BIND:
-		return QGPU_DMA_BIND_LEN;
-	case QGPU_DMA_COPY:
-		return QGPU_DMA_COPY_LEN;
-	case QGPU_DMA_FILL:
-		return QGPU_DMA_FILL_LEN;
-	case QGPU_DMA_ADD:
-	case QGPU_DMA_XOR:
-		return QGPU_DMA_ALU_LEN;
-	case QGPU_DMA_CHECKSUM:
-		return QGPU_DMA_CHECKSUM_LEN;
-	case QGPU_DMA_FENCE:
-		return QGPU_DMA_FENCE_LEN;
-	case QGPU_DMA_WAIT:
-		return QGPU_DMA_WAIT_LEN;
-	case QGPU_DMA_TIMESTAMP:
-		return QGPU_DMA_TIMESTAMP_LEN;
-	default:
-		return 0;
-	}
-}
-
-/* FNV-1a over 32-bit words, as computed by QGPU_DMA_CHECKSUM */
-#define QGPU_CSUM_INIT			0x811c9dc5u
-#define QGPU_CSUM_PRIME			0x01000193u
 
 #endif /* QGPU_REGS_H */
