@@ -221,6 +221,20 @@ static void gated(uint32_t ctx, uint32_t gate, uint32_t h, bool write,
 	qt_cb_free(cb);
 }
 
+/*
+ * Commit @h to visible VRAM and wait for the move (a CPU access waits for
+ * moves), so that the DMA buffers below add no move of their own.
+ */
+static void settle(uint32_t h)
+{
+	volatile uint32_t *p;
+
+	qt_reside(dev.fd, h, QGPU_RESIDE_MAKE_RESIDENT, QGPU_SEG_VISIBLE);
+	p = qt_map(dev.fd, h, SZ);
+	(void)p[0];
+	qt_unmap(dev.fd, h, (void *)p, SZ);
+}
+
 static bool signalled(uint32_t syncobj)
 {
 	return qgpu_syncobj_wait(dev.fd, syncobj, 0, 0) == 0;
@@ -394,6 +408,7 @@ igt_main
 
 		gate = qt_result_buf(dev.fd, 4096, &gp);
 		h = qt_bo(dev.fd, SZ, VIS | APT, QGPU_GEM_CPU_ACCESS, 0);
+		settle(h);
 		igt_assert_eq(qgpu_syncobj_create(dev.fd, &sync), 0);
 		igt_assert_eq(drmPrimeHandleToFD(dev.fd, h, DRM_CLOEXEC, &fd), 0);
 		/* idle: readable and writable */
@@ -423,6 +438,7 @@ igt_main
 
 		gate = qt_result_buf(dev.fd, 4096, &gp);
 		h = qt_bo(dev.fd, SZ, VIS | APT, QGPU_GEM_CPU_ACCESS, 0);
+		settle(h);
 		igt_assert_eq(qgpu_syncobj_create(dev.fd, &sync), 0);
 		igt_assert_eq(drmPrimeHandleToFD(dev.fd, h, DRM_CLOEXEC, &fd), 0);
 		gated(ctx, gate, h, false, 0, sync);
