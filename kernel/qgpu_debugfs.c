@@ -10,6 +10,7 @@
 #include <drm/drm_file.h>
 
 #include "qgpu_drv.h"
+#include "qgpu_hw.h"
 #include "qgpu_debugfs.h"
 #include "qgpu_mm.h"
 #include "qgpu_policy.h"
@@ -43,10 +44,8 @@ static int qgpu_stats_show(struct seq_file *m, void *unused)
 	qgpu_query_stats(&qdev->stats, &s);
 	for (i = 0; i < ARRAY_SIZE(qgpu_stat_names); i++)
 		seq_printf(m, "%s %llu\n", qgpu_stat_names[i], v[i]);
-	seq_printf(m, "device_faults %u\n",
-		   qgpu_rd(qdev, QGPU_REG_FAULT_COUNT));
-	seq_printf(m, "hap_fault_count %u\n",
-		   qgpu_rd(qdev, QGPU_REG_HAP_FAULT_COUNT));
+	seq_printf(m, "device_faults %u\n", qgpu_hw_fault_count(qdev));
+	seq_printf(m, "hap_fault_count %u\n", qgpu_hw_hap_fault_count(qdev));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(qgpu_stats);

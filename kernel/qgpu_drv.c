@@ -10,7 +10,10 @@
 #include <drm/drm_ioctl.h>
 #include <drm/drm_managed.h>
 
+#include <qgpu/qgpu_regs.h>	/* PCI identity and BARs */
+
 #include "qgpu_drv.h"
+#include "qgpu_hw.h"
 #include "qgpu_ctx.h"
 #include "qgpu_gem.h"
 #include "qgpu_mm.h"
@@ -86,56 +89,6 @@ static const struct drm_driver qgpu_driver = {
 	.minor = 0,
 };
 
-#define QGPU_REQUIRED_CAPS	(QGPU_CAP_FENCE | QGPU_CAP_GART | \
-				 QGPU_CAP_PAGING | QGPU_CAP_RENDER | \
-				 QGPU_CAP_CTX_SAVE | QGPU_CAP_FAULT_QUEUE)
-
-static int qgpu_read_identity(struct qgpu_device *qdev)
-{
-	struct pci_dev *pdev = qdev->pdev;
-
-	if (qgpu_rd(qdev, QGPU_REG_ID) != QGPU_ID_MAGIC) {
-		dev_err(&pdev->dev, "qgpu: bad ID register\n");
-		return -ENODEV;
-	}
-	qdev->version = qgpu_rd(qdev, QGPU_REG_VERSION);
-	if ((qdev->version >> 16) != QGPU_VERSION_MAJOR) {
-		dev_err(&pdev->dev, "qgpu: unsupported device version %#x\n",
-			qdev->version);
-		return -ENODEV;
-	}
-	qdev->caps = qgpu_rd(qdev, QGPU_REG_CAPS);
-	/*
-	 * What the driver relies on: fences, the paging engine and the GART
-	 * (residency), the render engine with per-context slot tables saved
-	 * (split portions of contexts interleave), and a fault queue (no
-	 * fault may be lost, or a faulting context would keep running).
-	 */
-	if ((qdev->caps & QGPU_REQUIRED_CAPS) != QGPU_REQUIRED_CAPS) {
-		dev_err(&pdev->dev, "qgpu: device lacks capabilities %#x\n",
-			QGPU_REQUIRED_CAPS & ~qdev->caps);
-		return -ENODEV;
-	}
-	qdev->max_slots = qgpu_rd(qdev, QGPU_REG_MAX_SLOTS);
-	qdev->max_contexts = qgpu_rd(qdev, QGPU_REG_MAX_CONTEXTS);
-	qdev->vram_size = qgpu_rd64(qdev, QGPU_REG_VRAM_SIZE_LO);
-	qdev->visible_size = qgpu_rd64(qdev, QGPU_REG_VISIBLE_SIZE_LO);
-	qdev->gart_size = qgpu_rd64(qdev, QGPU_REG_GART_SIZE_LO);
-	qdev->hap_size = qgpu_rd64(qdev, QGPU_REG_HAP_SIZE_LO);
-	if (!(qdev->caps & QGPU_CAP_HOST_APERTURE))
-		qdev->hap_size = 0;
-	if (qdev->visible_size > qdev->vram_size ||
-	    qdev->visible_size > pci_resource_len(pdev, QGPU_BAR_VRAM) ||
-	    qdev->hap_size > pci_resource_len(pdev, QGPU_BAR_HAP) ||
-	    qgpu_rd(qdev, QGPU_REG_NUM_ENGINES) < QGPU_NUM_ENGINES) {
-		dev_err(&pdev->dev, "qgpu: inconsistent device configuration\n");
-		return -ENODEV;
-	}
-	qdev->vram_bar = pci_resource_start(pdev, QGPU_BAR_VRAM);
-	qdev->hap_bar = pci_resource_start(pdev, QGPU_BAR_HAP);
-	return 0;
-}
-
 static int qgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct qgpu_device *qdev;
@@ -161,13 +114,12 @@ static int qgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return ret;
 	qdev->mmio = pcim_iomap_table(pdev)[QGPU_BAR_MMIO];
 
-	ret = qgpu_read_identity(qdev);
+	ret = qgpu_hw_identify(qdev);
 	if (ret)
 		return ret;
 
 	/* A clean device: engines stopped, interrupts masked. */
-	qgpu_wr(qdev, QGPU_REG_RESET, 1);
-	qgpu_wr(qdev, QGPU_REG_INT_MASK, 0);
+	qgpu_hw_reset(qdev);
 
 	ret = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_MSI | PCI_IRQ_INTX);
 	if (ret < 0)
@@ -184,7 +136,7 @@ static int qgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 			  IRQF_SHARED, QGPU_DRIVER_NAME, qdev);
 	if (ret)
 		goto err_engine;
-	qgpu_wr(qdev, QGPU_REG_INT_MASK, QGPU_INT_ALL);
+	qgpu_hw_irq_enable(qdev, true);
 
 	ret = qgpu_sched_init(qdev);
 	if (ret)
@@ -211,7 +163,7 @@ err_mm:
 err_sched:
 	qgpu_sched_fini(qdev);
 err_irq:
-	qgpu_wr(qdev, QGPU_REG_INT_MASK, 0);
+	qgpu_hw_irq_enable(qdev, false);
 	free_irq(pci_irq_vector(pdev, 0), qdev);
 err_engine:
 	qgpu_engine_fini(qdev);
@@ -229,8 +181,7 @@ static void qgpu_remove(struct pci_dev *pdev)
 	unmap_mapping_range(qdev->drm.anon_inode->i_mapping, 0, 0, 1);
 	qgpu_ctx_device_fini(qdev);
 	qgpu_sched_fini(qdev);
-	qgpu_wr(qdev, QGPU_REG_INT_MASK, 0);
-	qgpu_wr(qdev, QGPU_REG_RESET, 1);
+	qgpu_hw_reset(qdev);
 	free_irq(pci_irq_vector(pdev, 0), qdev);
 	qgpu_mm_fini(qdev);
 	qgpu_engine_fini(qdev);

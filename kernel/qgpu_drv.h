@@ -21,7 +21,7 @@
 #include <drm/drm_mm.h>
 #include <drm/gpu_scheduler.h>
 
-#include <qgpu/qgpu_regs.h>
+#include <qgpu/qgpu_cmd.h>
 #include <uapi/drm/qgpu_drm.h>
 
 #define QGPU_DRIVER_NAME	"qgpu"
@@ -146,23 +146,6 @@ struct qgpu_file {
 static inline struct qgpu_device *to_qdev(struct drm_device *drm)
 {
 	return container_of(drm, struct qgpu_device, drm);
-}
-
-static inline u32 qgpu_rd(struct qgpu_device *qdev, u32 reg)
-{
-	return readl(qdev->mmio + reg);
-}
-
-static inline void qgpu_wr(struct qgpu_device *qdev, u32 reg, u32 val)
-{
-	writel(val, qdev->mmio + reg);
-}
-
-static inline u64 qgpu_rd64(struct qgpu_device *qdev, u32 lo)
-{
-	u64 l = qgpu_rd(qdev, lo);
-
-	return l | ((u64)qgpu_rd(qdev, lo + 4) << 32);
 }
 
 static inline void qgpu_stat_add(struct qgpu_device *qdev,

@@ -9,6 +9,8 @@
 #include <linux/xarray.h>
 
 #include "qgpu_drv.h"
+#include "qgpu_mmio.h"
+#include "qgpu_ring_cmd.h"
 #include "qgpu_ctx.h"
 
 static const u32 qgpu_ring_sizes[QGPU_NUM_ENGINES] = {
@@ -135,12 +137,13 @@ static void qgpu_ring_put(struct qgpu_engine *eng, u32 dw)
 int qgpu_engine_emit(struct qgpu_engine *eng, const u32 *cmds, u32 ndw,
 		     struct dma_fence **fence_out)
 {
-	u32 need = (ndw + QGPU_CMD_FENCE_LEN) * 4;
+	u32 need = (ndw + qgpu_enc_fence(NULL, 0, 0)) * 4;
 	u64 fence_addr = QGPU_SYS_BIT | eng->fence_dma;
+	u32 fence_cmd[QGPU_CMD_MAX_LEN];
 	struct dma_fence *fence;
 	unsigned int tries = 0;
 	u64 seqno;
-	u32 i;
+	u32 i, n;
 
 	if (need >= eng->ring_size)
 		return -EINVAL;
@@ -162,12 +165,9 @@ int qgpu_engine_emit(struct qgpu_engine *eng, const u32 *cmds, u32 ndw,
 	}
 	for (i = 0; i < ndw; i++)
 		qgpu_ring_put(eng, cmds[i]);
-	qgpu_ring_put(eng, QGPU_CMD_HDR(QGPU_CMD_FENCE, QGPU_FENCE_FLAG_IRQ,
-					QGPU_CMD_FENCE_LEN));
-	qgpu_ring_put(eng, lower_32_bits(fence_addr));
-	qgpu_ring_put(eng, upper_32_bits(fence_addr));
-	qgpu_ring_put(eng, lower_32_bits(seqno));
-	qgpu_ring_put(eng, upper_32_bits(seqno));
+	n = qgpu_enc_fence(fence_cmd, fence_addr, seqno);
+	for (i = 0; i < n; i++)
+		qgpu_ring_put(eng, fence_cmd[i]);
 	/* Commands must be visible in memory before the doorbell. */
 	wmb();
 	qgpu_eng_wr(eng, QGPU_ENG_RING_TAIL, eng->tail);

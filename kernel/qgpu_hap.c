@@ -9,6 +9,7 @@
 #include <drm/drm_vma_manager.h>
 
 #include "qgpu_drv.h"
+#include "qgpu_hw.h"
 #include "qgpu_gem.h"
 #include "qgpu_mm.h"
 
@@ -143,13 +144,8 @@ int qgpu_hap_map(struct qgpu_bo *bo)
 	for (i = 0; i < bo->hap_nruns; i++) {
 		struct qgpu_hap_run *run = &bo->hap_runs[i];
 
-		qgpu_wr(qdev, QGPU_REG_HAP_INDEX, run->node.start);
-		qgpu_wr(qdev, QGPU_REG_HAP_COUNT, run->node.size);
-		qgpu_wr(qdev, QGPU_REG_HAP_VRAM_PAGE_LO,
-			lower_32_bits(vram_page + run->first));
-		qgpu_wr(qdev, QGPU_REG_HAP_VRAM_PAGE_HI,
-			upper_32_bits(vram_page + run->first));
-		qgpu_wr(qdev, QGPU_REG_HAP_CMD, QGPU_HAP_CMD_MAP);
+		qgpu_hw_hap_map(qdev, run->node.start, run->node.size,
+				vram_page + run->first);
 	}
 	list_add_tail(&bo->hap_link, &qdev->hap_lru);
 	atomic64_inc(&qdev->stats.c[QGPU_STAT(hap_maps)]);
@@ -179,11 +175,9 @@ void qgpu_hap_unmap(struct qgpu_bo *bo)
 
 	if (!bo->hap_nruns)
 		return;
-	for (i = 0; i < bo->hap_nruns; i++) {
-		qgpu_wr(qdev, QGPU_REG_HAP_INDEX, bo->hap_runs[i].node.start);
-		qgpu_wr(qdev, QGPU_REG_HAP_COUNT, bo->hap_runs[i].node.size);
-		qgpu_wr(qdev, QGPU_REG_HAP_CMD, QGPU_HAP_CMD_UNMAP);
-	}
+	for (i = 0; i < bo->hap_nruns; i++)
+		qgpu_hw_hap_unmap(qdev, bo->hap_runs[i].node.start,
+				  bo->hap_runs[i].node.size);
 	qgpu_hap_free_runs(bo);
 	list_del_init(&bo->hap_link);
 	atomic64_inc(&qdev->stats.c[QGPU_STAT(hap_unmaps)]);

@@ -24,7 +24,6 @@ int qgpu_mm_bo_reap(struct qgpu_bo *bo);
 void qgpu_mm_restore(struct qgpu_bo *bo, u32 seg, u64 start, u64 size);
 void qgpu_mm_touch(struct qgpu_bo *bo);
 int qgpu_mm_cpu_prepare(struct qgpu_bo *bo, u32 *path, bool *moving);
-void qgpu_mm_zap(struct qgpu_bo *bo);
 void qgpu_mm_segment_stats(struct qgpu_device *qdev,
 			   struct drm_qgpu_segment_stats *st, u32 *n);
 

@@ -10,9 +10,11 @@
 #include <linux/dma-mapping.h>
 
 #include "qgpu_drv.h"
+#include "qgpu_hw.h"
 #include "qgpu_job.h"
 #include "qgpu_paging.h"
 #include "qgpu_resv.h"
+#include "qgpu_ring_cmd.h"
 
 #define QGPU_PAGING_MAX_DW	4096
 
@@ -169,69 +171,51 @@ int qgpu_paging_list(struct qgpu_paging *pb, const dma_addr_t *pages,
 int qgpu_paging_transfer(struct qgpu_paging *pb, u64 size, u64 src, u64 dst,
 			 u32 flags)
 {
-	u32 dw[QGPU_CMD_TRANSFER_LEN] = {
-		QGPU_CMD_HDR(QGPU_CMD_TRANSFER, flags, QGPU_CMD_TRANSFER_LEN),
-		lower_32_bits(size), upper_32_bits(size),
-		lower_32_bits(src), upper_32_bits(src),
-		lower_32_bits(dst), upper_32_bits(dst),
-	};
+	u32 dw[QGPU_CMD_MAX_LEN];
 
-	return qgpu_paging_emit(pb, dw, ARRAY_SIZE(dw));
+	return qgpu_paging_emit(pb, dw,
+				qgpu_enc_transfer(dw, size, src, dst, flags));
 }
 
 int qgpu_paging_fill(struct qgpu_paging *pb, u64 size, u64 dst, u32 pattern)
 {
-	u32 dw[QGPU_CMD_FILL_LEN] = {
-		QGPU_CMD_HDR(QGPU_CMD_FILL, 0, QGPU_CMD_FILL_LEN),
-		lower_32_bits(size), upper_32_bits(size),
-		lower_32_bits(dst), upper_32_bits(dst), pattern,
-	};
+	u32 dw[QGPU_CMD_MAX_LEN];
 
-	return qgpu_paging_emit(pb, dw, ARRAY_SIZE(dw));
+	return qgpu_paging_emit(pb, dw, qgpu_enc_fill(dw, size, dst, pattern));
 }
 
 int qgpu_paging_discard(struct qgpu_paging *pb, u64 size, u64 addr)
 {
-	u32 dw[QGPU_CMD_DISCARD_LEN] = {
-		QGPU_CMD_HDR(QGPU_CMD_DISCARD, 0, QGPU_CMD_DISCARD_LEN),
-		lower_32_bits(size), upper_32_bits(size),
-		lower_32_bits(addr), upper_32_bits(addr),
-	};
+	u32 dw[QGPU_CMD_MAX_LEN];
 
-	return qgpu_paging_emit(pb, dw, ARRAY_SIZE(dw));
+	return qgpu_paging_emit(pb, dw, qgpu_enc_discard(dw, size, addr));
 }
 
 /* A paging job that only orders what follows after its dependencies. */
 int qgpu_paging_nop(struct qgpu_paging *pb)
 {
-	u32 dw = QGPU_CMD_HDR(QGPU_CMD_NOP, 0, 1);
+	u32 dw[QGPU_CMD_MAX_LEN];
 
-	return qgpu_paging_emit(pb, &dw, 1);
+	return qgpu_paging_emit(pb, dw, qgpu_enc_nop(dw));
 }
 
 int qgpu_paging_map_aperture(struct qgpu_paging *pb, u32 first, u32 count,
 			     u64 list)
 {
-	u32 dw[QGPU_CMD_MAP_APERTURE_LEN] = {
-		QGPU_CMD_HDR(QGPU_CMD_MAP_APERTURE, 0,
-			     QGPU_CMD_MAP_APERTURE_LEN),
-		first, count, lower_32_bits(list), upper_32_bits(list),
-	};
+	u32 dw[QGPU_CMD_MAX_LEN];
 
 	atomic64_inc(&pb->qdev->stats.c[QGPU_STAT(aperture_maps)]);
-	return qgpu_paging_emit(pb, dw, ARRAY_SIZE(dw));
+	return qgpu_paging_emit(pb, dw,
+				qgpu_enc_map_aperture(dw, first, count, list));
 }
 
 int qgpu_paging_unmap_aperture(struct qgpu_paging *pb, u32 first, u32 count)
 {
-	u32 dw[QGPU_CMD_UNMAP_APERTURE_LEN] = {
-		QGPU_CMD_HDR(QGPU_CMD_UNMAP_APERTURE, 0,
-			     QGPU_CMD_UNMAP_APERTURE_LEN),
-		first, count,
-	};
+	u32 dw[QGPU_CMD_MAX_LEN];
 
 	atomic64_inc(&pb->qdev->stats.c[QGPU_STAT(aperture_unmaps)]);
-	return qgpu_paging_emit(pb, dw, ARRAY_SIZE(dw));
+	return qgpu_paging_emit(pb, dw,
+				qgpu_enc_unmap_aperture(dw, first, count));
 }
 
 /**
@@ -262,9 +246,7 @@ int qgpu_paging_init(struct qgpu_device *qdev)
 	if (!qdev->gart || !qdev->pbuf)
 		return -ENOMEM;
 	qdev->pbuf_size = QGPU_PBUF_SIZE;
-	qgpu_wr(qdev, QGPU_REG_GART_BASE_LO, lower_32_bits(qdev->gart_dma));
-	qgpu_wr(qdev, QGPU_REG_GART_BASE_HI, upper_32_bits(qdev->gart_dma));
-	qgpu_wr(qdev, QGPU_REG_GART_CTRL, QGPU_GART_CTRL_ENABLE);
+	qgpu_hw_gart_enable(qdev, qdev->gart_dma);
 
 	/* bootstrap list at the end of the paging buffer, addressed physically */
 	list = qdev->pbuf + QGPU_PBUF_SIZE - npages * sizeof(u64);

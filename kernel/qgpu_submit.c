@@ -26,6 +26,7 @@
 #include "qgpu_job.h"
 #include "qgpu_mm.h"
 #include "qgpu_plan.h"
+#include "qgpu_ring_cmd.h"
 #include "qgpu_split.h"
 #include "qgpu_submit.h"
 
@@ -372,24 +373,13 @@ static u32 qgpu_submit_prologue(struct qgpu_submit *s, u32 *cmds)
 	 * seen the fault, even when its next submit is on the ring already.
 	 */
 	if (!s->portions && !s->ctx->cleared) {
-		if (cmds) {
-			cmds[0] = QGPU_CMD_HDR(QGPU_CMD_CTX_CLEAR, 0,
-					       QGPU_CMD_CTX_CLEAR_LEN);
-			cmds[1] = s->ctx->id;
+		if (cmds)
 			s->ctx->cleared = true;
-		}
-		return QGPU_CMD_CTX_CLEAR_LEN;
+		return qgpu_enc_ctx_clear(cmds, s->ctx->id);
 	}
-	if (!s->portions) {
-		if (cmds) {
-			cmds[0] = QGPU_CMD_HDR(QGPU_CMD_CTX_UNBIND, 0,
-					       QGPU_CMD_CTX_UNBIND_LEN);
-			cmds[1] = s->ctx->id;
-			cmds[2] = 0;
-			cmds[3] = s->qdev->max_slots;
-		}
-		return QGPU_CMD_CTX_UNBIND_LEN;
-	}
+	if (!s->portions)
+		return qgpu_enc_ctx_unbind(cmds, s->ctx->id, 0,
+					   s->qdev->max_slots);
 	for (i = 0; i < s->nunbind; i++) {
 		u32 first = s->unbind[i], count = 1;
 
@@ -397,14 +387,8 @@ static u32 qgpu_submit_prologue(struct qgpu_submit *s, u32 *cmds)
 			count++;
 			i++;
 		}
-		if (cmds) {
-			cmds[n] = QGPU_CMD_HDR(QGPU_CMD_CTX_UNBIND, 0,
-					       QGPU_CMD_CTX_UNBIND_LEN);
-			cmds[n + 1] = s->ctx->id;
-			cmds[n + 2] = first;
-			cmds[n + 3] = count;
-		}
-		n += QGPU_CMD_CTX_UNBIND_LEN;
+		n += qgpu_enc_ctx_unbind(cmds ? cmds + n : NULL, s->ctx->id,
+					 first, count);
 	}
 	return n;
 }
@@ -466,7 +450,7 @@ static int qgpu_submit_portion(struct qgpu_submit *s, u32 start, u32 end)
 	}
 	n = qgpu_submit_prologue(s, NULL);
 	job = qgpu_job_alloc(&qdev->engine[QGPU_ENGINE_RENDER],
-			     n + QGPU_CMD_EXEC_LEN);
+			     n + qgpu_enc_exec(NULL, 0, 0, 0, 0));
 	if (!job)
 		return -ENOMEM;
 	ret = drm_sched_job_init(&job->base, &s->ctx->entity, 1, s->qf,
@@ -493,12 +477,7 @@ static int qgpu_submit_portion(struct qgpu_submit *s, u32 start, u32 end)
 		return ret;
 	}
 	n = qgpu_submit_prologue(s, job->cmds);
-	job->cmds[n++] = QGPU_CMD_HDR(QGPU_CMD_EXEC, 0, QGPU_CMD_EXEC_LEN);
-	job->cmds[n++] = s->ctx->id;
-	job->cmds[n++] = lower_32_bits(addr);
-	job->cmds[n++] = upper_32_bits(addr);
-	job->cmds[n++] = start;
-	job->cmds[n++] = end;
+	n += qgpu_enc_exec(job->cmds + n, s->ctx->id, addr, start, end);
 	job->ndw = n;
 
 	done = qgpu_job_push(job, &s->ctx->entity);

@@ -53,6 +53,8 @@
 #define QGPU_CMD_OPCODE(hdr)		((hdr) & 0xff)
 #define QGPU_CMD_FLAGS(hdr)		(((hdr) >> 8) & 0xff)
 #define QGPU_CMD_LEN(hdr)		((hdr) >> 16)
+/* Longest command length in qgpu_cmd_len() (NOP may be longer) */
+#define QGPU_CMD_MAX_LEN		8
 
 /* Ring commands (both engines) */
 #define QGPU_CMD_NOP			0x00	/* len >= 1: skip */

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qgpu: an allocation's system-memory backing store: its shmem pages,
+ * acquired on first need and kept, and their DMA addresses (what the GART
+ * maps and page-list transfers address). An imported allocation's pages
+ * are the exporter's.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/slab.h>
+#include <drm/drm_gem.h>
+
+#include "qgpu_drv.h"
+#include "qgpu_gem.h"
+#include "qgpu_mm.h"
+
+/* Acquire and DMA-map the system-memory backing store. */
+int qgpu_bo_backing(struct qgpu_bo *bo)
+{
+	struct device *dev = bo->base.dev->dev;
+	struct page **pages;
+	u32 i;
+
+	if (bo->pages)
+		return 0;
+	pages = drm_gem_get_pages(&bo->base);
+	if (IS_ERR(pages))
+		return PTR_ERR(pages);
+	bo->dma = kvmalloc_array(bo->npages, sizeof(*bo->dma), GFP_KERNEL);
+	if (!bo->dma)
+		goto err_put;
+	for (i = 0; i < bo->npages; i++) {
+		bo->dma[i] = dma_map_page(dev, pages[i], 0, PAGE_SIZE,
+					  DMA_BIDIRECTIONAL);
+		if (dma_mapping_error(dev, bo->dma[i]))
+			goto err_unmap;
+	}
+	bo->pages = pages;
+	return 0;
+
+err_unmap:
+	while (i--)
+		dma_unmap_page(dev, bo->dma[i], PAGE_SIZE, DMA_BIDIRECTIONAL);
+	kvfree(bo->dma);
+	bo->dma = NULL;
+err_put:
+	drm_gem_put_pages(&bo->base, pages, false, false);
+	return -ENOMEM;
+}
+
+void qgpu_bo_release_backing(struct qgpu_bo *bo)
+{
+	struct device *dev = bo->base.dev->dev;
+	u32 i;
+
+	if (!bo->pages)
+		return;
+	if (bo->sgt) {
+		/* the exporter's pages: only our arrays are ours */
+		kvfree(bo->dma);
+		kvfree(bo->pages);
+		bo->dma = NULL;
+		bo->pages = NULL;
+		return;
+	}
+	for (i = 0; i < bo->npages; i++)
+		dma_unmap_page(dev, bo->dma[i], PAGE_SIZE, DMA_BIDIRECTIONAL);
+	kvfree(bo->dma);
+	bo->dma = NULL;
+	drm_gem_put_pages(&bo->base, bo->pages, true, true);
+	bo->pages = NULL;
+}

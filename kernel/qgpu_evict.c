@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qgpu: finding room in a segment and eviction. The victim policy orders
+ * the unpinned allocations, drm_mm's eviction scan says when enough are
+ * chosen, and each victim moves to the aperture segment or to system
+ * memory. Every placement decision is recorded by a plan's dry run and
+ * followed by its replay.
+ */
+#include <linux/slab.h>
+#include <drm/drm_mm.h>
+
+#include "qgpu_drv.h"
+#include "qgpu_gem.h"
+#include "qgpu_mm.h"
+#include "qgpu_mm_priv.h"
+#include "qgpu_plan.h"
+#include "qgpu_policy.h"
+
+/*
+ * Insert @node for @size bytes into @mm: a placement decision. The dry run
+ * of a plan records it, the replay makes the same one.
+ */
+static int qgpu_mm_insert(struct qgpu_device *qdev, struct drm_mm *mm,
+			  struct drm_mm_node *node, u64 size,
+			  enum drm_mm_insert_mode mode)
+{
+	struct qgpu_plan_choice *c;
+	int ret;
+
+	if (qgpu_plan_replay(qdev)) {
+		c = qgpu_plan_follow(qdev);
+		if (!c || c->count)
+			return -EIO;
+		if (c->ret)
+			return c->ret;
+		node->start = c->start;
+		node->size = size;
+		return drm_mm_reserve_node(mm, node);
+	}
+	ret = drm_mm_insert_node_generic(mm, node, size, PAGE_SIZE, 0, mode);
+	if (qgpu_plan_dry(qdev)) {
+		int err = qgpu_plan_record(qdev, ret, ret ? 0 : node->start,
+					   NULL, 0);
+
+		if (err) {
+			if (!ret)
+				drm_mm_remove_node(node);
+			return err;
+		}
+	}
+	return ret;
+}
+
+/*
+ * Choose the allocations to evict from @seg so that @size bytes fit: the
+ * victim policy orders the unpinned ones, drm_mm's eviction scan says when
+ * enough of them are chosen. Returns the victims in @out (*@n of them), or
+ * -ENOSPC when evicting everything evictable would not help.
+ */
+static int qgpu_mm_pick_victims(struct qgpu_device *qdev,
+				struct qgpu_segment *seg, u64 size,
+				struct qgpu_bo *self, struct qgpu_bo ***out,
+				u32 *n)
+{
+	struct qgpu_bo *bo, **victims;
+	struct qgpu_victim *v;
+	struct drm_mm_scan scan;
+	u32 cand = 0, added, i;
+	bool found = false;
+
+	list_for_each_entry(bo, &seg->lru, lru)
+		cand++;
+	v = kvmalloc_array(cand ? cand : 1, sizeof(*v), GFP_KERNEL);
+	victims = kvmalloc_array(cand ? cand : 1, sizeof(*victims), GFP_KERNEL);
+	if (!v || !victims) {
+		kvfree(v);
+		kvfree(victims);
+		return -ENOMEM;
+	}
+	cand = 0;
+	list_for_each_entry(bo, &seg->lru, lru) {
+		if (bo == self || bo->pin_count)
+			continue;
+		v[cand].size = bo->node.size;
+		v[cand].last_use = bo->lru_tick;
+		v[cand].offset = bo->node.start;
+		v[cand].cookie = bo;
+		cand++;
+	}
+	qgpu_policy_order(qdev->policy, v, cand);
+
+	drm_mm_scan_init(&scan, &seg->mm, size, PAGE_SIZE, 0, 0);
+	for (added = 0; added < cand && !found; added++)
+		found = drm_mm_scan_add_block(&scan, &((struct qgpu_bo *)
+						       v[added].cookie)->node);
+	/* Every added block is removed again, last first. */
+	*n = 0;
+	for (i = added; i--;) {
+		bo = v[i].cookie;
+		if (drm_mm_scan_remove_block(&scan, &bo->node) && found)
+			victims[(*n)++] = bo;
+	}
+	kvfree(v);
+	if (!found) {
+		kvfree(victims);
+		return -ENOSPC;
+	}
+	*out = victims;
+	return 0;
+}
+
+/*
+ * Find room for @size bytes in @seg, evicting unpinned allocations chosen
+ * by the victim policy. @self is never evicted.
+ */
+int qgpu_mm_find_space(struct qgpu_device *qdev, struct qgpu_segment *seg,
+		       u64 size, struct drm_mm_node *node,
+		       struct qgpu_bo *self)
+{
+	struct qgpu_plan_choice *c;
+	struct qgpu_bo **victims = NULL;
+	u32 n = 0, i;
+	int ret;
+
+	ret = qgpu_mm_insert(qdev, &seg->mm, node, size, DRM_MM_INSERT_BEST);
+	if (ret != -ENOSPC)
+		return ret;
+	if (size > seg->size - seg->reserved)
+		return -ENOSPC;
+
+	if (qgpu_plan_replay(qdev)) {
+		c = qgpu_plan_follow(qdev);
+		if (!c)
+			return -EIO;
+		ret = c->ret;
+		if (!ret) {
+			victims = qdev->plan->victims + c->first;
+			n = c->count;
+		}
+	} else {
+		ret = qgpu_mm_pick_victims(qdev, seg, size, self, &victims, &n);
+		if (ret && ret != -ENOSPC)
+			return ret;
+		if (qgpu_plan_dry(qdev)) {
+			int err = qgpu_plan_record(qdev, ret, 0, victims, n);
+
+			if (err)
+				ret = err;
+		}
+	}
+	for (i = 0; !ret && i < n; i++)
+		ret = qgpu_mm_evict_one(victims[i], false);
+	if (!qgpu_plan_replay(qdev))
+		kvfree(victims);
+	if (ret)
+		return ret;
+	return qgpu_mm_insert(qdev, &seg->mm, node, size, DRM_MM_INSERT_EVICT);
+}
+
+/*
+ * Evict @bo out of its VRAM segment: to the aperture segment when it
+ * supports one and there is room, else to system memory.
+ */
+int qgpu_mm_evict_one(struct qgpu_bo *bo, bool to_system)
+{
+	struct qgpu_device *qdev = to_qdev(bo->base.dev);
+	struct drm_mm_node node = {};
+	u64 size = (u64)bo->npages << PAGE_SHIFT;
+	int ret;
+
+	if (bo->seg == QGPU_SEG_SYSTEM)
+		return 0;
+	if (bo->dead)
+		return qgpu_mm_drop(bo);
+	if (!to_system && bo->seg != QGPU_SEG_APERTURE &&
+	    !qgpu_mm_allowed(bo, QGPU_SEG_APERTURE) &&
+	    !qgpu_mm_insert(qdev, &qdev->seg[QGPU_SEG_APERTURE].mm, &node,
+			    size, DRM_MM_INSERT_BEST)) {
+		ret = qgpu_mm_move(bo, QGPU_SEG_APERTURE, &node);
+		if (ret)
+			drm_mm_remove_node(&node);
+	} else {
+		ret = qgpu_mm_move(bo, QGPU_SEG_SYSTEM, NULL);
+	}
+	if (!ret && !qgpu_plan_dry(qdev))
+		qgpu_stat_add(qdev, qdev->mm_owner, QGPU_STAT(evictions), 1);
+	return ret;
+}
+
+int qgpu_mm_evict(struct qgpu_bo *bo, bool to_system)
+{
+	if (bo->pin_count)
+		return -EBUSY;
+	if (bo->seg == QGPU_SEG_APERTURE && !to_system)
+		return 0;
+	return qgpu_mm_evict_one(bo, to_system);
+}

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qgpu: moving an allocation between segments and system memory. Every
+ * move is a paging buffer on the paging engine (TRANSFER, FILL, GART
+ * map/unmap); the CPU never copies VRAM. A move zaps the allocation's CPU
+ * mappings, queues behind all of qgpu's work on the allocation and puts
+ * its fence in the allocation's reservation object; the books (segment,
+ * range, LRU) change at once. In a plan's dry run only the books change.
+ */
+#include <linux/dma-resv.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_vma_manager.h>
+
+#include "qgpu_drv.h"
+#include "qgpu_gem.h"
+#include "qgpu_mm.h"
+#include "qgpu_mm_priv.h"
+#include "qgpu_paging.h"
+#include "qgpu_plan.h"
+
+/* Drop every CPU mapping of @bo; the next access faults and re-resolves. */
+void qgpu_mm_zap(struct qgpu_bo *bo)
+{
+	drm_vma_node_unmap(&bo->base.vma_node,
+			   bo->base.dev->anon_inode->i_mapping);
+	qgpu_hap_unmap(bo);
+}
+
+/* Page lists never exceed what one paging-buffer list can hold. */
+#define QGPU_CHUNK_PAGES	(QGPU_PBUF_MAX_LIST / sizeof(u64))
+
+static int qgpu_mm_list(struct qgpu_paging *pb, struct qgpu_bo *bo, u32 first,
+			u32 n, bool gpu_addrs, u64 *addr)
+{
+	return qgpu_paging_list(pb, bo->dma + first, n, gpu_addrs, addr);
+}
+
+/* GART entries for @bo's backing pages, from aperture page @first. */
+static int qgpu_mm_map_pages(struct qgpu_paging *pb, struct qgpu_bo *bo,
+			     u32 first)
+{
+	u32 i, n;
+	u64 list;
+	int ret = 0;
+
+	for (i = 0; i < bo->npages && !ret; i += n) {
+		n = min_t(u32, bo->npages - i, QGPU_CHUNK_PAGES);
+		ret = qgpu_mm_list(pb, bo, i, n, false, &list);
+		if (!ret)
+			ret = qgpu_paging_map_aperture(pb, first + i, n, list);
+	}
+	return ret;
+}
+
+/* TRANSFER between VRAM at @vram and @bo's backing pages (page lists). */
+static int qgpu_mm_xfer_pages(struct qgpu_paging *pb, struct qgpu_bo *bo,
+			      u64 vram, bool to_vram)
+{
+	u32 i, n;
+	u64 list, at, bytes;
+	int ret = 0;
+
+	for (i = 0; i < bo->npages && !ret; i += n) {
+		n = min_t(u32, bo->npages - i, QGPU_CHUNK_PAGES);
+		ret = qgpu_mm_list(pb, bo, i, n, true, &list);
+		if (ret)
+			break;
+		at = vram + ((u64)i << PAGE_SHIFT);
+		bytes = (u64)n << PAGE_SHIFT;
+		if (to_vram)
+			ret = qgpu_paging_transfer(pb, bytes, list, at,
+						   QGPU_XFER_SRC_PAGELIST);
+		else
+			ret = qgpu_paging_transfer(pb, bytes, at, list,
+						   QGPU_XFER_DST_PAGELIST);
+	}
+	return ret;
+}
+
+/*
+ * Build the paging operations that move @bo's content from where it is to
+ * @dst (segment id) at @dst_node. Returns 0 and leaves the job in @pb.
+ */
+static int qgpu_mm_build_move(struct qgpu_paging *pb, struct qgpu_bo *bo,
+			      u32 dst, struct drm_mm_node *dst_node)
+{
+	struct qgpu_device *qdev = pb->qdev;
+	struct qgpu_segment *dseg = dst ? &qdev->seg[dst] : NULL;
+	u32 src = bo->seg;
+	u64 src_addr = qgpu_bo_gpu_addr(bo);
+	u64 dst_addr = dseg ? dseg->base + dst_node->start : 0;
+	bool src_vram = src == QGPU_SEG_VISIBLE || src == QGPU_SEG_LOCAL;
+	bool dst_vram = dst == QGPU_SEG_VISIBLE || dst == QGPU_SEG_LOCAL;
+	u64 size = (u64)bo->npages << PAGE_SHIFT;
+	unsigned int stat = 0;
+	int ret = 0;
+
+	/* Into the aperture: write GART entries for the backing pages. */
+	if (dst == QGPU_SEG_APERTURE) {
+		ret = qgpu_mm_map_pages(pb, bo, dst_node->start >> PAGE_SHIFT);
+		if (ret)
+			return ret;
+	}
+
+	if (dst_vram && bo->pristine) {
+		/* a new allocation in local memory is zero-filled ("GpuMmu
+		 * Example Scenarios")
+		 */
+		ret = qgpu_paging_fill(pb, size, dst_addr, 0);
+		stat = QGPU_STAT(bytes_filled);
+	} else if (src != QGPU_SEG_SYSTEM && dst != QGPU_SEG_SYSTEM &&
+		   (src_vram || dst_vram)) {
+		/* VRAM<->VRAM, or VRAM<->aperture through the GART */
+		ret = qgpu_paging_transfer(pb, size, src_addr, dst_addr, 0);
+		stat = src_vram && dst_vram ? QGPU_STAT(bytes_vram_to_vram) :
+		       src_vram ? QGPU_STAT(bytes_from_vram) :
+		       QGPU_STAT(bytes_to_vram);
+	} else if (src_vram && dst == QGPU_SEG_SYSTEM) {
+		ret = qgpu_mm_xfer_pages(pb, bo, src_addr, false);
+		stat = QGPU_STAT(bytes_from_vram);
+	} else if (src == QGPU_SEG_SYSTEM && dst_vram) {
+		ret = qgpu_mm_xfer_pages(pb, bo, dst_addr, true);
+		stat = QGPU_STAT(bytes_to_vram);
+	}
+	if (ret)
+		return ret;
+	if (stat)
+		qgpu_stat_add(qdev, qdev->mm_owner, stat, size);
+
+	/* Out of the aperture: clear the GART entries. */
+	if (src == QGPU_SEG_APERTURE)
+		ret = qgpu_paging_unmap_aperture(pb, bo->node.start >> PAGE_SHIFT,
+						 bo->npages);
+	return ret;
+}
+
+/*
+ * @bo->node takes over the range @node holds (drm_mm has no node
+ * replacement any more): the range is freed and at once reserved again.
+ */
+static void qgpu_mm_take_node(struct qgpu_bo *bo, struct drm_mm_node *node)
+{
+	struct qgpu_device *qdev = to_qdev(bo->base.dev);
+	struct drm_mm *mm = node->mm;
+	u64 start = node->start, size = node->size;
+
+	drm_mm_remove_node(node);
+	memset(&bo->node, 0, sizeof(bo->node));
+	bo->node.start = start;
+	bo->node.size = size;
+	drm_WARN_ON(&qdev->drm, drm_mm_reserve_node(mm, &bo->node));
+}
+
+/* The books of a move: @bo is in segment @dst at @dst_node from now on. */
+void qgpu_mm_book_move(struct qgpu_bo *bo, u32 dst,
+		       struct drm_mm_node *dst_node)
+{
+	struct qgpu_device *qdev = to_qdev(bo->base.dev);
+
+	if (bo->seg != QGPU_SEG_SYSTEM) {
+		bool from_vram = bo->seg != QGPU_SEG_APERTURE;
+
+		qgpu_seg_account(qdev, bo, false);
+		if (drm_mm_node_allocated(&bo->node))
+			drm_mm_remove_node(&bo->node);
+		if (from_vram)
+			bo->pristine = false;
+	}
+	bo->seg = dst;
+	if (dst != QGPU_SEG_SYSTEM) {
+		qgpu_mm_take_node(bo, dst_node);
+		qgpu_seg_account(qdev, bo, true);
+	}
+	bo->lru_tick = ++qdev->lru_tick;
+}
+
+/**
+ * qgpu_mm_restore - put @bo's books back where a plan's dry run found them
+ * @bo: the allocation
+ * @seg: segment id (QGPU_SEG_SYSTEM: not resident)
+ * @start: node start in @seg
+ * @size: node size
+ *
+ * The rollback undoes moves last first, so the range is free again.
+ */
+void qgpu_mm_restore(struct qgpu_bo *bo, u32 seg, u64 start, u64 size)
+{
+	struct qgpu_device *qdev = to_qdev(bo->base.dev);
+
+	if (bo->seg != QGPU_SEG_SYSTEM) {
+		qgpu_seg_account(qdev, bo, false);
+		if (drm_mm_node_allocated(&bo->node))
+			drm_mm_remove_node(&bo->node);
+	}
+	bo->seg = seg;
+	if (seg == QGPU_SEG_SYSTEM)
+		return;
+	memset(&bo->node, 0, sizeof(bo->node));
+	bo->node.start = start;
+	bo->node.size = size;
+	if (drm_WARN_ON(&qdev->drm,
+			drm_mm_reserve_node(&qdev->seg[seg].mm, &bo->node))) {
+		bo->seg = QGPU_SEG_SYSTEM;
+		return;
+	}
+	qgpu_seg_account(qdev, bo, true);
+}
+
+/*
+ * A paging job for @bo: it runs behind every fence in @bo's reservation
+ * object, and its fence goes there with kernel usage (what a CPU fault
+ * waits for, and what every later user of the allocation waits for).
+ * Called with mm_lock held; takes @bo's reservation lock alone, never
+ * together with another one: mm_lock, then one reservation lock, is the
+ * order everywhere in qgpu (a submission locks several, with drm_exec,
+ * but only while it queues, and never pages then).
+ */
+int qgpu_mm_paging_begin(struct qgpu_bo *bo, struct qgpu_paging *pb)
+{
+	struct dma_resv *resv = bo->base.resv;
+	int ret;
+
+	dma_resv_lock(resv, NULL);
+	ret = dma_resv_reserve_fences(resv, 1);
+	if (!ret)
+		ret = qgpu_paging_begin(to_qdev(bo->base.dev), pb);
+	if (!ret) {
+		ret = qgpu_paging_resv_deps(pb, resv);
+		if (ret)
+			qgpu_paging_abort(pb);
+	}
+	if (ret)
+		dma_resv_unlock(resv);
+	return ret;
+}
+
+/* Queue (or, on @err, drop) the paging job qgpu_mm_paging_begin() began. */
+void qgpu_mm_paging_end(struct qgpu_bo *bo, struct qgpu_paging *pb,
+			int err)
+{
+	struct dma_resv *resv = bo->base.resv;
+	struct dma_fence *f;
+
+	if (err) {
+		qgpu_paging_abort(pb);
+	} else {
+		f = qgpu_paging_submit(pb);
+		if (f)
+			dma_resv_add_fence(resv, f, DMA_RESV_USAGE_KERNEL);
+		dma_fence_put(f);
+	}
+	dma_resv_unlock(resv);
+}
+
+/*
+ * Move @bo to segment @dst (QGPU_SEG_SYSTEM for system memory) at
+ * @dst_node, which the caller inserted into the destination's drm_mm.
+ */
+int qgpu_mm_move(struct qgpu_bo *bo, u32 dst,
+		 struct drm_mm_node *dst_node)
+{
+	struct qgpu_device *qdev = to_qdev(bo->base.dev);
+	struct qgpu_paging pb;
+	int ret;
+
+	if (qgpu_plan_dry(qdev)) {
+		/*
+		 * The books only: where it goes, nothing paged. The backing
+		 * pages are taken now (they are kept anyway), so that the
+		 * replay does not fail for want of them.
+		 */
+		ret = qgpu_bo_backing(bo);
+		if (!ret)
+			ret = qgpu_plan_save(qdev, bo);
+		if (ret)
+			return ret;
+		qgpu_mm_book_move(bo, dst, dst_node);
+		return 0;
+	}
+	ret = qgpu_bo_backing(bo);
+	if (ret)
+		return ret;
+	qgpu_mm_zap(bo);
+	ret = qgpu_mm_paging_begin(bo, &pb);
+	if (ret)
+		return ret;
+	ret = qgpu_mm_build_move(&pb, bo, dst, dst_node);
+	qgpu_mm_paging_end(bo, &pb, ret);
+	if (ret)
+		return ret;
+	qgpu_mm_book_move(bo, dst, dst_node);
+	return 0;
+}

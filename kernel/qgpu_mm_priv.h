@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef QGPU_MM_PRIV_H
+#define QGPU_MM_PRIV_H
+
+/*
+ * Between the memory manager's files, in layers, each using only those
+ * above it: segment, backing, migrate, destroy, evict, residency.
+ * Everything here runs under qdev->mm_lock.
+ */
+#include "qgpu_drv.h"
+#include "qgpu_gem.h"
+
+struct qgpu_paging;
+
+/* qgpu_segment.c */
+struct qgpu_segment *qgpu_seg(struct qgpu_device *qdev, u32 id);
+void qgpu_seg_account(struct qgpu_device *qdev, struct qgpu_bo *bo,
+		      bool add);
+int qgpu_mm_allowed(struct qgpu_bo *bo, u32 id);
+
+/* qgpu_migrate.c */
+void qgpu_mm_zap(struct qgpu_bo *bo);
+void qgpu_mm_book_move(struct qgpu_bo *bo, u32 dst,
+		       struct drm_mm_node *dst_node);
+int qgpu_mm_paging_begin(struct qgpu_bo *bo, struct qgpu_paging *pb);
+void qgpu_mm_paging_end(struct qgpu_bo *bo, struct qgpu_paging *pb,
+			int err);
+int qgpu_mm_move(struct qgpu_bo *bo, u32 dst, struct drm_mm_node *dst_node);
+
+/* qgpu_destroy.c */
+int qgpu_mm_drop(struct qgpu_bo *bo);
+
+/* qgpu_evict.c */
+int qgpu_mm_find_space(struct qgpu_device *qdev, struct qgpu_segment *seg,
+		       u64 size, struct drm_mm_node *node,
+		       struct qgpu_bo *self);
+int qgpu_mm_evict_one(struct qgpu_bo *bo, bool to_system);
+
+#endif /* QGPU_MM_PRIV_H */

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qgpu: residency entry points. Committing an allocation to a segment
+ * (its preferred segments first), and making it reachable by the CPU under
+ * Lock2's rules.
+ */
+#include <linux/dma-resv.h>
+
+#include "qgpu_drv.h"
+#include "qgpu_gem.h"
+#include "qgpu_mm.h"
+#include "qgpu_mm_priv.h"
+
+static int qgpu_mm_place(struct qgpu_bo *bo, u32 id)
+{
+	struct qgpu_device *qdev = to_qdev(bo->base.dev);
+	struct drm_mm_node node = {};
+	int ret;
+
+	ret = qgpu_mm_allowed(bo, id);
+	if (ret)
+		return ret;
+	if (bo->seg == id)
+		return 0;
+	ret = qgpu_mm_find_space(qdev, &qdev->seg[id],
+				 (u64)bo->npages << PAGE_SHIFT, &node, bo);
+	if (ret)
+		return ret;
+	ret = qgpu_mm_move(bo, id, &node);
+	if (ret)
+		drm_mm_remove_node(&node);
+	return ret;
+}
+
+/**
+ * qgpu_mm_make_resident - commit an allocation to a segment
+ * @bo: the allocation
+ * @seg: a segment id, or 0 to try the preferred segments in order and then
+ *	the rest of the supported set
+ *
+ * An allocation already resident in an acceptable segment stays put.
+ * Return: 0, -EBUSY when the lock rules forbid it, -ENOSPC when no segment
+ * has room even after eviction.
+ */
+int qgpu_mm_make_resident(struct qgpu_bo *bo, u32 seg)
+{
+	u32 order[QGPU_SEG_MAX + 4];
+	unsigned int n = 0, i;
+	int ret = -ENOSPC, r;
+
+	if (seg)
+		return qgpu_mm_place(bo, seg);
+	if (bo->seg != QGPU_SEG_SYSTEM)
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(bo->preferred) && bo->preferred[i]; i++)
+		order[n++] = bo->preferred[i];
+	for (i = QGPU_SEG_VISIBLE; i <= QGPU_SEG_MAX; i++)
+		if (bo->segment_mask & BIT(i))
+			order[n++] = i;
+	for (i = 0; i < n; i++) {
+		r = qgpu_mm_place(bo, order[i]);
+		if (!r)
+			return 0;
+		if (r != -ENOSPC && r != -EBUSY && r != -EINVAL)
+			return r;
+		if (r == -EBUSY)
+			ret = r;
+	}
+	return ret;
+}
+
+/**
+ * qgpu_mm_cpu_prepare - make @bo reachable by the CPU
+ * @bo: the allocation
+ * @path: returns a QGPU_CPU_PATH_* value
+ * @moving: returns true while a move is still in flight (a kernel-usage
+ *	fence in the reservation object): wait for it without mm_lock and
+ *	try again; false when the content is in place and may be mapped now
+ *
+ * Lock2's rules ("Allocation Usage Tracking", WDK) hold on every path that
+ * creates a CPU mapping, whatever created it (Lock2 + mmap, a dumb-buffer
+ * map offset, a mapping made before an unlock): an allocation created
+ * without CPU access is never mapped onto VRAM; it is first moved to the
+ * aperture segment or system memory. A CPU-accessible allocation maps
+ * linearly through BAR2 in visible VRAM and through host-aperture pages in
+ * the rest; when the host aperture is full it is evicted to system memory
+ * ("Mapping Virtual Addresses to a Memory Segment", WDK).
+ *
+ * Only moves are waited for: the GPU work that uses the allocation is the
+ * user-mode driver's to synchronise with (Lock2 has no implicit wait), so a
+ * DMA buffer may wait for a value the CPU writes into the same allocation.
+ */
+int qgpu_mm_cpu_prepare(struct qgpu_bo *bo, u32 *path, bool *moving)
+{
+	bool vram = bo->seg == QGPU_SEG_VISIBLE || bo->seg == QGPU_SEG_LOCAL;
+	int ret;
+
+	lockdep_assert_held(&to_qdev(bo->base.dev)->mm_lock);
+	*moving = false;
+	ret = qgpu_bo_backing(bo);
+	if (ret)
+		return ret;
+	if (vram && !(bo->flags & QGPU_GEM_CPU_ACCESS)) {
+		if (bo->pin_count)
+			return -EBUSY;
+		ret = qgpu_mm_evict_one(bo, false);
+		if (ret)
+			return ret;
+	} else if (bo->seg == QGPU_SEG_LOCAL && qgpu_hap_map(bo)) {
+		ret = qgpu_mm_evict_one(bo, false);
+		if (ret)
+			return ret;
+	}
+	if (!dma_resv_test_signaled(bo->base.resv, DMA_RESV_USAGE_KERNEL)) {
+		*moving = true;
+		return 0;
+	}
+	switch (bo->seg) {
+	case QGPU_SEG_VISIBLE:
+		*path = QGPU_CPU_PATH_BAR;
+		break;
+	case QGPU_SEG_LOCAL:
+		*path = QGPU_CPU_PATH_HAP;
+		break;
+	default:
+		*path = QGPU_CPU_PATH_SYSTEM;
+		break;
+	}
+	bo->pristine = false;
+	return 0;
+}
