@@ -29,6 +29,7 @@ static void qgpu_ctx_release(struct kref *ref)
 	struct qgpu_ctx *ctx = container_of(ref, struct qgpu_ctx, ref);
 
 	qgpu_ctx_free_id(ctx);
+	qgpu_usage_put(ctx->usage);
 	kfree_rcu(ctx, rcu);
 }
 
@@ -105,6 +106,8 @@ int qgpu_ctx_create_ioctl(struct drm_device *drm, void *data,
 		return -ENOMEM;
 	kref_init(&ctx->ref);
 	ctx->qdev = qdev;
+	ctx->usage = qf->usage;
+	kref_get(&ctx->usage->ref);
 	mutex_init(&ctx->submit_lock);
 	init_waitqueue_head(&ctx->hw_idle);
 	sched = &qdev->engine[QGPU_ENGINE_RENDER].sched;
@@ -134,6 +137,7 @@ int qgpu_ctx_create_ioctl(struct drm_device *drm, void *data,
 err_entity:
 	drm_sched_entity_destroy(&ctx->entity);
 err_free:
+	qgpu_usage_put(ctx->usage);
 	kfree(ctx);
 	return ret;
 }

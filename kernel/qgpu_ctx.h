@@ -32,6 +32,7 @@ struct qgpu_ctx {
 	struct dma_fence *last;		/* under submit_lock: last job queued */
 	struct work_struct teardown;	/* entity teardown after destroy */
 	atomic_t hw_jobs;		/* its jobs on the device now */
+	struct qgpu_usage *usage;	/* its file's engine time */
 	wait_queue_head_t hw_idle;	/* woken when hw_jobs drops to 0 */
 };
 

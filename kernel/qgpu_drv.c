@@ -2,6 +2,7 @@
 /*
  * qgpu: PCI probe/remove and the DRM driver.
  */
+#include <linux/dma-resv.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <drm/drm_drv.h>
@@ -9,6 +10,7 @@
 #include <drm/drm_gem.h>
 #include <drm/drm_ioctl.h>
 #include <drm/drm_managed.h>
+#include <drm/drm_print.h>
 
 #include <qgpu/qgpu_regs.h>	/* PCI identity and BARs */
 
@@ -28,6 +30,12 @@ static int qgpu_open(struct drm_device *drm, struct drm_file *file)
 	qf = kzalloc(sizeof(*qf), GFP_KERNEL);
 	if (!qf)
 		return -ENOMEM;
+	qf->usage = kzalloc(sizeof(*qf->usage), GFP_KERNEL);
+	if (!qf->usage) {
+		kfree(qf);
+		return -ENOMEM;
+	}
+	kref_init(&qf->usage->ref);
 	qf->qdev = to_qdev(drm);
 	xa_init_flags(&qf->contexts, XA_FLAGS_ALLOC1);
 	file->driver_priv = qf;
@@ -40,6 +48,7 @@ static void qgpu_postclose(struct drm_device *drm, struct drm_file *file)
 
 	qgpu_ctx_file_fini(qf);
 	xa_destroy(&qf->contexts);
+	qgpu_usage_put(qf->usage);
 	kfree(qf);
 }
 
@@ -59,9 +68,61 @@ static const struct drm_ioctl_desc qgpu_ioctls[] = {
 };
 
 /* drm-total-memory, drm-resident-memory... in /proc/PID/fdinfo/FD */
+static void qgpu_usage_release(struct kref *ref)
+{
+	kfree(container_of(ref, struct qgpu_usage, ref));
+}
+
+void qgpu_usage_put(struct qgpu_usage *usage)
+{
+	kref_put(&usage->ref, qgpu_usage_release);
+}
+
+/* fdinfo memory regions: where an allocation is now */
+static const char *const qgpu_regions[] = { "system", "vram", "gart" };
+
+static unsigned int qgpu_region(u32 seg)
+{
+	return seg == QGPU_SEG_APERTURE ? 2 : seg == QGPU_SEG_SYSTEM ? 0 : 1;
+}
+
+/*
+ * DRM fdinfo (Documentation/gpu/drm-usage-stats.rst): DRM's own lines
+ * (drm-driver, drm-client-id, drm-*-memory over all of the file's
+ * allocations), the same per region (system memory, VRAM, the GART
+ * aperture), and the render engine's busy time for the file's DMA
+ * buffers. Called under no lock of ours: racy reads of where an
+ * allocation is are fine.
+ */
 static void qgpu_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 {
+	struct qgpu_file *qf = file->driver_priv;
+	struct drm_memory_stats st[ARRAY_SIZE(qgpu_regions)] = {};
+	struct drm_gem_object *obj;
+	unsigned int r;
+	int id;
+
 	drm_show_memory_stats(p, file);
+	spin_lock(&file->table_lock);
+	idr_for_each_entry(&file->object_idr, obj, id) {
+		u32 seg = READ_ONCE(to_qbo(obj)->seg);
+
+		r = qgpu_region(seg);
+		if (drm_gem_object_is_shared_for_memory_stats(obj))
+			st[r].shared += obj->size;
+		else
+			st[r].private += obj->size;
+		if (seg != QGPU_SEG_SYSTEM)
+			st[r].resident += obj->size;
+		if (!dma_resv_test_signaled(obj->resv, DMA_RESV_USAGE_BOOKKEEP))
+			st[r].active += obj->size;
+	}
+	spin_unlock(&file->table_lock);
+	for (r = 0; r < ARRAY_SIZE(qgpu_regions); r++)
+		drm_print_memory_stats(p, &st[r], DRM_GEM_OBJECT_RESIDENT,
+				       qgpu_regions[r]);
+	drm_printf(p, "drm-engine-render:\t%llu ns\n",
+		   (u64)atomic64_read(&qf->usage->busy_ns));
 }
 
 /* DEFINE_DRM_GEM_FOPS() plus fdinfo */

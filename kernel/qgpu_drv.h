@@ -56,6 +56,7 @@ struct qgpu_engine {
 
 	struct drm_gpu_scheduler sched;
 	bool sched_ready;
+	u64 last_done_ns;		/* under fence_lock: last job's end */
 };
 
 /**
@@ -137,10 +138,25 @@ struct qgpu_device {
 /**
  * struct qgpu_file - per open file state
  */
+/**
+ * struct qgpu_usage - a DRM file's render-engine time (fdinfo), shared by
+ * the file and its contexts so that work finishing after either is gone
+ * is still counted
+ * @ref: the file's reference and one per context
+ * @busy_ns: time the render engine spent on the file's DMA buffers
+ */
+struct qgpu_usage {
+	struct kref ref;
+	atomic64_t busy_ns;
+};
+
+void qgpu_usage_put(struct qgpu_usage *usage);
+
 struct qgpu_file {
 	struct qgpu_device *qdev;
 	struct xarray contexts;		/* ids owned by this file */
 	struct qgpu_counters stats;
+	struct qgpu_usage *usage;
 };
 
 static inline struct qgpu_device *to_qdev(struct drm_device *drm)

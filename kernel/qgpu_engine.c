@@ -12,6 +12,7 @@
 #include "qgpu_mmio.h"
 #include "qgpu_ring_cmd.h"
 #include "qgpu_ctx.h"
+#include "qgpu_trace.h"
 
 static const u32 qgpu_ring_sizes[QGPU_NUM_ENGINES] = {
 	[QGPU_ENGINE_PAGING] = 256 * 1024,
@@ -190,6 +191,7 @@ static void qgpu_fault_pop(struct qgpu_device *qdev)
 
 	qgpu_wr(qdev, QGPU_REG_FAULTQ_POP, 1);
 	atomic64_inc(&qdev->stats.c[QGPU_STAT(faults)]);
+	trace_qgpu_fault(reason, engine, ctx, addr, offset);
 	dev_info_ratelimited(qdev->drm.dev,
 			     "device fault: reason %u engine %u ctx %u offset %#x addr %#llx\n",
 			     reason, engine, ctx, offset, addr);

@@ -15,6 +15,7 @@
 #include "qgpu_mm_priv.h"
 #include "qgpu_plan.h"
 #include "qgpu_policy.h"
+#include "qgpu_trace.h"
 
 /*
  * Insert @node for @size bytes into @mm: a placement decision. The dry run
@@ -170,6 +171,8 @@ int qgpu_mm_evict_one(struct qgpu_bo *bo, bool to_system)
 
 	if (bo->seg == QGPU_SEG_SYSTEM)
 		return 0;
+	if (!qgpu_plan_dry(qdev))
+		trace_qgpu_evict(bo, bo->seg, to_system, qdev->policy, bo->dead);
 	if (bo->dead)
 		return qgpu_mm_drop(bo);
 	if (!to_system && bo->seg != QGPU_SEG_APERTURE &&

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * qgpu: allocations as GEM objects, dumb buffers, Lock2 and CPU mappings.
- * A CPU mapping follows its allocation: every move zaps the PTEs and the
- * next access faults in the pages of the allocation's current medium
- * (BAR2, host aperture or system pages) at the same virtual address.
+ * qgpu: allocations as GEM objects. Creation (GEM_CREATE, dumb buffers),
+ * residency requests (GEM_RESIDE), GEM_INFO, and their destruction, which
+ * is deferred until qgpu's work on them is done. CPU mappings and Lock2
+ * are in qgpu_cpu_map.c, dma-buf sharing in qgpu_prime.c.
  */
 #include <linux/delay.h>
 #include <linux/dma-buf.h>
@@ -19,6 +19,7 @@
 #include "qgpu_gem.h"
 #include "qgpu_mm.h"
 #include "qgpu_resv.h"
+#include "qgpu_trace.h"
 
 /*
  * Deferred destruction, second half: runs once the allocation's queued GPU
@@ -57,11 +58,14 @@ static void qgpu_gem_free(struct drm_gem_object *obj)
 {
 	struct qgpu_bo *bo = to_qbo(obj);
 	struct qgpu_device *qdev = to_qdev(obj->dev);
+	bool idle;
 
 	mutex_lock(&qdev->mm_lock);
 	qgpu_mm_bo_gone(bo);
+	idle = qgpu_resv_own_idle(qdev, obj->resv);
+	trace_qgpu_bo_destroy(bo, bo->seg, !idle);
 	/* idle: its range is free at once (the pages, after any GART unmap) */
-	if (qgpu_resv_own_idle(qdev, obj->resv))
+	if (idle)
 		qgpu_mm_bo_reap(bo);
 	mutex_unlock(&qdev->mm_lock);
 	qgpu_stat_add(qdev, NULL, QGPU_STAT(allocations), -1);
@@ -69,101 +73,6 @@ static void qgpu_gem_free(struct drm_gem_object *obj)
 		      -(s64)obj->size);
 	INIT_WORK(&bo->reap, qgpu_gem_reap);
 	queue_work(qdev->reap_wq, &bo->reap);
-}
-
-/*
- * Wait for a move in flight (kernel-usage fences) without holding any lock;
- * then fault again. The mapping holds a reference to the object.
- */
-static vm_fault_t qgpu_gem_fault_wait(struct drm_gem_object *obj)
-{
-	long t = dma_resv_wait_timeout(obj->resv, DMA_RESV_USAGE_KERNEL, true,
-				       msecs_to_jiffies(QGPU_JOB_TIMEOUT_MS));
-
-	/* Interrupted or still moving: the access simply faults again. */
-	return t < 0 && t != -ERESTARTSYS ? VM_FAULT_SIGBUS : VM_FAULT_NOPAGE;
-}
-
-static vm_fault_t qgpu_gem_fault(struct vm_fault *vmf)
-{
-	struct vm_area_struct *vma = vmf->vma;
-	struct drm_gem_object *obj = vma->vm_private_data;
-	struct qgpu_bo *bo = to_qbo(obj);
-	struct qgpu_device *qdev = to_qdev(obj->dev);
-	unsigned long first = vma->vm_pgoff - drm_vma_node_start(&obj->vma_node);
-	unsigned long addr, i, npages = vma_pages(vma);
-	vm_fault_t ret = VM_FAULT_NOPAGE;
-	bool moving;
-	pgprot_t prot;
-	u32 path;
-	int idx, err;
-
-	if (!drm_dev_enter(obj->dev, &idx))
-		return VM_FAULT_SIGBUS;
-	mutex_lock(&qdev->mm_lock);
-	err = qgpu_mm_cpu_prepare(bo, &path, &moving);
-	if (err) {
-		ret = err == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
-		goto out;
-	}
-	if (moving) {
-		mutex_unlock(&qdev->mm_lock);
-		drm_dev_exit(idx);
-		return qgpu_gem_fault_wait(obj);
-	}
-	qgpu_mm_touch(bo);
-	prot = vm_get_page_prot(vma->vm_flags);
-	if (path != QGPU_CPU_PATH_SYSTEM)
-		prot = pgprot_writecombine(prot);
-	/* Map the whole VMA now: one fault per mapping per move. */
-	for (i = 0, addr = vma->vm_start; i < npages; i++, addr += PAGE_SIZE) {
-		unsigned long pg = first + i, pfn;
-
-		if (pg >= bo->npages)
-			break;
-		if (path == QGPU_CPU_PATH_BAR)
-			pfn = ((qdev->vram_bar + qgpu_bo_gpu_addr(bo)) >>
-			       PAGE_SHIFT) + pg;
-		else if (path == QGPU_CPU_PATH_HAP)
-			pfn = (qdev->hap_bar >> PAGE_SHIFT) +
-			      qgpu_hap_page(bo, pg);
-		else
-			pfn = page_to_pfn(bo->pages[pg]);
-		ret = vmf_insert_pfn_prot(vma, addr, pfn, prot);
-		if (ret & VM_FAULT_ERROR)
-			break;
-		ret = VM_FAULT_NOPAGE;
-	}
-out:
-	mutex_unlock(&qdev->mm_lock);
-	drm_dev_exit(idx);
-	return ret;
-}
-
-static const struct vm_operations_struct qgpu_gem_vm_ops = {
-	.fault = qgpu_gem_fault,
-	.open = drm_gem_vm_open,
-	.close = drm_gem_vm_close,
-};
-
-static int qgpu_gem_mmap(struct drm_gem_object *obj,
-			 struct vm_area_struct *vma)
-{
-	int ret;
-
-	if (obj->import_attach) {
-		/* another device's buffer: its exporter maps it */
-		vma->vm_private_data = NULL;
-		vma->vm_ops = NULL;
-		ret = dma_buf_mmap(obj->dma_buf, vma, 0);
-		/* the exporter's mapping holds its own reference */
-		if (!ret)
-			drm_gem_object_put(obj);
-		return ret;
-	}
-	vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP);
-	vma->vm_ops = &qgpu_gem_vm_ops;
-	return 0;
 }
 
 /*
@@ -175,112 +84,6 @@ static enum drm_gem_object_status qgpu_gem_status(struct drm_gem_object *obj)
 {
 	return READ_ONCE(to_qbo(obj)->seg) != QGPU_SEG_SYSTEM ?
 	       DRM_GEM_OBJECT_RESIDENT : 0;
-}
-
-/*
- * PRIME. An exported allocation is shared through its dma-buf: its
- * reservation object is the dma-buf's (implicit synchronisation), and
- * CPU mappings made through the dma-buf live in the DRM device's address
- * space (drm_gem_dmabuf_export() points the dma-buf file there), so every
- * move zaps them like any other mapping. A device that attaches is given
- * the allocation's system pages: while any device is attached, the
- * allocation stays in system memory or the aperture segment (which maps
- * those same pages), so the attached device always sees the content.
- */
-static int qgpu_dmabuf_attach(struct dma_buf *dma_buf,
-			      struct dma_buf_attachment *attach)
-{
-	struct drm_gem_object *obj = dma_buf->priv;
-	struct qgpu_bo *bo = to_qbo(obj);
-	struct qgpu_device *qdev = to_qdev(obj->dev);
-	long t;
-	int idx, ret;
-
-	if (!(bo->segment_mask & BIT(QGPU_SEG_APERTURE)))
-		return -EINVAL;
-	if (!drm_dev_enter(obj->dev, &idx))
-		return -ENODEV;
-	mutex_lock(&qdev->mm_lock);
-	ret = qgpu_bo_backing(bo);
-	if (!ret && bo->seg != QGPU_SEG_SYSTEM &&
-	    bo->seg != QGPU_SEG_APERTURE)
-		ret = qgpu_mm_evict(bo, false);
-	if (!ret)
-		bo->attachments++;
-	mutex_unlock(&qdev->mm_lock);
-	drm_dev_exit(idx);
-	if (ret)
-		return ret;
-	/* the content is in the pages once the move out of VRAM is done */
-	t = dma_resv_wait_timeout(obj->resv, DMA_RESV_USAGE_KERNEL, true,
-				  msecs_to_jiffies(QGPU_JOB_TIMEOUT_MS));
-	if (t > 0)
-		return 0;
-	mutex_lock(&qdev->mm_lock);
-	bo->attachments--;
-	mutex_unlock(&qdev->mm_lock);
-	return t ? t : -ETIMEDOUT;
-}
-
-static void qgpu_dmabuf_detach(struct dma_buf *dma_buf,
-			       struct dma_buf_attachment *attach)
-{
-	struct drm_gem_object *obj = dma_buf->priv;
-	struct qgpu_device *qdev = to_qdev(obj->dev);
-
-	mutex_lock(&qdev->mm_lock);
-	to_qbo(obj)->attachments--;
-	mutex_unlock(&qdev->mm_lock);
-}
-
-/* Only for an attached device: the pages stay while it is attached. */
-static struct sg_table *qgpu_gem_get_sg_table(struct drm_gem_object *obj)
-{
-	struct qgpu_bo *bo = to_qbo(obj);
-
-	if (!READ_ONCE(bo->attachments) || !bo->pages)
-		return ERR_PTR(-EINVAL);
-	return drm_prime_pages_to_sg(obj->dev, bo->pages, bo->npages);
-}
-
-static const struct dma_buf_ops qgpu_dmabuf_ops = {
-	.attach = qgpu_dmabuf_attach,
-	.detach = qgpu_dmabuf_detach,
-	.map_dma_buf = drm_gem_map_dma_buf,
-	.unmap_dma_buf = drm_gem_unmap_dma_buf,
-	.mmap = drm_gem_dmabuf_mmap,
-	.release = drm_gem_dmabuf_release,
-};
-
-static struct dma_buf *qgpu_gem_prime_export(struct drm_gem_object *obj,
-					     int flags)
-{
-	struct dma_buf_export_info exp_info = {
-		.exp_name = KBUILD_MODNAME,
-		.owner = THIS_MODULE,
-		.ops = &qgpu_dmabuf_ops,
-		.size = obj->size,
-		.flags = flags,
-		.priv = obj,
-		.resv = obj->resv,
-	};
-
-	if (obj->import_attach)
-		return ERR_PTR(-EOPNOTSUPP);
-	return drm_gem_dmabuf_export(obj->dev, &exp_info);
-}
-
-struct drm_gem_object *qgpu_gem_prime_import(struct drm_device *drm,
-					     struct dma_buf *dma_buf)
-{
-	struct drm_gem_object *obj = dma_buf->priv;
-
-	if (dma_buf->ops == &qgpu_dmabuf_ops && obj->dev == drm) {
-		/* our own allocation coming back: the same object */
-		drm_gem_object_get(obj);
-		return obj;
-	}
-	return drm_gem_prime_import(drm, dma_buf);
 }
 
 static const struct drm_gem_object_funcs qgpu_gem_funcs = {
@@ -295,9 +98,9 @@ static const struct drm_gem_object_funcs qgpu_gem_funcs = {
  * A new allocation; @shmem: backed by a shmem file of its own (else the
  * caller gives it pages, as an import does).
  */
-static struct qgpu_bo *qgpu_bo_create(struct qgpu_device *qdev, u64 size,
-				      u32 mask, u32 flags, u32 preferred,
-				      bool shmem)
+struct qgpu_bo *qgpu_bo_create(struct qgpu_device *qdev, u64 size,
+			       u32 mask, u32 flags, u32 preferred,
+			       bool shmem)
 {
 	struct qgpu_bo *bo;
 	unsigned int i;
@@ -332,6 +135,7 @@ static struct qgpu_bo *qgpu_bo_create(struct qgpu_device *qdev, u64 size,
 	INIT_LIST_HEAD(&bo->hap_link);
 	qgpu_stat_add(qdev, NULL, QGPU_STAT(allocations), 1);
 	qgpu_stat_add(qdev, NULL, QGPU_STAT(allocated_bytes), size);
+	trace_qgpu_bo_create(bo, size, mask, flags);
 	return bo;
 }
 
@@ -346,62 +150,9 @@ static int qgpu_bo_create_handle(struct drm_file *file, struct qgpu_bo *bo,
 }
 
 /* Largest allocation: what the device could ever hold, capped. */
-static u64 qgpu_max_alloc(struct qgpu_device *qdev)
+u64 qgpu_max_alloc(struct qgpu_device *qdev)
 {
 	return min_t(u64, max(qdev->vram_size, qdev->gart_size), SZ_4G);
-}
-
-/**
- * qgpu_gem_prime_import_sg_table - an allocation over another device's buffer
- * @drm: the device
- * @attach: qgpu's attachment to the dma-buf
- * @sgt: the exporter's pages, mapped for qgpu
- *
- * The exporter owns the memory: the allocation is only ever mapped into
- * the aperture segment (GART entries for those pages) and never copied
- * into VRAM or into pages of its own, so nothing is ever evicted into
- * memory the exporter does not own. Its reservation object is the
- * dma-buf's, so qgpu's work and the exporter's wait for each other.
- *
- * Return: the object, or an ERR_PTR (-EINVAL: no aperture segment, a size
- * the aperture cannot hold, or a scatter list without pages).
- */
-struct drm_gem_object *
-qgpu_gem_prime_import_sg_table(struct drm_device *drm,
-			       struct dma_buf_attachment *attach,
-			       struct sg_table *sgt)
-{
-	struct qgpu_device *qdev = to_qdev(drm);
-	size_t size = attach->dmabuf->size;
-	struct qgpu_bo *bo;
-	int ret;
-
-	if (!qgpu_mm_seg_present(qdev, QGPU_SEG_APERTURE) || !size ||
-	    !PAGE_ALIGNED(size) || size > qgpu_max_alloc(qdev))
-		return ERR_PTR(-EINVAL);
-	bo = qgpu_bo_create(qdev, size, BIT(QGPU_SEG_APERTURE),
-			    QGPU_GEM_CPU_ACCESS, QGPU_SEG_APERTURE, false);
-	if (IS_ERR(bo))
-		return ERR_CAST(bo);
-	bo->pristine = false;
-	bo->pages = kvmalloc_array(bo->npages, sizeof(*bo->pages), GFP_KERNEL);
-	bo->dma = kvmalloc_array(bo->npages, sizeof(*bo->dma), GFP_KERNEL);
-	ret = bo->pages && bo->dma ? 0 : -ENOMEM;
-	if (!ret)
-		ret = drm_prime_sg_to_page_array(sgt, bo->pages, bo->npages);
-	if (!ret)
-		ret = drm_prime_sg_to_dma_addr_array(sgt, bo->dma, bo->npages);
-	if (ret) {
-		kvfree(bo->pages);
-		kvfree(bo->dma);
-		bo->pages = NULL;
-		bo->dma = NULL;
-		/* not imported yet: freed as an allocation without pages */
-		drm_gem_object_put(&bo->base);
-		return ERR_PTR(ret);
-	}
-	bo->sgt = sgt;
-	return &bo->base;
 }
 
 int qgpu_gem_dumb_create(struct drm_file *file, struct drm_device *drm,
@@ -478,65 +229,6 @@ struct qgpu_bo *qgpu_bo_lookup(struct drm_file *file, u32 handle)
 	struct drm_gem_object *obj = drm_gem_object_lookup(file, handle);
 
 	return obj ? to_qbo(obj) : NULL;
-}
-
-int qgpu_gem_lock_ioctl(struct drm_device *drm, void *data,
-			struct drm_file *file)
-{
-	struct qgpu_device *qdev = to_qdev(drm);
-	struct drm_qgpu_gem_lock *args = data;
-	struct qgpu_bo *bo;
-	int ret = 0;
-
-	if (args->flags)
-		return -EINVAL;	/* Lock2: reserved flag bits must be 0 */
-	bo = qgpu_bo_lookup(file, args->handle);
-	if (!bo)
-		return -ENOENT;
-	mutex_lock(&qdev->mm_lock);
-	/*
-	 * "Allocation Usage Tracking": a non-CPU-accessible allocation is
-	 * locked through the aperture segment or while in system memory.
-	 */
-	if (!(bo->flags & QGPU_GEM_CPU_ACCESS) &&
-	    (bo->seg == QGPU_SEG_VISIBLE || bo->seg == QGPU_SEG_LOCAL)) {
-		if (bo->segment_mask & BIT(QGPU_SEG_APERTURE))
-			ret = qgpu_mm_evict(bo, false);
-		else
-			ret = -EBUSY;
-	}
-	if (!ret && bo->lock_count == U32_MAX)
-		ret = -EOVERFLOW;
-	if (!ret) {
-		bo->lock_count++;
-		args->offset = drm_vma_node_offset_addr(&bo->base.vma_node);
-	}
-	mutex_unlock(&qdev->mm_lock);
-	drm_gem_object_put(&bo->base);
-	return ret;
-}
-
-int qgpu_gem_unlock_ioctl(struct drm_device *drm, void *data,
-			  struct drm_file *file)
-{
-	struct qgpu_device *qdev = to_qdev(drm);
-	struct drm_qgpu_gem_unlock *args = data;
-	struct qgpu_bo *bo;
-	int ret = 0;
-
-	if (args->flags)
-		return -EINVAL;
-	bo = qgpu_bo_lookup(file, args->handle);
-	if (!bo)
-		return -ENOENT;
-	mutex_lock(&qdev->mm_lock);
-	if (bo->lock_count)
-		bo->lock_count--;
-	else
-		ret = -EINVAL;
-	mutex_unlock(&qdev->mm_lock);
-	drm_gem_object_put(&bo->base);
-	return ret;
 }
 
 int qgpu_gem_reside_ioctl(struct drm_device *drm, void *data,

@@ -77,7 +77,20 @@ static inline struct qgpu_bo *to_qbo(struct drm_gem_object *obj)
 	return container_of(obj, struct qgpu_bo, base);
 }
 
+/* qgpu_gem.c */
 struct qgpu_bo *qgpu_bo_lookup(struct drm_file *file, u32 handle);
+struct qgpu_bo *qgpu_bo_create(struct qgpu_device *qdev, u64 size,
+			       u32 mask, u32 flags, u32 preferred,
+			       bool shmem);
+u64 qgpu_max_alloc(struct qgpu_device *qdev);
+
+/* qgpu_cpu_map.c */
+int qgpu_gem_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma);
+
+/* qgpu_prime.c */
+struct dma_buf *qgpu_gem_prime_export(struct drm_gem_object *obj,
+				      int flags);
+struct sg_table *qgpu_gem_get_sg_table(struct drm_gem_object *obj);
 struct drm_gem_object *qgpu_gem_prime_import(struct drm_device *drm,
 					     struct dma_buf *dma_buf);
 struct drm_gem_object *

@@ -8,6 +8,7 @@
 #include "qgpu_drv.h"
 #include "qgpu_ctx.h"
 #include "qgpu_job.h"
+#include "qgpu_trace.h"
 
 static struct qgpu_job *to_qjob(struct drm_sched_job *job)
 {
@@ -77,7 +78,23 @@ struct dma_fence *qgpu_job_push(struct qgpu_job *job,
 
 static void qgpu_job_hw_done(struct dma_fence *fence, struct dma_fence_cb *cb)
 {
-	qgpu_ctx_hw_end(container_of(cb, struct qgpu_job, hw_cb)->ctx);
+	struct qgpu_job *job = container_of(cb, struct qgpu_job, hw_cb);
+	struct qgpu_engine *eng = job->eng;
+	u64 now = ktime_get_ns();
+
+	trace_qgpu_job_done(eng->id, job->ctx ? job->ctx->id : 0, fence->seqno);
+	/*
+	 * The engine runs its ring in order: a job's time starts when it was
+	 * written to the ring or when the job before it ended, if later.
+	 * (Fences signal in order; a job found done already at run_job is
+	 * counted from there, a race that only blurs the accounting.)
+	 */
+	if (job->ctx)
+		atomic64_add(now - max(job->emit_ns, eng->last_done_ns),
+			     &job->ctx->usage->busy_ns);
+	eng->last_done_ns = now;
+	if (job->ctx)
+		qgpu_ctx_hw_end(job->ctx);
 }
 
 static struct dma_fence *qgpu_run_job(struct drm_sched_job *sched_job)
@@ -101,6 +118,7 @@ static struct dma_fence *qgpu_run_job(struct drm_sched_job *sched_job)
 		dma_fence_set_error(&sched_job->s_fence->finished, -ECANCELED);
 		return NULL;
 	}
+	job->emit_ns = ktime_get_ns();
 	ret = qgpu_engine_emit(job->eng, job->cmds, job->ndw, &fence);
 	drm_dev_exit(idx);
 	if (ret) {
@@ -108,9 +126,10 @@ static struct dma_fence *qgpu_run_job(struct drm_sched_job *sched_job)
 			qgpu_ctx_hw_end(job->ctx);
 		return ERR_PTR(ret);
 	}
-	if (job->ctx && dma_fence_add_callback(fence, &job->hw_cb,
-					       qgpu_job_hw_done))
-		qgpu_ctx_hw_end(job->ctx);	/* already done */
+	trace_qgpu_job_run(job->eng->id, job->ctx ? job->ctx->id : 0,
+			   fence->seqno);
+	if (dma_fence_add_callback(fence, &job->hw_cb, qgpu_job_hw_done))
+		qgpu_job_hw_done(fence, &job->hw_cb);	/* already done */
 	dma_fence_put(job->hw_fence);
 	job->hw_fence = dma_fence_get(fence);
 	return fence;
@@ -157,6 +176,8 @@ static enum drm_gpu_sched_stat qgpu_timedout_job(struct drm_sched_job *sched_job
 
 	drm_info(&qdev->drm, "%s engine hang: resetting (context %u)\n",
 		 eng->name, job->ctx ? job->ctx->id : 0);
+	trace_qgpu_job_timeout(eng->id, job->ctx ? job->ctx->id : 0,
+			       job->hw_fence ? job->hw_fence->seqno : 0);
 	/*
 	 * The 6.12 recovery sequence: stop (puts the job back and detaches
 	 * the hardware fences), reset, run the innocent jobs again (the
@@ -168,6 +189,7 @@ static enum drm_gpu_sched_stat qgpu_timedout_job(struct drm_sched_job *sched_job
 	if (job->ctx)
 		qgpu_ctx_mark_lost(job->ctx, QGPU_CTX_LOST_HANG);
 	qgpu_engine_reset(eng);
+	trace_qgpu_reset(eng->id);
 	atomic64_inc(&qdev->stats.c[QGPU_STAT(resets)]);
 	drm_sched_resubmit_jobs(&eng->sched);
 	drm_sched_start(&eng->sched);

@@ -26,6 +26,7 @@ struct qgpu_job {
 	u32 ndw;
 	struct dma_fence *hw_fence;
 	struct dma_fence_cb hw_cb;
+	u64 emit_ns;
 	void (*release)(void *data);
 	void *release_data;
 };

@@ -17,6 +17,7 @@
 #include "qgpu_mm_priv.h"
 #include "qgpu_paging.h"
 #include "qgpu_plan.h"
+#include "qgpu_trace.h"
 
 /* Drop every CPU mapping of @bo; the next access faults and re-resolves. */
 void qgpu_mm_zap(struct qgpu_bo *bo)
@@ -288,6 +289,7 @@ int qgpu_mm_move(struct qgpu_bo *bo, u32 dst,
 	qgpu_mm_paging_end(bo, &pb, ret);
 	if (ret)
 		return ret;
+	trace_qgpu_move(bo, bo->seg, dst, (u64)bo->npages << PAGE_SHIFT);
 	qgpu_mm_book_move(bo, dst, dst_node);
 	return 0;
 }

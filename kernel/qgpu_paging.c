@@ -15,6 +15,7 @@
 #include "qgpu_paging.h"
 #include "qgpu_resv.h"
 #include "qgpu_ring_cmd.h"
+#include "qgpu_trace.h"
 
 #define QGPU_PAGING_MAX_DW	4096
 
@@ -67,6 +68,7 @@ struct dma_fence *qgpu_paging_submit(struct qgpu_paging *pb)
 	}
 	pb->job->ndw = pb->ndw;
 	done = qgpu_job_push(pb->job, &qdev->paging_entity);
+	trace_qgpu_paging_submit(done->seqno, pb->ndw);
 	pb->job = NULL;
 	dma_fence_put(qdev->pbuf_last);
 	qdev->pbuf_last = dma_fence_get(done);

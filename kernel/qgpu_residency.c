@@ -10,6 +10,8 @@
 #include "qgpu_gem.h"
 #include "qgpu_mm.h"
 #include "qgpu_mm_priv.h"
+#include "qgpu_plan.h"
+#include "qgpu_trace.h"
 
 static int qgpu_mm_place(struct qgpu_bo *bo, u32 id)
 {
@@ -32,17 +34,7 @@ static int qgpu_mm_place(struct qgpu_bo *bo, u32 id)
 	return ret;
 }
 
-/**
- * qgpu_mm_make_resident - commit an allocation to a segment
- * @bo: the allocation
- * @seg: a segment id, or 0 to try the preferred segments in order and then
- *	the rest of the supported set
- *
- * An allocation already resident in an acceptable segment stays put.
- * Return: 0, -EBUSY when the lock rules forbid it, -ENOSPC when no segment
- * has room even after eviction.
- */
-int qgpu_mm_make_resident(struct qgpu_bo *bo, u32 seg)
+static int qgpu_mm_choose(struct qgpu_bo *bo, u32 seg)
 {
 	u32 order[QGPU_SEG_MAX + 4];
 	unsigned int n = 0, i;
@@ -66,6 +58,25 @@ int qgpu_mm_make_resident(struct qgpu_bo *bo, u32 seg)
 		if (r == -EBUSY)
 			ret = r;
 	}
+	return ret;
+}
+
+/**
+ * qgpu_mm_make_resident - commit an allocation to a segment
+ * @bo: the allocation
+ * @seg: a segment id, or 0 to try the preferred segments in order and then
+ *	the rest of the supported set
+ *
+ * An allocation already resident in an acceptable segment stays put.
+ * Return: 0, -EBUSY when the lock rules forbid it, -ENOSPC when no segment
+ * has room even after eviction.
+ */
+int qgpu_mm_make_resident(struct qgpu_bo *bo, u32 seg)
+{
+	int ret = qgpu_mm_choose(bo, seg);
+
+	if (!qgpu_plan_dry(to_qdev(bo->base.dev)))
+		trace_qgpu_make_resident(bo, seg, bo->seg, ret);
 	return ret;
 }
 

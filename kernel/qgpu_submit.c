@@ -11,17 +11,16 @@
  * table stay pinned where they are (slots reprogrammed at that split point
  * carry no restriction), and the walk goes on.
  */
-#include <linux/bitmap.h>
 #include <linux/dma-mapping.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/uaccess.h>
 #include <drm/drm_exec.h>
 #include <drm/drm_print.h>
-#include <drm/drm_syncobj.h>
 
 #include "qgpu_drv.h"
 #include "qgpu_ctx.h"
+#include "qgpu_dma_parse.h"
 #include "qgpu_gem.h"
 #include "qgpu_job.h"
 #include "qgpu_mm.h"
@@ -29,6 +28,8 @@
 #include "qgpu_ring_cmd.h"
 #include "qgpu_split.h"
 #include "qgpu_submit.h"
+#include "qgpu_submit_sync.h"
+#include "qgpu_trace.h"
 
 /* The patched DMA buffer, shared by the portions that execute it. */
 struct qgpu_dmabuf {
@@ -65,8 +66,7 @@ struct qgpu_submit {
 	struct drm_qgpu_alloc_entry *ae;
 	struct qgpu_bo **bos;		/* per allocation entry, may be NULL */
 	struct drm_qgpu_patch_entry *pe;
-	struct dma_fence **in_fences;
-	u32 num_in;
+	struct qgpu_in_syncs in;
 	struct qgpu_bo **table;		/* resource table, per slot */
 	struct qgpu_bo **undo;		/* per patch entry: what it replaced */
 	struct qgpu_bo **devslot;	/* per slot: bound at the portion start */
@@ -85,65 +85,35 @@ struct qgpu_submit {
 };
 
 /*
- * Walk the DMA buffer the way the device will: known commands only, every
- * BIND patched. Every split offset must be a command start this walk saw,
- * so that every portion the device runs starts where the kernel parsed it:
- * nothing the device executes was not parsed and validated here.
+ * Parse the DMA buffer (qgpu_dma_parse.c): nothing the device executes was
+ * not parsed and validated here.
  */
 static int qgpu_submit_parse(struct qgpu_submit *s)
 {
-	u32 ndw = s->args->dma_size / 4, i = 0, p = 0, binds = 0;
-	unsigned long *starts;
-	int ret = -EINVAL;
+	u32 ndw = s->args->dma_size / 4, npe = s->args->num_patches, i, at;
+	struct qgpu_parse_patch *pp;
+	enum qgpu_parse_rule rule;
+	u32 *starts;
 
-	starts = bitmap_zalloc(ndw, GFP_KERNEL);
-	if (!starts)
+	starts = kvcalloc(QGPU_PARSE_STARTS_WORDS(ndw), sizeof(*starts),
+			  GFP_KERNEL);
+	pp = kvmalloc_array(npe + 1, sizeof(*pp), GFP_KERNEL);
+	if (!starts || !pp) {
+		kvfree(starts);
+		kvfree(pp);
 		return -ENOMEM;
-	while (i < ndw) {
-		u32 hdr = s->dw[i], op = QGPU_CMD_OPCODE(hdr);
-		u32 len = QGPU_CMD_LEN(hdr), need = qgpu_dma_cmd_len(op);
-
-		if (!need || QGPU_CMD_FLAGS(hdr) || len < need ||
-		    len > ndw - i || (op != QGPU_DMA_NOP && len != need)) {
-			drm_dbg(&s->qdev->drm, "bad DMA command %#x at %u\n",
-				hdr, i * 4);
-			goto out;
-		}
-		__set_bit(i, starts);
-		if (op == QGPU_DMA_BIND) {
-			u32 at = (i + QGPU_DMA_BIND_ADDR_DW) * 4;
-
-			/* the patch entries for BINDs come in buffer order */
-			while (p < s->args->num_patches &&
-			       s->pe[p].patch_offset < at)
-				p++;
-			if (p >= s->args->num_patches ||
-			    s->pe[p].patch_offset != at) {
-				drm_dbg(&s->qdev->drm, "BIND at %u not patched\n",
-					i * 4);
-				goto out;
-			}
-			binds++;
-		}
-		i += len;
 	}
-	/* no patch entry may point anywhere but a BIND's address */
-	if (binds != s->args->num_patches) {
-		drm_dbg(&s->qdev->drm, "patch entry not at a BIND address\n");
-		goto out;
+	for (i = 0; i < npe; i++) {
+		pp[i].patch_offset = s->pe[i].patch_offset;
+		pp[i].split_offset = s->pe[i].split_offset;
 	}
-	for (p = 0; p < s->args->num_patches; p++) {
-		if (!test_bit(s->pe[p].split_offset / 4, starts)) {
-			drm_dbg(&s->qdev->drm,
-				"split offset %u is not a command boundary\n",
-				s->pe[p].split_offset);
-			goto out;
-		}
-	}
-	ret = 0;
-out:
-	bitmap_free(starts);
-	return ret;
+	rule = qgpu_dma_parse(s->dw, ndw, pp, npe, starts, &at);
+	if (rule != QGPU_PARSE_OK)
+		drm_dbg(&s->qdev->drm, "submit: %s (offset %u)\n",
+			qgpu_parse_rule_name(rule), at);
+	kvfree(starts);
+	kvfree(pp);
+	return rule == QGPU_PARSE_OK ? 0 : -EINVAL;
 }
 
 static int qgpu_cmp_u32(const void *a, const void *b)
@@ -270,69 +240,6 @@ static int qgpu_submit_copy(struct qgpu_submit *s)
 	}
 	qgpu_submit_collect_slots(s);
 	return qgpu_submit_parse(s);
-}
-
-static int qgpu_submit_syncs_in(struct qgpu_submit *s)
-{
-	struct drm_qgpu_submit *a = s->args;
-	struct drm_qgpu_sync_entry e;
-	u32 i;
-	int ret;
-
-	s->in_fences = kcalloc(a->num_in_syncs + 1, sizeof(*s->in_fences),
-			       GFP_KERNEL);
-	if (!s->in_fences)
-		return -ENOMEM;
-	for (i = 0; i < a->num_in_syncs; i++) {
-		if (copy_from_user(&e, u64_to_user_ptr(a->in_syncs) +
-				   i * sizeof(e), sizeof(e)))
-			return -EFAULT;
-		if (e.flags) {
-			drm_dbg(&s->qdev->drm, "submit: in-sync %u flags\n", i);
-			return -EINVAL;
-		}
-		ret = drm_syncobj_find_fence(s->file, e.handle, e.point, 0,
-					     &s->in_fences[i]);
-		if (ret) {
-			drm_dbg(&s->qdev->drm, "submit: in-sync %u: %d\n", i,
-				ret);
-			return ret;
-		}
-		s->num_in++;
-	}
-	return 0;
-}
-
-/* Look up every out-syncobj before anything runs, so a bad one changes nothing. */
-static int qgpu_submit_syncs_check_out(struct qgpu_submit *s,
-				       struct drm_syncobj **objs,
-				       struct dma_fence_chain **chains)
-{
-	struct drm_qgpu_submit *a = s->args;
-	struct drm_qgpu_sync_entry e;
-	u32 i;
-
-	for (i = 0; i < a->num_out_syncs; i++) {
-		if (copy_from_user(&e, u64_to_user_ptr(a->out_syncs) +
-				   i * sizeof(e), sizeof(e)))
-			return -EFAULT;
-		if (e.flags) {
-			drm_dbg(&s->qdev->drm, "submit: out-sync %u flags\n", i);
-			return -EINVAL;
-		}
-		objs[i] = drm_syncobj_find(s->file, e.handle);
-		if (!objs[i]) {
-			drm_dbg(&s->qdev->drm, "submit: out-sync %u handle %u\n",
-				i, e.handle);
-			return -ENOENT;
-		}
-		if (e.point) {
-			chains[i] = dma_fence_chain_alloc();
-			if (!chains[i])
-				return -ENOMEM;
-		}
-	}
-	return 0;
 }
 
 static void qgpu_submit_unpin_all(struct qgpu_submit *s)
@@ -469,8 +376,8 @@ static int qgpu_submit_portion(struct qgpu_submit *s, u32 start, u32 end)
 	ret = qgpu_submit_lock_resvs(s, &exec);
 	if (!ret)
 		ret = qgpu_submit_resv_deps(s, job);
-	for (i = 0; !ret && !s->portions && i < s->num_in; i++)
-		ret = qgpu_job_add_dep(job, s->in_fences[i]);
+	for (i = 0; !ret && !s->portions && i < s->in.n; i++)
+		ret = qgpu_job_add_dep(job, s->in.fence[i]);
 	if (ret) {
 		drm_exec_fini(&exec);
 		qgpu_job_free(job);
@@ -490,6 +397,7 @@ static int qgpu_submit_portion(struct qgpu_submit *s, u32 start, u32 end)
 	}
 	drm_exec_fini(&exec);
 	qgpu_ctx_queued(s->ctx, done);
+	trace_qgpu_split_portion(s->ctx->id, s->portions, start, end);
 	dma_fence_put(s->last);
 	s->last = done;
 	s->portions++;
@@ -782,13 +690,10 @@ static void qgpu_submit_cleanup(struct qgpu_submit *s)
 		for (i = 0; i < s->args->num_allocs; i++)
 			if (s->bos[i])
 				drm_gem_object_put(&s->bos[i]->base);
-	if (s->in_fences)
-		for (i = 0; i < s->num_in; i++)
-			dma_fence_put(s->in_fences[i]);
+	qgpu_in_syncs_put(&s->in);
 	if (s->buf)
 		qgpu_dmabuf_put(s->buf);
 	dma_fence_put(s->last);
-	kfree(s->in_fences);
 	kvfree(s->ae);
 	kvfree(s->bos);
 	kvfree(s->pe);
@@ -806,14 +711,11 @@ int qgpu_submit_ioctl(struct drm_device *drm, void *data,
 {
 	struct qgpu_device *qdev = to_qdev(drm);
 	struct drm_qgpu_submit *args = data;
-	struct drm_syncobj *objs[QGPU_MAX_SYNCS] = {};
-	struct dma_fence_chain *chains[QGPU_MAX_SYNCS] = {};
+	struct qgpu_out_syncs out = {};
 	struct qgpu_submit s = {
 		.qdev = qdev, .qf = file->driver_priv, .file = file,
 		.args = args,
 	};
-	struct drm_qgpu_sync_entry e;
-	u32 i;
 	int ret;
 
 	if (args->flags)
@@ -830,9 +732,11 @@ int qgpu_submit_ioctl(struct drm_device *drm, void *data,
 	}
 	ret = qgpu_submit_copy(&s);
 	if (!ret)
-		ret = qgpu_submit_syncs_in(&s);
+		ret = qgpu_in_syncs_get(qdev, file, args->in_syncs,
+					args->num_in_syncs, &s.in);
 	if (!ret)
-		ret = qgpu_submit_syncs_check_out(&s, objs, chains);
+		ret = qgpu_out_syncs_get(qdev, file, args->out_syncs,
+					 args->num_out_syncs, &out);
 	if (!ret)
 		ret = qgpu_submit_precheck(&s);
 	if (ret)
@@ -851,26 +755,14 @@ int qgpu_submit_ioctl(struct drm_device *drm, void *data,
 		goto out;
 
 	/* Portions were queued: the out-syncobjs get the last one's fence. */
-	for (i = 0; i < args->num_out_syncs; i++) {
-		if (copy_from_user(&e, u64_to_user_ptr(args->out_syncs) +
-				   i * sizeof(e), sizeof(e)))
-			e.point = 0;
-		if (chains[i]) {
-			drm_syncobj_add_point(objs[i], chains[i], s.last, e.point);
-			chains[i] = NULL;
-		} else {
-			drm_syncobj_replace_fence(objs[i], s.last);
-		}
-	}
+	qgpu_out_syncs_signal(&out, s.last);
 	args->portions = s.portions;
 	qgpu_stat_add(qdev, s.qf, QGPU_STAT(submissions), 1);
 	atomic64_inc(&s.ctx->submissions);
 out:
-	for (i = 0; i < QGPU_MAX_SYNCS; i++) {
-		if (objs[i])
-			drm_syncobj_put(objs[i]);
-		dma_fence_chain_free(chains[i]);
-	}
+	trace_qgpu_submit(args->ctx, args->dma_size, args->num_allocs,
+			  args->num_patches, s.portions, ret);
+	qgpu_out_syncs_put(&out);
 	qgpu_submit_cleanup(&s);
 out_ctx:
 	qgpu_ctx_put(s.ctx);

@@ -5,7 +5,9 @@
  * supports (6.12 or later), and the kernel's per-file DRM statistics
  * (/proc/PID/fdinfo/FD) show the driver's memory: drm-total-memory counts
  * every allocation of the file, drm-resident-memory those committed to a
- * segment.
+ * segment, the same per region (system, vram, gart) by where each
+ * allocation is, and drm-engine-render the render engine's time on the
+ * file's DMA buffers.
  */
 #include <sys/utsname.h>
 
@@ -38,6 +40,8 @@ static int64_t fdinfo_value(int fd, const char *name)
 			v <<= 10;
 		else if (!strcmp(unit, "MiB"))
 			v <<= 20;
+		else if (!strcmp(unit, "ns"))
+			;	/* engine time */
 		else
 			igt_assert_f(n == 1, "unknown unit in: %s", line);
 		ret = v;
@@ -60,6 +64,19 @@ static bool fdinfo_has(int fd, const char *text)
 		found = strstr(line, text) != NULL;
 	fclose(f);
 	return found;
+}
+
+static void assert_region(int fd, const char *region, int64_t total,
+			  int64_t resident)
+{
+	char tn[64], rn[64];
+
+	snprintf(tn, sizeof(tn), "drm-total-%s", region);
+	snprintf(rn, sizeof(rn), "drm-resident-%s", region);
+	igt_assert_f(fdinfo_value(fd, tn) == total, "%s is %lld, not %lld\n",
+		     tn, (long long)fdinfo_value(fd, tn), (long long)total);
+	igt_assert_f(fdinfo_value(fd, rn) == resident, "%s is %lld, not %lld\n",
+		     rn, (long long)fdinfo_value(fd, rn), (long long)resident);
 }
 
 static void assert_memory(int fd, int64_t total, int64_t resident)
@@ -123,12 +140,47 @@ igt_main
 		qt_reside(fd, b, QGPU_RESIDE_MAKE_RESIDENT,
 			  QGPU_SEG_APERTURE);
 		assert_memory(fd, 192 * KIB, 192 * KIB);
+		/* per region: where each allocation is now */
+		assert_region(fd, "vram", 64 * KIB, 64 * KIB);
+		assert_region(fd, "gart", 128 * KIB, 128 * KIB);
+		assert_region(fd, "system", 0, 0);
 		qt_reside(fd, a, QGPU_RESIDE_EVICT_SYSTEM, 0);
 		assert_memory(fd, 192 * KIB, 128 * KIB);
+		assert_region(fd, "vram", 0, 0);
+		assert_region(fd, "system", 64 * KIB, 0);
 
 		qt_close(fd, a);
 		qt_close(fd, b);
 		igt_assert_eq(fdinfo_value(fd, "drm-total-memory"), 0);
+		close(fd);
+	}
+
+	igt_subtest("fdinfo-engine-time") {
+		struct qgpu_cb *cb = qt_cb(&dev);
+		int fd = qt_reopen(&dev);
+		int64_t t0, t1, other;
+		uint32_t h, ctx;
+
+		t0 = fdinfo_value(fd, "drm-engine-render");
+		igt_assert_eq(t0, 0);
+		other = fdinfo_value(dev.fd, "drm-engine-render");
+		ctx = qt_ctx(fd);
+		h = qt_bo(fd, 4 << 20, QGPU_SEGBIT(QGPU_SEG_VISIBLE), 0, 0);
+		qgpu_cb_bind(cb, 0, h, 0, 4 << 20);
+		qgpu_cb_fill(cb, 0, 0, 4 << 20, 7);
+		qgpu_cb_checksum(cb, 0, 0, 4 << 20, 0, 0);
+		qt_run(fd, ctx, cb, 20);
+		t1 = fdinfo_value(fd, "drm-engine-render");
+		igt_info("drm-engine-render: %lld ns\n", (long long)t1);
+		igt_assert_lt(0, t1);
+		/* the time is the file's: another file's stays as it was */
+		igt_assert_eq(fdinfo_value(dev.fd, "drm-engine-render"), other);
+		/* it only grows, and counts work of destroyed contexts */
+		qt_run(fd, ctx, cb, 20);
+		igt_assert_eq(qgpu_ctx_destroy(fd, ctx), 0);
+		igt_assert_lt(t1, fdinfo_value(fd, "drm-engine-render"));
+		qt_cb_free(cb);
+		qt_close(fd, h);
 		close(fd);
 	}
 

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qgpu: CPU access to allocations, Lock2 and Unlock2 ("Allocation Usage
+ * Tracking", WDK). A CPU mapping follows its allocation: every move zaps
+ * the PTEs and the next access faults in the pages of the allocation's
+ * current medium (BAR2, host aperture or system pages) at the same
+ * virtual address; a fault waits only for a move in flight.
+ */
+#include <linux/dma-buf.h>
+#include <linux/dma-resv.h>
+#include <linux/mm.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_vma_manager.h>
+
+#include "qgpu_drv.h"
+#include "qgpu_gem.h"
+#include "qgpu_mm.h"
+
+/*
+ * Wait for a move in flight (kernel-usage fences) without holding any lock;
+ * then fault again. The mapping holds a reference to the object.
+ */
+static vm_fault_t qgpu_gem_fault_wait(struct drm_gem_object *obj)
+{
+	long t = dma_resv_wait_timeout(obj->resv, DMA_RESV_USAGE_KERNEL, true,
+				       msecs_to_jiffies(QGPU_JOB_TIMEOUT_MS));
+
+	/* Interrupted or still moving: the access simply faults again. */
+	return t < 0 && t != -ERESTARTSYS ? VM_FAULT_SIGBUS : VM_FAULT_NOPAGE;
+}
+
+static vm_fault_t qgpu_gem_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct drm_gem_object *obj = vma->vm_private_data;
+	struct qgpu_bo *bo = to_qbo(obj);
+	struct qgpu_device *qdev = to_qdev(obj->dev);
+	unsigned long first = vma->vm_pgoff - drm_vma_node_start(&obj->vma_node);
+	unsigned long addr, i, npages = vma_pages(vma);
+	vm_fault_t ret = VM_FAULT_NOPAGE;
+	bool moving;
+	pgprot_t prot;
+	u32 path;
+	int idx, err;
+
+	if (!drm_dev_enter(obj->dev, &idx))
+		return VM_FAULT_SIGBUS;
+	mutex_lock(&qdev->mm_lock);
+	err = qgpu_mm_cpu_prepare(bo, &path, &moving);
+	if (err) {
+		ret = err == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
+		goto out;
+	}
+	if (moving) {
+		mutex_unlock(&qdev->mm_lock);
+		drm_dev_exit(idx);
+		return qgpu_gem_fault_wait(obj);
+	}
+	qgpu_mm_touch(bo);
+	prot = vm_get_page_prot(vma->vm_flags);
+	if (path != QGPU_CPU_PATH_SYSTEM)
+		prot = pgprot_writecombine(prot);
+	/* Map the whole VMA now: one fault per mapping per move. */
+	for (i = 0, addr = vma->vm_start; i < npages; i++, addr += PAGE_SIZE) {
+		unsigned long pg = first + i, pfn;
+
+		if (pg >= bo->npages)
+			break;
+		if (path == QGPU_CPU_PATH_BAR)
+			pfn = ((qdev->vram_bar + qgpu_bo_gpu_addr(bo)) >>
+			       PAGE_SHIFT) + pg;
+		else if (path == QGPU_CPU_PATH_HAP)
+			pfn = (qdev->hap_bar >> PAGE_SHIFT) +
+			      qgpu_hap_page(bo, pg);
+		else
+			pfn = page_to_pfn(bo->pages[pg]);
+		ret = vmf_insert_pfn_prot(vma, addr, pfn, prot);
+		if (ret & VM_FAULT_ERROR)
+			break;
+		ret = VM_FAULT_NOPAGE;
+	}
+out:
+	mutex_unlock(&qdev->mm_lock);
+	drm_dev_exit(idx);
+	return ret;
+}
+
+static const struct vm_operations_struct qgpu_gem_vm_ops = {
+	.fault = qgpu_gem_fault,
+	.open = drm_gem_vm_open,
+	.close = drm_gem_vm_close,
+};
+
+int qgpu_gem_mmap(struct drm_gem_object *obj,
+		  struct vm_area_struct *vma)
+{
+	int ret;
+
+	if (obj->import_attach) {
+		/* another device's buffer: its exporter maps it */
+		vma->vm_private_data = NULL;
+		vma->vm_ops = NULL;
+		ret = dma_buf_mmap(obj->dma_buf, vma, 0);
+		/* the exporter's mapping holds its own reference */
+		if (!ret)
+			drm_gem_object_put(obj);
+		return ret;
+	}
+	vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP);
+	vma->vm_ops = &qgpu_gem_vm_ops;
+	return 0;
+}
+
+int qgpu_gem_lock_ioctl(struct drm_device *drm, void *data,
+			struct drm_file *file)
+{
+	struct qgpu_device *qdev = to_qdev(drm);
+	struct drm_qgpu_gem_lock *args = data;
+	struct qgpu_bo *bo;
+	int ret = 0;
+
+	if (args->flags)
+		return -EINVAL;	/* Lock2: reserved flag bits must be 0 */
+	bo = qgpu_bo_lookup(file, args->handle);
+	if (!bo)
+		return -ENOENT;
+	mutex_lock(&qdev->mm_lock);
+	/*
+	 * "Allocation Usage Tracking": a non-CPU-accessible allocation is
+	 * locked through the aperture segment or while in system memory.
+	 */
+	if (!(bo->flags & QGPU_GEM_CPU_ACCESS) &&
+	    (bo->seg == QGPU_SEG_VISIBLE || bo->seg == QGPU_SEG_LOCAL)) {
+		if (bo->segment_mask & BIT(QGPU_SEG_APERTURE))
+			ret = qgpu_mm_evict(bo, false);
+		else
+			ret = -EBUSY;
+	}
+	if (!ret && bo->lock_count == U32_MAX)
+		ret = -EOVERFLOW;
+	if (!ret) {
+		bo->lock_count++;
+		args->offset = drm_vma_node_offset_addr(&bo->base.vma_node);
+	}
+	mutex_unlock(&qdev->mm_lock);
+	drm_gem_object_put(&bo->base);
+	return ret;
+}
+
+int qgpu_gem_unlock_ioctl(struct drm_device *drm, void *data,
+			  struct drm_file *file)
+{
+	struct qgpu_device *qdev = to_qdev(drm);
+	struct drm_qgpu_gem_unlock *args = data;
+	struct qgpu_bo *bo;
+	int ret = 0;
+
+	if (args->flags)
+		return -EINVAL;
+	bo = qgpu_bo_lookup(file, args->handle);
+	if (!bo)
+		return -ENOENT;
+	mutex_lock(&qdev->mm_lock);
+	if (bo->lock_count)
+		bo->lock_count--;
+	else
+		ret = -EINVAL;
+	mutex_unlock(&qdev->mm_lock);
+	drm_gem_object_put(&bo->base);
+	return ret;
+}
