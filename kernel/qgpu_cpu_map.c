@@ -47,14 +47,14 @@ static vm_fault_t qgpu_gem_fault(struct vm_fault *vmf)
 
 	if (!drm_dev_enter(obj->dev, &idx))
 		return VM_FAULT_SIGBUS;
-	mutex_lock(&qdev->mm_lock);
+	qgpu_mm_lock(qdev, NULL);
 	err = qgpu_mm_cpu_prepare(bo, &path, &moving);
 	if (err) {
 		ret = err == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
 		goto out;
 	}
 	if (moving) {
-		mutex_unlock(&qdev->mm_lock);
+		qgpu_mm_unlock(qdev);
 		drm_dev_exit(idx);
 		return qgpu_gem_fault_wait(obj);
 	}
@@ -82,7 +82,7 @@ static vm_fault_t qgpu_gem_fault(struct vm_fault *vmf)
 		ret = VM_FAULT_NOPAGE;
 	}
 out:
-	mutex_unlock(&qdev->mm_lock);
+	qgpu_mm_unlock(qdev);
 	drm_dev_exit(idx);
 	return ret;
 }
@@ -126,7 +126,7 @@ int qgpu_gem_lock_ioctl(struct drm_device *drm, void *data,
 	bo = qgpu_bo_lookup(file, args->handle);
 	if (!bo)
 		return -ENOENT;
-	mutex_lock(&qdev->mm_lock);
+	qgpu_mm_lock(qdev, NULL);
 	/*
 	 * "Allocation Usage Tracking": a non-CPU-accessible allocation is
 	 * locked through the aperture segment or while in system memory.
@@ -144,7 +144,7 @@ int qgpu_gem_lock_ioctl(struct drm_device *drm, void *data,
 		bo->lock_count++;
 		args->offset = drm_vma_node_offset_addr(&bo->base.vma_node);
 	}
-	mutex_unlock(&qdev->mm_lock);
+	qgpu_mm_unlock(qdev);
 	drm_gem_object_put(&bo->base);
 	return ret;
 }
@@ -162,12 +162,12 @@ int qgpu_gem_unlock_ioctl(struct drm_device *drm, void *data,
 	bo = qgpu_bo_lookup(file, args->handle);
 	if (!bo)
 		return -ENOENT;
-	mutex_lock(&qdev->mm_lock);
+	qgpu_mm_lock(qdev, NULL);
 	if (bo->lock_count)
 		bo->lock_count--;
 	else
 		ret = -EINVAL;
-	mutex_unlock(&qdev->mm_lock);
+	qgpu_mm_unlock(qdev);
 	drm_gem_object_put(&bo->base);
 	return ret;
 }

@@ -35,9 +35,9 @@ static int qgpu_stats_show(struct seq_file *m, void *unused)
 	unsigned int i;
 	u32 n;
 
-	mutex_lock(&qdev->mm_lock);
+	qgpu_mm_lock(qdev, NULL);
 	qgpu_mm_segment_stats(qdev, st, &n);
-	mutex_unlock(&qdev->mm_lock);
+	qgpu_mm_unlock(qdev);
 	for (i = 0; i < n; i++)
 		seq_printf(m, "segment %u: size %llu used %llu allocations %u\n",
 			   st[i].id, st[i].size, st[i].used, st[i].allocations);
@@ -87,9 +87,9 @@ static ssize_t qgpu_policy_write(struct file *file, const char __user *ubuf,
 	if (i == QGPU_POLICY_COUNT && (kstrtouint(buf, 0, &i) ||
 				       i >= QGPU_POLICY_COUNT))
 		return -EINVAL;
-	mutex_lock(&qdev->mm_lock);
+	qgpu_mm_lock(qdev, NULL);
 	qdev->policy = i;
-	mutex_unlock(&qdev->mm_lock);
+	qgpu_mm_unlock(qdev);
 	return len;
 }
 

@@ -122,7 +122,7 @@ struct qgpu_device {
 	u64 lru_tick;
 	struct workqueue_struct *reap_wq;	/* deferred destruction */
 	struct qgpu_plan *plan;		/* the walk being planned or replayed */
-	struct qgpu_file *mm_owner;	/* whose request pages now, or NULL */
+	struct qgpu_file *mm_requester;	/* under mm_lock: see qgpu_mm_lock() */
 	u32 policy;
 
 	/* contexts */
@@ -162,6 +162,24 @@ struct qgpu_file {
 static inline struct qgpu_device *to_qdev(struct drm_device *drm)
 {
 	return container_of(drm, struct qgpu_device, drm);
+}
+
+/*
+ * mm_lock is taken for a file's request (@qf: a submit, a residency
+ * request) or for the kernel's own work (NULL). What the memory manager
+ * does while it is held (bytes paged, evictions, paging buffers) is
+ * counted for the device and for that file (QGPU_QUERY_STATS per file).
+ */
+static inline void qgpu_mm_lock(struct qgpu_device *qdev, struct qgpu_file *qf)
+{
+	mutex_lock(&qdev->mm_lock);
+	qdev->mm_requester = qf;
+}
+
+static inline void qgpu_mm_unlock(struct qgpu_device *qdev)
+{
+	qdev->mm_requester = NULL;
+	mutex_unlock(&qdev->mm_lock);
 }
 
 static inline void qgpu_stat_add(struct qgpu_device *qdev,

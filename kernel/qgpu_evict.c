@@ -186,7 +186,7 @@ int qgpu_mm_evict_one(struct qgpu_bo *bo, bool to_system)
 		ret = qgpu_mm_move(bo, QGPU_SEG_SYSTEM, NULL);
 	}
 	if (!ret && !qgpu_plan_dry(qdev))
-		qgpu_stat_add(qdev, qdev->mm_owner, QGPU_STAT(evictions), 1);
+		qgpu_stat_add(qdev, qdev->mm_requester, QGPU_STAT(evictions), 1);
 	return ret;
 }
 

@@ -33,9 +33,9 @@ static void qgpu_gem_reap(struct work_struct *work)
 	int ret;
 
 	qgpu_resv_wait_own(qdev, obj->resv);
-	mutex_lock(&qdev->mm_lock);
+	qgpu_mm_lock(qdev, NULL);
 	ret = qgpu_mm_bo_reap(bo);
-	mutex_unlock(&qdev->mm_lock);
+	qgpu_mm_unlock(qdev);
 	if (ret) {
 		/* the GART still maps its pages: try again later */
 		msleep(20);
@@ -60,14 +60,14 @@ static void qgpu_gem_free(struct drm_gem_object *obj)
 	struct qgpu_device *qdev = to_qdev(obj->dev);
 	bool idle;
 
-	mutex_lock(&qdev->mm_lock);
+	qgpu_mm_lock(qdev, NULL);
 	qgpu_mm_bo_gone(bo);
 	idle = qgpu_resv_own_idle(qdev, obj->resv);
 	trace_qgpu_bo_destroy(bo, bo->seg, !idle);
 	/* idle: its range is free at once (the pages, after any GART unmap) */
 	if (idle)
 		qgpu_mm_bo_reap(bo);
-	mutex_unlock(&qdev->mm_lock);
+	qgpu_mm_unlock(qdev);
 	qgpu_stat_add(qdev, NULL, QGPU_STAT(allocations), -1);
 	qgpu_stat_add(qdev, NULL, QGPU_STAT(allocated_bytes),
 		      -(s64)obj->size);
@@ -255,8 +255,7 @@ int qgpu_gem_reside_ioctl(struct drm_device *drm, void *data,
 	bo = qgpu_bo_lookup(file, args->handle);
 	if (!bo)
 		return -ENOENT;
-	mutex_lock(&qdev->mm_lock);
-	qdev->mm_owner = file->driver_priv;
+	qgpu_mm_lock(qdev, file->driver_priv);
 	if (args->op == QGPU_RESIDE_MAKE_RESIDENT)
 		ret = qgpu_mm_make_resident(bo, args->segment);
 	else
@@ -265,8 +264,7 @@ int qgpu_gem_reside_ioctl(struct drm_device *drm, void *data,
 		qgpu_mm_touch(bo);
 		args->segment = bo->seg;
 	}
-	qdev->mm_owner = NULL;
-	mutex_unlock(&qdev->mm_lock);
+	qgpu_mm_unlock(qdev);
 	drm_gem_object_put(&bo->base);
 	return ret;
 }
@@ -284,7 +282,7 @@ int qgpu_gem_info_ioctl(struct drm_device *drm, void *data,
 		return -ENOENT;
 	memset(args, 0, sizeof(*args));
 	args->handle = handle;
-	mutex_lock(&qdev->mm_lock);
+	qgpu_mm_lock(qdev, NULL);
 	args->segment = bo->seg;
 	args->size = bo->base.size;
 	args->gpu_addr = qgpu_bo_gpu_addr(bo);
@@ -298,7 +296,7 @@ int qgpu_gem_info_ioctl(struct drm_device *drm, void *data,
 				 QGPU_CPU_PATH_HAP : QGPU_CPU_PATH_NONE;
 	else
 		args->cpu_path = QGPU_CPU_PATH_SYSTEM;
-	mutex_unlock(&qdev->mm_lock);
+	qgpu_mm_unlock(qdev);
 	drm_gem_object_put(&bo->base);
 	return 0;
 }

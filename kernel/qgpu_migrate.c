@@ -126,7 +126,7 @@ static int qgpu_mm_build_move(struct qgpu_paging *pb, struct qgpu_bo *bo,
 	if (ret)
 		return ret;
 	if (stat)
-		qgpu_stat_add(qdev, qdev->mm_owner, stat, size);
+		qgpu_stat_add(qdev, qdev->mm_requester, stat, size);
 
 	/* Out of the aperture: clear the GART entries. */
 	if (src == QGPU_SEG_APERTURE)

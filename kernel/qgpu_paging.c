@@ -72,7 +72,7 @@ struct dma_fence *qgpu_paging_submit(struct qgpu_paging *pb)
 	pb->job = NULL;
 	dma_fence_put(qdev->pbuf_last);
 	qdev->pbuf_last = dma_fence_get(done);
-	qgpu_stat_add(qdev, qdev->mm_owner, QGPU_STAT(paging_buffers), 1);
+	qgpu_stat_add(qdev, qdev->mm_requester, QGPU_STAT(paging_buffers), 1);
 	return done;
 }
 

@@ -37,14 +37,14 @@ static int qgpu_dmabuf_attach(struct dma_buf *dma_buf,
 		return -EINVAL;
 	if (!drm_dev_enter(obj->dev, &idx))
 		return -ENODEV;
-	mutex_lock(&qdev->mm_lock);
+	qgpu_mm_lock(qdev, NULL);
 	ret = qgpu_bo_backing(bo);
 	if (!ret && bo->seg != QGPU_SEG_SYSTEM &&
 	    bo->seg != QGPU_SEG_APERTURE)
 		ret = qgpu_mm_evict(bo, false);
 	if (!ret)
 		bo->attachments++;
-	mutex_unlock(&qdev->mm_lock);
+	qgpu_mm_unlock(qdev);
 	drm_dev_exit(idx);
 	if (ret)
 		return ret;
@@ -53,9 +53,9 @@ static int qgpu_dmabuf_attach(struct dma_buf *dma_buf,
 				  msecs_to_jiffies(QGPU_JOB_TIMEOUT_MS));
 	if (t > 0)
 		return 0;
-	mutex_lock(&qdev->mm_lock);
+	qgpu_mm_lock(qdev, NULL);
 	bo->attachments--;
-	mutex_unlock(&qdev->mm_lock);
+	qgpu_mm_unlock(qdev);
 	return t ? t : -ETIMEDOUT;
 }
 
@@ -65,9 +65,9 @@ static void qgpu_dmabuf_detach(struct dma_buf *dma_buf,
 	struct drm_gem_object *obj = dma_buf->priv;
 	struct qgpu_device *qdev = to_qdev(obj->dev);
 
-	mutex_lock(&qdev->mm_lock);
+	qgpu_mm_lock(qdev, NULL);
 	to_qbo(obj)->attachments--;
-	mutex_unlock(&qdev->mm_lock);
+	qgpu_mm_unlock(qdev);
 }
 
 /* Only for an attached device: the pages stay while it is attached. */

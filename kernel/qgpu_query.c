@@ -122,16 +122,16 @@ int qgpu_query_ioctl(struct drm_device *drm, void *data,
 		qgpu_query_device(qdev, buf);
 		break;
 	case QGPU_QUERY_SEGMENTS:
-		mutex_lock(&qdev->mm_lock);
+		qgpu_mm_lock(qdev, NULL);
 		qgpu_query_segments(qdev, buf);
-		mutex_unlock(&qdev->mm_lock);
+		qgpu_mm_unlock(qdev);
 		break;
 	case QGPU_QUERY_STATS:
 		qgpu_query_stats(&qdev->stats, buf);
-		mutex_lock(&qdev->mm_lock);
+		qgpu_mm_lock(qdev, NULL);
 		qgpu_mm_segment_stats(qdev, buf + sizeof(struct drm_qgpu_stats),
 				      &count);
-		mutex_unlock(&qdev->mm_lock);
+		qgpu_mm_unlock(qdev);
 		break;
 	case QGPU_QUERY_FILE_STATS:
 		qgpu_query_stats(&qf->stats, buf);

@@ -745,11 +745,9 @@ int qgpu_submit_ioctl(struct drm_device *drm, void *data,
 	ret = qgpu_ctx_begin_submit(s.ctx);
 	if (ret)
 		goto out;
-	mutex_lock(&qdev->mm_lock);
-	qdev->mm_owner = s.qf;
+	qgpu_mm_lock(qdev, s.qf);
 	ret = qgpu_submit_plan_and_walk(&s);
-	qdev->mm_owner = NULL;
-	mutex_unlock(&qdev->mm_lock);
+	qgpu_mm_unlock(qdev);
 	qgpu_ctx_end_submit(s.ctx);
 	if (!s.portions)
 		goto out;
