@@ -26,7 +26,7 @@
  * - Segment ("Initializing Use of Memory Segments"): a range of the GPU's
  *   address space the memory manager places allocations in, described by
  *   &struct drm_qgpu_segment (after DXGK_SEGMENTDESCRIPTOR) and read with
- *   the same two-call pattern (&QGPU_QUERY_SEGMENTS: the count first, then
+ *   the same two-call pattern (%QGPU_QUERY_SEGMENTS: the count first, then
  *   the descriptors). qgpu has at most three, by stable id: CPU-visible
  *   VRAM (%QGPU_SEG_VISIBLE, a memory-space segment the CPU reaches
  *   linearly through BAR2, as "Mapping Virtual Addresses to a Memory
@@ -37,7 +37,7 @@
  *   resident. The paging buffer's segment and size (PagingBufferSegmentId,
  *   PagingBufferSize) are in &struct drm_qgpu_device_info.
  * - Allocation: a GEM object, named by a handle of the DRM file. It is
- *   created (&DRM_IOCTL_QGPU_GEM_CREATE) with its supported segment set and
+ *   created (%DRM_IOCTL_QGPU_GEM_CREATE) with its supported segment set and
  *   its preferred segments, and is not resident at first; it reads as
  *   zeros wherever it is first placed. The memory manager commits it to a
  *   segment when a DMA buffer needs it and evicts it (to the aperture
@@ -46,21 +46,21 @@
  *   (engine 0): the transfers and fills of "GpuMmu Example Scenarios". It
  *   is destroyed by closing its last handle (DRM_IOCTL_GEM_CLOSE); see the
  *   memory rules for deferred destruction.
- * - Residency operation: &DRM_IOCTL_QGPU_GEM_RESIDE commits an allocation
+ * - Residency operation: %DRM_IOCTL_QGPU_GEM_RESIDE commits an allocation
  *   to a segment or evicts it, as D3DKMTMakeResident and Evict would, for
  *   tests and tools. It pins nothing: the memory manager may move the
- *   allocation again at once. &DRM_IOCTL_QGPU_GEM_INFO says where an
+ *   allocation again at once. %DRM_IOCTL_QGPU_GEM_INFO says where an
  *   allocation is and how a CPU mapping reaches it (QGPU_CPU_PATH_*).
- * - Lock2 ("Allocation Usage Tracking"): &DRM_IOCTL_QGPU_GEM_LOCK sets an
+ * - Lock2 ("Allocation Usage Tracking"): %DRM_IOCTL_QGPU_GEM_LOCK sets an
  *   allocation up for CPU access and returns the offset to mmap() on the
- *   DRM file; &DRM_IOCTL_QGPU_GEM_UNLOCK ends it. The mapping follows the
+ *   DRM file; %DRM_IOCTL_QGPU_GEM_UNLOCK ends it. The mapping follows the
  *   allocation wherever it moves. Allocations created without
  *   %QGPU_GEM_CPU_ACCESS are restricted while locked (the memory rules).
- * - Context: &DRM_IOCTL_QGPU_CTX_CREATE makes a GPU context, a queue of
+ * - Context: %DRM_IOCTL_QGPU_CTX_CREATE makes a GPU context, a queue of
  *   DMA buffers that run in order, with a resource table in the device
  *   (a slot table of &drm_qgpu_device_info.max_slots rows, saved per
  *   context, see %QGPU_INFO_CAP_CTX_SAVE). A device fault or a hang in one
- *   of its DMA buffers makes the context lost (&QGPU_QUERY_CONTEXT says
+ *   of its DMA buffers makes the context lost (%QGPU_QUERY_CONTEXT says
  *   why); a lost context accepts no more submits (ECANCELED).
  * - DMA buffer: the command stream a submit runs on a context (QGPU_DMA_*
  *   commands, docs/hw-spec.md section 9). Commands reach memory only
@@ -98,7 +98,7 @@
  *   adds implicit synchronisation for sharing, see the memory rules).
  *
  * How they relate: a DRM file owns allocations, contexts and syncobjs. One
- * &DRM_IOCTL_QGPU_SUBMIT names a context, a DMA buffer, an allocation list
+ * %DRM_IOCTL_QGPU_SUBMIT names a context, a DMA buffer, an allocation list
  * of the file's handles, a patch-location list whose entries index the
  * allocation list and point at the buffer's BINDs, and the syncobjs to wait
  * for and to signal. The whole request is checked and the walk over the
@@ -110,7 +110,7 @@
 /**
  * DOC: qgpu memory rules
  *
- * Allocations (GEM objects) live in segments (&QGPU_QUERY_SEGMENTS) or in
+ * Allocations (GEM objects) live in segments (%QGPU_QUERY_SEGMENTS) or in
  * system memory; the kernel moves them with paging buffers on the paging
  * engine. The rules a user-mode driver can rely on:
  *
@@ -150,7 +150,7 @@
  *   qgpu stays the exporter's memory: it is only ever mapped into the
  *   aperture segment, never copied into VRAM (its supported segment set is
  *   the aperture segment alone), and its CPU mappings are the exporter's.
- * - Submission (&DRM_IOCTL_QGPU_SUBMIT) follows "Splitting a DMA Buffer"
+ * - Submission (%DRM_IOCTL_QGPU_SUBMIT) follows "Splitting a DMA Buffer"
  *   (WDK). The kernel parses the whole DMA buffer; every split offset must
  *   be the start of a command it parsed. The walk over the patch-location
  *   list is planned completely before anything is queued: when it fails
@@ -234,7 +234,9 @@
  *   device with more segments).
  * - Ioctl structs may grow at their end: the DRM core copies as much as
  *   the caller's ioctl number says and zero-fills the rest, so fields
- *   appended with "zero means as before" keep old binaries working.
+ *   appended with "zero means as before" keep old binaries working. An old
+ *   kernel ignores what a new binary appends: a field that must not be
+ *   ignored comes with a flags bit that asks for it.
  * - Reserved values: 0 is not a valid query type, residency operation or
  *   context id, and DMA-buffer opcodes the kernel does not know, or
  *   command flags it does not know, are rejected (EINVAL). New ioctls take
@@ -336,7 +338,7 @@ struct drm_qgpu_query {
  * @paging_buffer_segment: PagingBufferSegmentId: segment holding the
  *	paging buffer.
  * @paging_buffer_size: PagingBufferSize in bytes.
- * @num_segments: number of segments (&QGPU_QUERY_SEGMENTS count).
+ * @num_segments: number of segments (%QGPU_QUERY_SEGMENTS count).
  * @pad: zero.
  */
 struct drm_qgpu_device_info {
