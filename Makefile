@@ -31,7 +31,8 @@ US_CPPFLAGS := -Iinclude/uapi/drm -Iinclude/qgpu -Iuserspace/include -I/usr/incl
 US_LDLIBS := -ldrm -lpthread
 UNIT_CFLAGS := -O1 -g -std=gnu11 $(WARN) -MMD -MP -fsanitize=address,undefined \
 	-fno-omit-frame-pointer -fno-sanitize-recover=undefined
-UNIT_CPPFLAGS := -DQGPU_UNIT_TEST -Ikernel -Iinclude -Iinclude/uapi/drm -Iinclude/qgpu -Itests/unit -Itests/vm
+UNIT_CPPFLAGS := -DQGPU_UNIT_TEST -Ikernel -Iinclude -Iinclude/uapi/drm -Iinclude/qgpu \
+	-I/usr/include/libdrm -Itests/unit -Itests/vm
 
 LIB_SRCS := $(wildcard userspace/lib/*.c)
 TOOL_SRCS := $(wildcard userspace/tools/*.c)

@@ -5,12 +5,6 @@
 #include "qgpu_drv.h"
 #include "qgpu_gem.h"
 
-/* How a CPU mapping reaches an allocation (drm_qgpu_gem_info.cpu_path) */
-#define QGPU_CPU_PATH_NONE	0
-#define QGPU_CPU_PATH_BAR	1
-#define QGPU_CPU_PATH_HAP	2
-#define QGPU_CPU_PATH_SYSTEM	3
-
 int qgpu_mm_init(struct qgpu_device *qdev);
 void qgpu_mm_fini(struct qgpu_device *qdev);
 bool qgpu_mm_seg_present(struct qgpu_device *qdev, u32 id);

@@ -111,8 +111,9 @@ static void check_out_of_vram(int fd, uint32_t h, const char *what)
 {
 	struct drm_qgpu_gem_info info = qt_info(fd, h);
 
-	qa_check(!in_vram(info.segment) && info.cpu_path == 3,
-		 "%s: after a CPU access the non-CPU-accessible allocation is in %s, CPU path %u (%s); expected out of VRAM, path 3 (system pages)\n",
+	qa_check(!in_vram(info.segment) &&
+		 info.cpu_path == QGPU_CPU_PATH_SYSTEM,
+		 "%s: after a CPU access the non-CPU-accessible allocation is in %s, CPU path %u (%s); expected out of VRAM, path system pages\n",
 		 what, seg_name(info.segment), info.cpu_path,
 		 qgpu_cpu_path_name(info.cpu_path));
 }

@@ -280,19 +280,21 @@ igt_main
 			bool local;	/* needs non-visible VRAM + aperture */
 		} steps[] = {
 			{ QGPU_RESIDE_MAKE_RESIDENT, QGPU_SEG_VISIBLE,
-			  QGPU_SEG_VISIBLE, 1, false },
-			{ QGPU_RESIDE_EVICT_SYSTEM, 0, QGPU_SEG_SYSTEM, 3, false },
+			  QGPU_SEG_VISIBLE, QGPU_CPU_PATH_BAR, false },
+			{ QGPU_RESIDE_EVICT_SYSTEM, 0, QGPU_SEG_SYSTEM,
+			  QGPU_CPU_PATH_SYSTEM, false },
 			{ QGPU_RESIDE_MAKE_RESIDENT, QGPU_SEG_LOCAL,
-			  QGPU_SEG_LOCAL, 2, true },
-			{ QGPU_RESIDE_EVICT, 0, QGPU_SEG_APERTURE, 3, true },
+			  QGPU_SEG_LOCAL, QGPU_CPU_PATH_HAP, true },
+			{ QGPU_RESIDE_EVICT, 0, QGPU_SEG_APERTURE,
+			  QGPU_CPU_PATH_SYSTEM, true },
 			{ QGPU_RESIDE_MAKE_RESIDENT, QGPU_SEG_VISIBLE,
-			  QGPU_SEG_VISIBLE, 1, false },
+			  QGPU_SEG_VISIBLE, QGPU_CPU_PATH_BAR, false },
 			{ QGPU_RESIDE_MAKE_RESIDENT, QGPU_SEG_APERTURE,
-			  QGPU_SEG_APERTURE, 3, false },
+			  QGPU_SEG_APERTURE, QGPU_CPU_PATH_SYSTEM, false },
 			{ QGPU_RESIDE_MAKE_RESIDENT, QGPU_SEG_LOCAL,
-			  QGPU_SEG_LOCAL, 2, true },
+			  QGPU_SEG_LOCAL, QGPU_CPU_PATH_HAP, true },
 			{ QGPU_RESIDE_MAKE_RESIDENT, QGPU_SEG_VISIBLE,
-			  QGPU_SEG_VISIBLE, 1, false },
+			  QGPU_SEG_VISIBLE, QGPU_CPU_PATH_BAR, false },
 		};
 		uint32_t h, seed = 7, i;
 		struct drm_qgpu_gem_info info;
@@ -377,7 +379,7 @@ igt_main
 		qgpu_pattern_fill(p, size, 42);
 		info = qt_info(dev.fd, h);
 		igt_assert_eq(info.segment, QGPU_SEG_LOCAL);
-		igt_assert_eq(info.cpu_path, 2);
+		igt_assert_eq(info.cpu_path, QGPU_CPU_PATH_HAP);
 		qt_stats(dev.fd, &s1);
 		igt_assert_lte(1, s1.hap_maps - s0.hap_maps);
 		/* the CPU wrote non-visible VRAM itself: the GPU sees it */
@@ -413,7 +415,7 @@ igt_main
 			qgpu_pattern_fill(p[i], chunk, 500 + i);
 			info = qt_info(dev.fd, h[i]);
 			/* older mappings give their aperture pages back */
-			igt_assert_eq(info.cpu_path, 2);
+			igt_assert_eq(info.cpu_path, QGPU_CPU_PATH_HAP);
 			igt_assert_eq(info.segment, QGPU_SEG_LOCAL);
 			via_hap++;
 		}
@@ -430,7 +432,7 @@ igt_main
 			bp = qt_map(dev.fd, big, 2 * hap);
 			qgpu_pattern_fill(bp, 2 * hap, 77);
 			info = qt_info(dev.fd, big);
-			igt_assert_eq(info.cpu_path, 3);
+			igt_assert_eq(info.cpu_path, QGPU_CPU_PATH_SYSTEM);
 			igt_assert_neq(info.segment, QGPU_SEG_LOCAL);
 			fallback++;
 			qt_check_pattern(bp, 2 * hap, 77, "evicted to system");
@@ -468,7 +470,7 @@ igt_main
 				  QGPU_SEG_LOCAL);
 			p[i] = qt_map(dev.fd, h[i], q);
 			qgpu_pattern_fill(p[i], q, 900 + i);
-			igt_assert_eq(qt_info(dev.fd, h[i]).cpu_path, 2);
+			igt_assert_eq(qt_info(dev.fd, h[i]).cpu_path, QGPU_CPU_PATH_HAP);
 		}
 		/* free every other quarter: no run of half the aperture */
 		for (i = 1; i < 4; i += 2) {
@@ -481,10 +483,10 @@ igt_main
 		pe = qt_map(dev.fd, e, 2 * q);
 		qgpu_pattern_fill(pe, 2 * q, 999);
 		/* mapped through two runs, the others keep their pages */
-		igt_assert_eq(qt_info(dev.fd, e).cpu_path, 2);
+		igt_assert_eq(qt_info(dev.fd, e).cpu_path, QGPU_CPU_PATH_HAP);
 		igt_assert_eq(qt_info(dev.fd, e).segment, QGPU_SEG_LOCAL);
 		for (i = 0; i < 4; i += 2)
-			igt_assert_eq(qt_info(dev.fd, h[i]).cpu_path, 2);
+			igt_assert_eq(qt_info(dev.fd, h[i]).cpu_path, QGPU_CPU_PATH_HAP);
 		qt_check_pattern(pe, 2 * q, 999, "two aperture runs");
 		igt_assert_eq(gpu_csum(e, 2 * q), host_pattern_csum(2 * q, 999));
 		for (i = 0; i < 4; i += 2) {
@@ -582,7 +584,7 @@ igt_main
 		qt_reside(dev.fd, h, QGPU_RESIDE_MAKE_RESIDENT, QGPU_SEG_VISIBLE);
 		p[5] = 5;
 		igt_assert_eq(qt_info(dev.fd, h).segment, QGPU_SEG_VISIBLE);
-		igt_assert_eq(qt_info(dev.fd, h).cpu_path, 1);
+		igt_assert_eq(qt_info(dev.fd, h).cpu_path, QGPU_CPU_PATH_BAR);
 
 		/* lock counting and flags */
 		igt_assert_eq(qgpu_bo_lock(dev.fd, h, &off), 0);

@@ -175,7 +175,7 @@ int qgpu_query_context(int fd, uint32_t ctx,
 const char *qgpu_segment_name(uint32_t id);
 const char *qgpu_fault_name(uint32_t reason);
 const char *qgpu_ctx_state_name(uint32_t state);
-const char *qgpu_cpu_path_name(uint32_t path);
+const char *qgpu_cpu_path_name(uint32_t path);	/* QGPU_CPU_PATH_* */
 const char *qgpu_stat_name(unsigned int index);	/* index into the struct */
 
 /**

@@ -333,10 +333,18 @@ const char *qgpu_ctx_state_name(uint32_t state)
 
 const char *qgpu_cpu_path_name(uint32_t path)
 {
-	static const char *const names[] = { "none", "bar2", "host-aperture",
-					     "system" };
-
-	return path < 4 ? names[path] : "?";
+	switch (path) {
+	case QGPU_CPU_PATH_NONE:
+		return "none";
+	case QGPU_CPU_PATH_BAR:
+		return "bar2";
+	case QGPU_CPU_PATH_HAP:
+		return "host-aperture";
+	case QGPU_CPU_PATH_SYSTEM:
+		return "system";
+	default:
+		return "?";
+	}
 }
 
 const char *qgpu_stat_name(unsigned int index)

@@ -229,7 +229,7 @@ static double cpu_write_bw(uint32_t seg, uint64_t size, uint32_t *path)
 	uint32_t h;
 	int i, ret;
 
-	*path = 0;
+	*path = QGPU_CPU_PATH_NONE;
 	if (!src)
 		return -1;
 	memset(src, 0x5a, size);
@@ -268,7 +268,7 @@ static int bench_cpu(void)
 	uint64_t size = 16ull << 20;
 	const struct drm_qgpu_segment *vis, *loc;
 	double bar, hap = -1, ref;
-	uint32_t pbar, phap = 0;
+	uint32_t pbar, phap = QGPU_CPU_PATH_NONE;
 
 	vis = qgpu_dev_segment(&dev, QGPU_SEG_VISIBLE);
 	loc = qgpu_dev_segment(&dev, QGPU_SEG_LOCAL);

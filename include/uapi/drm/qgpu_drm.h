@@ -4,15 +4,113 @@
  *
  * Conventions: every struct is naturally aligned with explicit padding; every
  * pad and reserved field must be zero (EINVAL otherwise); every flags field
- * rejects unknown bits with EINVAL; user pointers are __u64.
+ * rejects unknown bits with EINVAL; user pointers are __u64. The DOC
+ * sections below say what the objects are (model), what the kernel
+ * guarantees (memory rules), which ioctls exist (ioctls) and how this
+ * interface grows without breaking old binaries (growth).
  */
 #ifndef QGPU_DRM_H
 #define QGPU_DRM_H
 
 /**
+ * DOC: qgpu model
+ *
+ * qgpu implements the video memory manager of the Windows display driver
+ * model, as the Windows Driver Kit documents "Initializing Use of Memory
+ * Segments", "Mapping Virtual Addresses to a Memory Segment", "Splitting a
+ * DMA Buffer", "Allocation Usage Tracking" and "GpuMmu Example Scenarios"
+ * describe it, behind a DRM render node. The user-mode driver (libqgpu)
+ * builds DMA buffers; the kernel is the memory manager and the scheduler.
+ * The objects, in those documents' words:
+ *
+ * - Segment ("Initializing Use of Memory Segments"): a range of the GPU's
+ *   address space the memory manager places allocations in, described by
+ *   &struct drm_qgpu_segment (after DXGK_SEGMENTDESCRIPTOR) and read with
+ *   the same two-call pattern (%QGPU_QUERY_SEGMENTS: the count first, then
+ *   the descriptors). qgpu has at most three, by stable id: CPU-visible
+ *   VRAM (%QGPU_SEG_VISIBLE, a memory-space segment the CPU reaches
+ *   linearly through BAR2, as "Mapping Virtual Addresses to a Memory
+ *   Segment" describes), VRAM the CPU cannot see (%QGPU_SEG_LOCAL, reached
+ *   only page by page through the CPU host aperture, BAR4) and the aperture
+ *   segment (%QGPU_SEG_APERTURE, aperture space: a GART over system pages).
+ *   Id 0 (%QGPU_SEG_SYSTEM) is not a segment: an allocation there is not
+ *   resident. The paging buffer's segment and size (PagingBufferSegmentId,
+ *   PagingBufferSize) are in &struct drm_qgpu_device_info.
+ * - Allocation: a GEM object, named by a handle of the DRM file. It is
+ *   created (%DRM_IOCTL_QGPU_GEM_CREATE) with its supported segment set and
+ *   its preferred segments, and is not resident at first; it reads as
+ *   zeros wherever it is first placed. The memory manager commits it to a
+ *   segment when a DMA buffer needs it and evicts it (to the aperture
+ *   segment when its set allows, else to system memory) when another needs
+ *   the room, moving the content with paging buffers on the paging engine
+ *   (engine 0): the transfers and fills of "GpuMmu Example Scenarios". It
+ *   is destroyed by closing its last handle (DRM_IOCTL_GEM_CLOSE); see the
+ *   memory rules for deferred destruction.
+ * - Residency operation: %DRM_IOCTL_QGPU_GEM_RESIDE commits an allocation
+ *   to a segment or evicts it, as D3DKMTMakeResident and Evict would, for
+ *   tests and tools. It pins nothing: the memory manager may move the
+ *   allocation again at once. %DRM_IOCTL_QGPU_GEM_INFO says where an
+ *   allocation is and how a CPU mapping reaches it (QGPU_CPU_PATH_*).
+ * - Lock2 ("Allocation Usage Tracking"): %DRM_IOCTL_QGPU_GEM_LOCK sets an
+ *   allocation up for CPU access and returns the offset to mmap() on the
+ *   DRM file; %DRM_IOCTL_QGPU_GEM_UNLOCK ends it. The mapping follows the
+ *   allocation wherever it moves. Allocations created without
+ *   %QGPU_GEM_CPU_ACCESS are restricted while locked (the memory rules).
+ * - Context: %DRM_IOCTL_QGPU_CTX_CREATE makes a GPU context, a queue of
+ *   DMA buffers that run in order, with a resource table in the device
+ *   (a slot table of &drm_qgpu_device_info.max_slots rows, saved per
+ *   context, see %QGPU_INFO_CAP_CTX_SAVE). A device fault or a hang in one
+ *   of its DMA buffers makes the context lost (%QGPU_QUERY_CONTEXT says
+ *   why); a lost context accepts no more submits (ECANCELED).
+ * - DMA buffer: the command stream a submit runs on a context (QGPU_DMA_*
+ *   commands, docs/hw-spec.md section 9). Commands reach memory only
+ *   through slots: a BIND command binds a slot of the resource table to a
+ *   range of GPU addresses, and the other commands name a slot and an
+ *   offset in it. User space never writes a GPU address: the kernel patches
+ *   every BIND with the address of the allocation its patch entry names.
+ * - Allocation list (&struct drm_qgpu_alloc_entry): the allocations a DMA
+ *   buffer uses, by handle, each marked %QGPU_ALLOC_WRITE when the buffer
+ *   writes it. Handle 0 is the NULL allocation, which unbinds a slot.
+ * - Patch-location list (&struct drm_qgpu_patch_entry, after
+ *   D3DDDI_PATCHLOCATIONLIST): exactly one entry per BIND, in buffer
+ *   order. An entry names an allocation-list entry (AllocationIndex), the
+ *   slot the BIND programs (SlotId), the offset in the allocation, where
+ *   in the buffer the BIND's address is (PatchOffset) and from where in the
+ *   buffer on the allocation is needed (SplitOffset).
+ * - Split point ("Splitting a DMA Buffer"): each distinct split offset of
+ *   the patch-location list. The kernel walks the list in order, making
+ *   each allocation resident and patching its BIND; when an allocation
+ *   cannot be brought in, the portion from the previous split point up to
+ *   that entry's split offset is queued, only the allocations of the
+ *   resource table at that point stay where they are (slots reprogrammed
+ *   at that split point carry no restriction), and the walk goes on. A
+ *   paging buffer may run between two portions, so a DMA buffer must
+ *   reprogram (BIND again) every slot it still uses after a split point;
+ *   every other slot is unbound there, and using it faults. The portions
+ *   of one buffer run back to back on its context;
+ *   &drm_qgpu_submit.portions says how many there were.
+ * - Syncobj: a DRM syncobj (binary, or a timeline point) that a submit
+ *   waits for before its first portion runs (&drm_qgpu_submit.in_syncs) or
+ *   signals when its last portion is done (&drm_qgpu_submit.out_syncs).
+ *   Following "Allocation Usage Tracking", synchronising CPU access with
+ *   GPU work is the user-mode driver's job, done with syncobjs; the kernel
+ *   only keeps each allocation's content safe across its own moves (and
+ *   adds implicit synchronisation for sharing, see the memory rules).
+ *
+ * How they relate: a DRM file owns allocations, contexts and syncobjs. One
+ * %DRM_IOCTL_QGPU_SUBMIT names a context, a DMA buffer, an allocation list
+ * of the file's handles, a patch-location list whose entries index the
+ * allocation list and point at the buffer's BINDs, and the syncobjs to wait
+ * for and to signal. The whole request is checked and the walk over the
+ * patch-location list is planned before anything runs; then the buffer is
+ * queued as one or more portions, with the paging its split points need in
+ * between.
+ */
+
+/**
  * DOC: qgpu memory rules
  *
- * Allocations (GEM objects) live in segments (&QGPU_QUERY_SEGMENTS) or in
+ * Allocations (GEM objects) live in segments (%QGPU_QUERY_SEGMENTS) or in
  * system memory; the kernel moves them with paging buffers on the paging
  * engine. The rules a user-mode driver can rely on:
  *
@@ -52,7 +150,7 @@
  *   qgpu stays the exporter's memory: it is only ever mapped into the
  *   aperture segment, never copied into VRAM (its supported segment set is
  *   the aperture segment alone), and its CPU mappings are the exporter's.
- * - Submission (&DRM_IOCTL_QGPU_SUBMIT) follows "Splitting a DMA Buffer"
+ * - Submission (%DRM_IOCTL_QGPU_SUBMIT) follows "Splitting a DMA Buffer"
  *   (WDK). The kernel parses the whole DMA buffer; every split offset must
  *   be the start of a command it parsed. The walk over the patch-location
  *   list is planned completely before anything is queued: when it fails
@@ -61,6 +159,92 @@
  *   nothing moved and no syncobj was signalled. Between split portions the
  *   device's slot table keeps only the bindings of allocations the kernel
  *   keeps in place; every other slot is unbound, and using it faults.
+ */
+
+/**
+ * DOC: qgpu ioctls
+ *
+ * Each ioctl takes one struct, documented below with every rule the kernel
+ * enforces and the errno it answers with. All are allowed on render nodes
+ * and, on the primary node, to authenticated clients (EACCES otherwise).
+ * Besides the errnos listed, any of them may fail with EFAULT (the struct
+ * or an array it points to cannot be read or written), ENOMEM, and ENODEV
+ * once the device is gone (unplugged); an unknown ioctl number is EINVAL.
+ *
+ * - %DRM_IOCTL_QGPU_QUERY, &struct drm_qgpu_query: device information,
+ *   segments, statistics and a context's status (&enum qgpu_query_type).
+ *   EINVAL (type, arg), ENOENT (context), ENOSPC (buffer too small).
+ * - %DRM_IOCTL_QGPU_GEM_CREATE, &struct drm_qgpu_gem_create: create an
+ *   allocation (not resident) and return its handle. EINVAL.
+ * - %DRM_IOCTL_QGPU_GEM_LOCK, &struct drm_qgpu_gem_lock: Lock2, set an
+ *   allocation up for CPU access; returns the mmap() offset. EINVAL,
+ *   ENOENT, EBUSY, EOVERFLOW.
+ * - %DRM_IOCTL_QGPU_GEM_UNLOCK, &struct drm_qgpu_gem_unlock: end one
+ *   Lock2. EINVAL (also: not locked), ENOENT.
+ * - %DRM_IOCTL_QGPU_GEM_RESIDE, &struct drm_qgpu_gem_reside: commit an
+ *   allocation to a segment or evict it (residency operation). EINVAL,
+ *   ENOENT, EBUSY, ENOSPC.
+ * - %DRM_IOCTL_QGPU_GEM_INFO, &struct drm_qgpu_gem_info: where an
+ *   allocation is, its lock count and CPU path. ENOENT.
+ * - %DRM_IOCTL_QGPU_SUBMIT, &struct drm_qgpu_submit: check, plan and queue
+ *   a DMA buffer with its allocation and patch-location lists and
+ *   syncobjs. EINVAL, ENOENT, E2BIG, ECANCELED, ENOSPC, EBUSY, EINTR.
+ * - %DRM_IOCTL_QGPU_CTX_CREATE, &struct drm_qgpu_ctx_create: create a GPU
+ *   context. EINVAL (flags), ENODEV (the device has no context for user
+ *   space), ENOSPC (every context id is in use).
+ * - %DRM_IOCTL_QGPU_CTX_DESTROY, &struct drm_qgpu_ctx_destroy: destroy a
+ *   context without waiting for its work. EINVAL (pad), ENOENT.
+ *
+ * Everything else is the DRM core's: closing handles (DRM_IOCTL_GEM_CLOSE),
+ * dumb buffers, PRIME, and syncobjs (DRM_IOCTL_SYNCOBJ_*).
+ */
+
+/**
+ * DOC: qgpu UAPI growth
+ *
+ * Old binaries keep working on new kernels, and new binaries can find out
+ * what an old kernel lacks, because the interface only grows in these ways:
+ *
+ * - Nothing that exists changes: not a struct's layout, an ioctl number, a
+ *   constant's value or meaning, an errno a documented rule answers with.
+ *   A retired value is never reused.
+ * - Flags: every flags field an ioctl reads (&drm_qgpu_gem_create.flags,
+ *   &drm_qgpu_gem_lock.flags, &drm_qgpu_gem_unlock.flags,
+ *   &drm_qgpu_gem_reside.flags, &drm_qgpu_submit.flags,
+ *   &drm_qgpu_ctx_create.flags, &drm_qgpu_alloc_entry.flags,
+ *   &drm_qgpu_sync_entry.flags) rejects unknown bits with EINVAL. A new
+ *   behaviour is a new bit: old binaries never set it, and an old kernel
+ *   refuses it, which is how new user space detects it.
+ * - Pad and reserved inputs: every pad field an ioctl reads
+ *   (&drm_qgpu_patch_entry.pad, &drm_qgpu_ctx_destroy.pad) and every input
+ *   that must be zero today (&drm_qgpu_gem_create.handle,
+ *   &drm_qgpu_query.arg for types without an argument,
+ *   &drm_qgpu_gem_reside.segment for evictions) is rejected with EINVAL
+ *   when not zero, so it can become a field whose zero value means today's
+ *   behaviour. Output pads (&drm_qgpu_device_info.pad,
+ *   &drm_qgpu_context_status.pad) are written as zero and may carry a value
+ *   later.
+ * - Arrays in a submit (allocation list, patch-location list, sync entries)
+ *   have fixed element sizes: a new element layout comes with a new
+ *   &drm_qgpu_submit.flags bit that announces it.
+ * - Queries: new information is a new &enum qgpu_query_type value (an old
+ *   kernel answers EINVAL). The answer of an existing type keeps its layout
+ *   and size, since a caller may pass exactly that size and a smaller
+ *   buffer fails with ENOSPC; array answers grow only in their count (a
+ *   device with more segments).
+ * - Ioctl structs may grow at their end: the DRM core copies as much as
+ *   the caller's ioctl number says and zero-fills the rest, so fields
+ *   appended with "zero means as before" keep old binaries working. An old
+ *   kernel ignores what a new binary appends: a field that must not be
+ *   ignored comes with a flags bit that asks for it.
+ * - Reserved values: 0 is not a valid query type, residency operation or
+ *   context id, and DMA-buffer opcodes the kernel does not know, or
+ *   command flags it does not know, are rejected (EINVAL). New ioctls take
+ *   the next free DRM_QGPU_* numbers (0x09 and up). Segment ids are stable;
+ *   new segments take new ids. User space must ignore unknown
+ *   QGPU_INFO_CAP_* and QGPU_SEGF_* bits, must treat unknown QGPU_CTX_*
+ *   states as lost and unknown QGPU_CPU_PATH_* values as "some other path".
+ *   New device features are announced by new QGPU_INFO_CAP_* bits.
  */
 
 #include "drm.h"
@@ -100,7 +284,7 @@ enum qgpu_query_type {
 	QGPU_QUERY_SEGMENTS = 2,
 	QGPU_QUERY_STATS = 3,
 	QGPU_QUERY_FILE_STATS = 4,
-	QGPU_QUERY_CONTEXT = 5,
+	QGPU_QUERY_CONTEXT = 5
 };
 
 /**
@@ -115,6 +299,10 @@ enum qgpu_query_type {
  *	returned. When @size is smaller than needed the call fails with
  *	ENOSPC, copies nothing and reports the needed @size.
  * @ptr: user pointer to the output buffer, or zero.
+ *
+ * The input value of @count is ignored. Errors: EINVAL (@type unknown,
+ * @arg not zero for a type without an argument), ENOENT (%QGPU_QUERY_CONTEXT
+ * for an id that is not a context of this file), ENOSPC (above), EFAULT.
  */
 struct drm_qgpu_query {
 	__u32 type;
@@ -150,7 +338,7 @@ struct drm_qgpu_query {
  * @paging_buffer_segment: PagingBufferSegmentId: segment holding the
  *	paging buffer.
  * @paging_buffer_size: PagingBufferSize in bytes.
- * @num_segments: number of segments (&QGPU_QUERY_SEGMENTS count).
+ * @num_segments: number of segments (%QGPU_QUERY_SEGMENTS count).
  * @pad: zero.
  */
 struct drm_qgpu_device_info {
@@ -271,11 +459,22 @@ struct drm_qgpu_stats {
  * @size: bytes, > 0; rounded up to the page size.
  * @segment_mask: supported segment set: bit (1 << id) per QGPU_SEG_* id;
  *	must be non-empty and only name segments the device has.
- * @flags: QGPU_GEM_* flags.
+ * @flags: QGPU_GEM_* flags (%QGPU_GEM_CREATE_FLAGS are all there are).
  * @preferred: ordered preferred segment ids, one per byte, least
  *	significant byte first, terminated by a zero byte; each must be in
  *	@segment_mask. Zero means "in the order of @segment_mask's ids".
- * @handle: out: GEM handle.
+ * @handle: in: must be zero; out: GEM handle.
+ *
+ * The allocation starts in system memory (not resident). Rules, each
+ * EINVAL when broken: @flags has only known bits; @handle is zero; @size
+ * is not zero and at most the larger of VRAM and the GART range, and at
+ * most 4 GiB; @segment_mask is not empty, has only bits of
+ * %QGPU_SEG_MASK_ALL, and names only segments the device has; @preferred
+ * has no id after its terminator, no id above %QGPU_SEG_MAX, and only ids
+ * in @segment_mask; a %QGPU_GEM_CPU_ACCESS allocation whose set has
+ * %QGPU_SEG_LOCAL also has %QGPU_SEG_APERTURE ("Allocation Usage
+ * Tracking": it must be placeable where the CPU can reach it).
+ * Errors: EINVAL, ENOMEM.
  */
 struct drm_qgpu_gem_create {
 	__u64 size;
@@ -288,7 +487,8 @@ struct drm_qgpu_gem_create {
 /**
  * struct drm_qgpu_gem_lock - Lock2: set up an allocation for CPU access
  * @handle: GEM handle.
- * @flags: must be zero (Lock2 has no flags yet).
+ * @flags: must be zero (Lock2 has no flags yet: "Allocation Usage
+ *	Tracking" reserves them, all 0).
  * @offset: out: fake offset to pass to mmap() on the DRM fd. The mapping
  *	follows the allocation wherever it moves.
  *
@@ -312,6 +512,11 @@ struct drm_qgpu_gem_lock {
  * struct drm_qgpu_gem_unlock - end a Lock2
  * @handle: GEM handle.
  * @flags: must be zero.
+ *
+ * Ends one %DRM_IOCTL_QGPU_GEM_LOCK; existing mappings stay valid (they
+ * follow the allocation whatever its lock count).
+ *
+ * Errors: EINVAL (@flags, or the allocation is not locked), ENOENT (handle).
  */
 struct drm_qgpu_gem_unlock {
 	__u32 handle;
@@ -328,8 +533,19 @@ struct drm_qgpu_gem_unlock {
  * @handle: GEM handle.
  * @op: QGPU_RESIDE_* operation.
  * @segment: in: target segment for MAKE_RESIDENT (0 = by preference);
- *	out: the segment the allocation is in afterwards (0 = system).
+ *	must be 0 for the evictions. Out: the segment the allocation is in
+ *	afterwards (0 = system).
  * @flags: must be zero.
+ *
+ * MAKE_RESIDENT with @segment 0 leaves an allocation that is resident
+ * anywhere where it is; otherwise it tries the preferred segments, then
+ * the rest of the supported set, evicting what is not in use. Nothing is
+ * pinned: the memory manager may move the allocation again at any time.
+ *
+ * Errors: EINVAL (@flags; @op unknown; @segment above %QGPU_SEG_MAX, absent,
+ * not in the supported set, or not 0 for an eviction), ENOENT (handle),
+ * EBUSY (the Lock2 rules, or another device attached through PRIME, keep it
+ * out of VRAM), ENOSPC (no room even after evicting everything evictable).
  */
 struct drm_qgpu_gem_reside {
 	__u32 handle;
@@ -337,6 +553,15 @@ struct drm_qgpu_gem_reside {
 	__u32 segment;
 	__u32 flags;
 };
+
+/*
+ * &drm_qgpu_gem_info.cpu_path: how a CPU mapping of an allocation reaches
+ * its content where the allocation is now.
+ */
+#define QGPU_CPU_PATH_NONE	0	/* none now: hidden VRAM, no host aperture */
+#define QGPU_CPU_PATH_BAR	1	/* BAR2, linear: CPU-visible VRAM */
+#define QGPU_CPU_PATH_HAP	2	/* host aperture (BAR4) over hidden VRAM */
+#define QGPU_CPU_PATH_SYSTEM	3	/* system pages: not resident, or aperture */
 
 /**
  * struct drm_qgpu_gem_info - where an allocation is
@@ -346,10 +571,11 @@ struct drm_qgpu_gem_reside {
  * @gpu_addr: out: GPU physical address when resident, else 0.
  * @segment_mask: out: supported segment set.
  * @lock_count: out: outstanding Lock2 calls.
- * @cpu_path: out: how a CPU mapping reaches it now: 0 none (not mapped
- *	or not resident there), 1 BAR2 linear, 2 host aperture, 3 system pages.
+ * @cpu_path: out: how a CPU mapping reaches it where it is now, one of
+ *	QGPU_CPU_PATH_*.
  * @flags: out: QGPU_GEM_* creation flags.
- * @pad: zero.
+ *
+ * Every field but @handle is output only. Errors: ENOENT (handle).
  */
 struct drm_qgpu_gem_info {
 	__u32 handle;
@@ -376,6 +602,10 @@ struct drm_qgpu_gem_info {
  * struct drm_qgpu_alloc_entry - one allocation-list entry
  * @handle: GEM handle, or 0 for a NULL allocation (unbinds its slots).
  * @flags: QGPU_ALLOC_* flags.
+ *
+ * Errors: EINVAL (unknown @flags bits), ENOENT (a non-zero @handle that is
+ * not an allocation of this file). The same allocation may be listed more
+ * than once; it is written when any of its entries says so.
  */
 struct drm_qgpu_alloc_entry {
 	__u32 handle;
@@ -384,14 +614,34 @@ struct drm_qgpu_alloc_entry {
 
 /**
  * struct drm_qgpu_patch_entry - one patch-location list entry
- * @alloc_index: index into the allocation list.
- * @slot: resource-table row (SlotId), < max_slots.
- * @alloc_offset: byte offset into the allocation added to its address.
+ * @alloc_index: index into the allocation list (AllocationIndex),
+ *	< &drm_qgpu_submit.num_allocs.
+ * @slot: resource-table row (SlotId), < &drm_qgpu_device_info.max_slots.
+ * @alloc_offset: byte offset into the allocation added to its address;
+ *	a multiple of 4 and below the allocation's size, or 0 for the NULL
+ *	allocation.
  * @patch_offset: byte offset in the DMA buffer of the 64-bit address to
- *	patch (the address field of a BIND); 4-byte aligned.
+ *	patch: the address field of a BIND, the BIND's own offset plus 8
+ *	(%QGPU_DMA_BIND_ADDR_DW dwords).
  * @split_offset: byte offset in the DMA buffer from which the allocation
- *	is required; entries are non-decreasing in @split_offset.
- * @pad: zero.
+ *	is required (SplitOffset): the start of a command at or before the
+ *	BIND this entry patches.
+ * @pad: must be zero.
+ *
+ * Rules over the list, each EINVAL when broken: every BIND of the DMA
+ * buffer is covered by exactly one entry, and every entry covers a BIND
+ * (no entry points anywhere else); @patch_offset strictly increases from
+ * entry to entry (buffer order); @split_offset never decreases; every
+ * @split_offset is a multiple of 4, at most @patch_offset - 8, and the
+ * byte offset of a command the kernel's parse of the buffer reached (not
+ * the inside of a command); @alloc_index, @slot, @alloc_offset and @pad as
+ * above. At most %QGPU_MAX_SPLIT_POINTS distinct split offsets (E2BIG).
+ *
+ * The kernel writes the BIND this entry covers: its slot becomes @slot,
+ * its address the allocation's GPU address plus @alloc_offset, its size
+ * the size the BIND asked for, cut to what the allocation has from
+ * @alloc_offset on. For the NULL allocation address and size are 0: the
+ * BIND unbinds the slot.
  */
 struct drm_qgpu_patch_entry {
 	__u32 alloc_index;
@@ -409,6 +659,10 @@ struct drm_qgpu_patch_entry {
  * @handle: syncobj handle.
  * @flags: must be zero.
  * @point: timeline point, or 0 for a binary syncobj.
+ *
+ * Errors: EINVAL (@flags; an in-sync with no fence yet at @point: the
+ * kernel does not wait for a submit), ENOENT (@handle). Out-syncs are all
+ * looked up before anything is queued, so a bad one changes nothing.
  */
 struct drm_qgpu_sync_entry {
 	__u32 handle;
@@ -416,10 +670,11 @@ struct drm_qgpu_sync_entry {
 	__u64 point;
 };
 
-#define QGPU_MAX_DMA_SIZE	(1u << 20)
-#define QGPU_MAX_ALLOCS		4096
-#define QGPU_MAX_PATCHES	16384
-#define QGPU_MAX_SYNCS		64
+/* Submit limits: EINVAL beyond, except the split points (E2BIG) */
+#define QGPU_MAX_DMA_SIZE	(1u << 20)	/* bytes of one DMA buffer */
+#define QGPU_MAX_ALLOCS		4096	/* allocation-list entries */
+#define QGPU_MAX_PATCHES	16384	/* patch-location list entries */
+#define QGPU_MAX_SYNCS		64	/* in-syncs, and out-syncs */
 /* Distinct split offsets in one patch-location list (E2BIG beyond) */
 #define QGPU_MAX_SPLIT_POINTS	4096
 
@@ -430,7 +685,8 @@ struct drm_qgpu_sync_entry {
  * @ctx: context id from &drm_qgpu_ctx_create.
  * @allocs: user pointer to &struct drm_qgpu_alloc_entry array.
  * @num_allocs: entries in @allocs, <= %QGPU_MAX_ALLOCS.
- * @num_patches: entries in @patches, <= %QGPU_MAX_PATCHES.
+ * @num_patches: entries in @patches, <= %QGPU_MAX_PATCHES and <= the
+ *	buffer's dwords (@dma_size / 4).
  * @patches: user pointer to &struct drm_qgpu_patch_entry array.
  * @in_syncs: user pointer to &struct drm_qgpu_sync_entry array to wait on.
  * @out_syncs: user pointer to &struct drm_qgpu_sync_entry array signalled
@@ -438,20 +694,30 @@ struct drm_qgpu_sync_entry {
  * @num_in_syncs: entries in @in_syncs, <= %QGPU_MAX_SYNCS.
  * @num_out_syncs: entries in @out_syncs, <= %QGPU_MAX_SYNCS.
  * @flags: must be zero.
- * @portions: out: number of split portions the buffer was queued as.
+ * @portions: out: number of split portions the buffer was queued as (its
+ *	input value is ignored).
  *
- * Every split offset of @patches must be the byte offset of a command the
- * kernel's parse of the buffer reached, at or before the BIND it belongs
- * to; at most %QGPU_MAX_SPLIT_POINTS distinct split offsets.
+ * The kernel parses the whole DMA buffer the way the device will run it,
+ * from offset 0: each command's opcode must be a DMA-buffer command, its
+ * header flags zero, its length exactly the command's length (NOP: at
+ * least 1) and inside the buffer; EINVAL otherwise. The allocation list
+ * (&struct drm_qgpu_alloc_entry), the patch-location list (&struct
+ * drm_qgpu_patch_entry: one entry per BIND, increasing patch offsets,
+ * non-decreasing split offsets on command boundaries the parse reached)
+ * and the sync entries (&struct drm_qgpu_sync_entry) carry their own rules.
+ * Then the walk of "Splitting a DMA Buffer" is planned over the whole
+ * patch-location list before anything is queued.
  *
- * Errors, after which nothing was queued, moved or signalled: EINVAL (a
- * field, a command, a patch entry, a split offset), ENOENT (context,
- * handle or syncobj), E2BIG (too many split points), EFAULT, ECANCELED
- * (the context is lost), ENOSPC (some split point's allocations cannot be
- * resident at once), EBUSY (a locked allocation may not be placed where
- * it must), EINTR. ENOMEM usually means the same; when the kernel runs out
- * of memory while queueing a planned buffer, the portions queued before
- * run and @portions says how many.
+ * Errors, after which nothing was queued, moved or signalled: EINVAL
+ * (@flags, @dma_size, a count above its limit, a command, an allocation,
+ * patch or sync entry), ENOENT (context, handle or syncobj), E2BIG (more
+ * than %QGPU_MAX_SPLIT_POINTS split points), EFAULT, ECANCELED (the
+ * context is lost), ENOSPC (some split point's allocations cannot be
+ * resident at once), EBUSY (a locked allocation, or one another device is
+ * attached to, may not be placed where it must), EINTR. ENOMEM usually
+ * means the same; when the kernel runs out of memory while queueing a
+ * planned buffer, the portions queued before run and @portions says how
+ * many.
  */
 struct drm_qgpu_submit {
 	__u64 dma;
@@ -472,7 +738,11 @@ struct drm_qgpu_submit {
 /**
  * struct drm_qgpu_ctx_create - create a GPU context
  * @flags: must be zero.
- * @ctx: out: context id (>= 1).
+ * @ctx: out: context id, 1 .. &drm_qgpu_device_info.max_contexts - 1
+ *	(context 0 is the kernel's); its input value is ignored.
+ *
+ * Errors: EINVAL (@flags), ENODEV (the device saves fewer than two
+ * contexts), ENOSPC (every context id is in use, by any file).
  */
 struct drm_qgpu_ctx_create {
 	__u32 flags;
@@ -482,7 +752,13 @@ struct drm_qgpu_ctx_create {
 /**
  * struct drm_qgpu_ctx_destroy - destroy a GPU context
  * @ctx: context id.
- * @pad: zero.
+ * @pad: must be zero.
+ *
+ * Never waits for the GPU. DMA buffers already queued on the context get
+ * a grace period to complete; one that has not started by then is
+ * cancelled, its fences signalled with an error. The id is given out again
+ * once the context's work has left the device. Errors: EINVAL (@pad),
+ * ENOENT (@ctx is not a context of this file).
  */
 struct drm_qgpu_ctx_destroy {
 	__u32 ctx;
