@@ -121,10 +121,10 @@ int qgpu_gem_lock_ioctl(struct drm_device *drm, void *data,
 	struct qgpu_bo *bo;
 	int ret = 0;
 
-	if (args->flags)
+	if (QGPU_IOCTL_DBG(qdev, args->flags))
 		return -EINVAL;	/* Lock2: reserved flag bits must be 0 */
 	bo = qgpu_bo_lookup(file, args->handle);
-	if (!bo)
+	if (QGPU_IOCTL_DBG(qdev, !bo))
 		return -ENOENT;
 	qgpu_mm_lock(qdev, NULL);
 	/*
@@ -157,10 +157,10 @@ int qgpu_gem_unlock_ioctl(struct drm_device *drm, void *data,
 	struct qgpu_bo *bo;
 	int ret = 0;
 
-	if (args->flags)
+	if (QGPU_IOCTL_DBG(qdev, args->flags))
 		return -EINVAL;
 	bo = qgpu_bo_lookup(file, args->handle);
-	if (!bo)
+	if (QGPU_IOCTL_DBG(qdev, !bo))
 		return -ENOENT;
 	qgpu_mm_lock(qdev, NULL);
 	if (bo->lock_count)

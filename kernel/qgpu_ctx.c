@@ -96,9 +96,9 @@ int qgpu_ctx_create_ioctl(struct drm_device *drm, void *data,
 	u32 id;
 	int ret;
 
-	if (args->flags)
+	if (QGPU_IOCTL_DBG(qdev, args->flags))
 		return -EINVAL;
-	if (qdev->max_contexts < 2)
+	if (QGPU_IOCTL_DBG(qdev, qdev->max_contexts < 2))
 		return -ENODEV;
 
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
@@ -258,10 +258,10 @@ int qgpu_ctx_destroy_ioctl(struct drm_device *drm, void *data,
 	struct drm_qgpu_ctx_destroy *args = data;
 	struct qgpu_ctx *ctx;
 
-	if (args->pad)
+	if (QGPU_IOCTL_DBG(qf->qdev, args->pad))
 		return -EINVAL;
 	ctx = xa_erase(&qf->contexts, args->ctx);
-	if (!ctx)
+	if (QGPU_IOCTL_DBG(qf->qdev, !ctx))
 		return -ENOENT;
 	qgpu_ctx_close(ctx);
 	return 0;
@@ -316,7 +316,7 @@ int qgpu_ctx_status(struct qgpu_file *qf, u32 id,
 {
 	struct qgpu_ctx *ctx = qgpu_ctx_lookup(qf, id);
 
-	if (!ctx)
+	if (QGPU_IOCTL_DBG(qf->qdev, !ctx))
 		return -ENOENT;
 	memset(st, 0, sizeof(*st));
 	st->state = atomic_read(&ctx->state);

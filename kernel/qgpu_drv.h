@@ -16,6 +16,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <drm/drm_device.h>
+#include <drm/drm_print.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_mm.h>
@@ -163,6 +164,20 @@ static inline struct qgpu_device *to_qdev(struct drm_device *drm)
 {
 	return container_of(drm, struct qgpu_device, drm);
 }
+
+/*
+ * An ioctl argument check that names the rule the caller broke in the DRM
+ * debug log (off by default; echo 0x2 > /sys/module/drm/parameters/debug):
+ *	if (QGPU_IOCTL_DBG(qdev, args->pad))
+ *		return -EINVAL;
+ */
+#define QGPU_IOCTL_DBG(qdev, cond) ({					\
+	bool __broken = !!(cond);					\
+									\
+	if (__broken)							\
+		drm_dbg(&(qdev)->drm, "%s: %s\n", __func__, #cond);	\
+	__broken;							\
+})
 
 /*
  * mm_lock is taken for a file's request (@qf: a submit, a residency

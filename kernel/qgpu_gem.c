@@ -162,11 +162,11 @@ int qgpu_gem_dumb_create(struct drm_file *file, struct drm_device *drm,
 	struct qgpu_bo *bo;
 	u64 pitch, size;
 
-	if (!args->width || !args->height || !args->bpp || args->flags)
+	if (QGPU_IOCTL_DBG(qdev, !args->width || !args->height || !args->bpp || args->flags))
 		return -EINVAL;
 	pitch = ALIGN((u64)args->width * DIV_ROUND_UP(args->bpp, 8), 64);
 	size = PAGE_ALIGN(pitch * args->height);
-	if (pitch > U32_MAX || !size || size > qgpu_max_alloc(qdev))
+	if (QGPU_IOCTL_DBG(qdev, pitch > U32_MAX || !size || size > qgpu_max_alloc(qdev)))
 		return -EINVAL;
 	bo = qgpu_bo_create(qdev, size, QGPU_SEG_MASK_ALL &
 			    ~(qgpu_mm_seg_present(qdev, QGPU_SEG_LOCAL) ? 0 :
@@ -190,15 +190,15 @@ int qgpu_gem_create_ioctl(struct drm_device *drm, void *data,
 	u64 size;
 	u32 id;
 
-	if (args->flags & ~QGPU_GEM_CREATE_FLAGS || args->handle)
+	if (QGPU_IOCTL_DBG(qdev, args->flags & ~QGPU_GEM_CREATE_FLAGS || args->handle))
 		return -EINVAL;
-	if (!args->size || args->size > qgpu_max_alloc(qdev))
+	if (QGPU_IOCTL_DBG(qdev, !args->size || args->size > qgpu_max_alloc(qdev)))
 		return -EINVAL;
 	size = PAGE_ALIGN(args->size);
-	if (!mask || mask & ~QGPU_SEG_MASK_ALL)
+	if (QGPU_IOCTL_DBG(qdev, !mask || mask & ~QGPU_SEG_MASK_ALL))
 		return -EINVAL;
 	for (id = QGPU_SEG_VISIBLE; id <= QGPU_SEG_MAX; id++)
-		if (mask & BIT(id) && !qgpu_mm_seg_present(qdev, id))
+		if (QGPU_IOCTL_DBG(qdev, mask & BIT(id) && !qgpu_mm_seg_present(qdev, id)))
 			return -EINVAL;
 	for (i = 0; i < 4; i++) {
 		id = (pref >> (8 * i)) & 0xff;
@@ -207,7 +207,7 @@ int qgpu_gem_create_ioctl(struct drm_device *drm, void *data,
 			continue;
 		}
 		/* no ids after the terminator; each in the supported set */
-		if (ended || id > QGPU_SEG_MAX || !(mask & BIT(id)))
+		if (QGPU_IOCTL_DBG(qdev, ended || id > QGPU_SEG_MAX || !(mask & BIT(id))))
 			return -EINVAL;
 	}
 	/*
@@ -239,7 +239,7 @@ int qgpu_gem_reside_ioctl(struct drm_device *drm, void *data,
 	struct qgpu_bo *bo;
 	int ret;
 
-	if (args->flags)
+	if (QGPU_IOCTL_DBG(qdev, args->flags))
 		return -EINVAL;
 	if (args->op == QGPU_RESIDE_MAKE_RESIDENT) {
 		if (args->segment > QGPU_SEG_MAX ||
@@ -247,13 +247,13 @@ int qgpu_gem_reside_ioctl(struct drm_device *drm, void *data,
 			return -EINVAL;
 	} else if (args->op == QGPU_RESIDE_EVICT ||
 		   args->op == QGPU_RESIDE_EVICT_SYSTEM) {
-		if (args->segment)
+		if (QGPU_IOCTL_DBG(qdev, args->segment))
 			return -EINVAL;
 	} else {
 		return -EINVAL;
 	}
 	bo = qgpu_bo_lookup(file, args->handle);
-	if (!bo)
+	if (QGPU_IOCTL_DBG(qdev, !bo))
 		return -ENOENT;
 	qgpu_mm_lock(qdev, file->driver_priv);
 	if (args->op == QGPU_RESIDE_MAKE_RESIDENT)
@@ -278,7 +278,7 @@ int qgpu_gem_info_ioctl(struct drm_device *drm, void *data,
 	u32 handle = args->handle;
 
 	bo = qgpu_bo_lookup(file, handle);
-	if (!bo)
+	if (QGPU_IOCTL_DBG(qdev, !bo))
 		return -ENOENT;
 	memset(args, 0, sizeof(*args));
 	args->handle = handle;

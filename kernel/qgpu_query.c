@@ -101,7 +101,7 @@ int qgpu_query_ioctl(struct drm_device *drm, void *data,
 	default:
 		return -EINVAL;
 	}
-	if (q->arg && q->type != QGPU_QUERY_CONTEXT)
+	if (QGPU_IOCTL_DBG(qdev, q->arg && q->type != QGPU_QUERY_CONTEXT))
 		return -EINVAL;
 	q->count = count;
 	if (!q->ptr) {
