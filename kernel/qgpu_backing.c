@@ -20,6 +20,7 @@ int qgpu_bo_backing(struct qgpu_bo *bo)
 	struct page **pages;
 	u32 i;
 
+	lockdep_assert_held(&to_qdev(bo->base.dev)->mm_lock);
 	if (bo->pages)
 		return 0;
 	pages = drm_gem_get_pages(&bo->base);

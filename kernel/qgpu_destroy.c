@@ -29,6 +29,7 @@ int qgpu_mm_drop(struct qgpu_bo *bo)
 	struct qgpu_paging pb;
 	int idx, ret = 0;
 
+	lockdep_assert_held(&to_qdev(bo->base.dev)->mm_lock);
 	if (bo->seg == QGPU_SEG_SYSTEM)
 		return 0;
 	if (qgpu_plan_dry(qdev)) {

@@ -169,6 +169,7 @@ int qgpu_mm_evict_one(struct qgpu_bo *bo, bool to_system)
 	u64 size = (u64)bo->npages << PAGE_SHIFT;
 	int ret;
 
+	lockdep_assert_held(&to_qdev(bo->base.dev)->mm_lock);
 	if (bo->seg == QGPU_SEG_SYSTEM)
 		return 0;
 	if (!qgpu_plan_dry(qdev))
@@ -192,6 +193,7 @@ int qgpu_mm_evict_one(struct qgpu_bo *bo, bool to_system)
 
 int qgpu_mm_evict(struct qgpu_bo *bo, bool to_system)
 {
+	lockdep_assert_held(&to_qdev(bo->base.dev)->mm_lock);
 	if (bo->pin_count)
 		return -EBUSY;
 	if (bo->seg == QGPU_SEG_APERTURE && !to_system)

@@ -173,6 +173,7 @@ void qgpu_hap_unmap(struct qgpu_bo *bo)
 	struct qgpu_device *qdev = to_qdev(bo->base.dev);
 	u32 i;
 
+	lockdep_assert_held(&qdev->mm_lock);
 	if (!bo->hap_nruns)
 		return;
 	for (i = 0; i < bo->hap_nruns; i++)

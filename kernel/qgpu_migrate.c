@@ -188,6 +188,7 @@ void qgpu_mm_restore(struct qgpu_bo *bo, u32 seg, u64 start, u64 size)
 {
 	struct qgpu_device *qdev = to_qdev(bo->base.dev);
 
+	lockdep_assert_held(&to_qdev(bo->base.dev)->mm_lock);
 	if (bo->seg != QGPU_SEG_SYSTEM) {
 		qgpu_seg_account(qdev, bo, false);
 		if (drm_mm_node_allocated(&bo->node))
@@ -264,6 +265,7 @@ int qgpu_mm_move(struct qgpu_bo *bo, u32 dst,
 	struct qgpu_paging pb;
 	int ret;
 
+	lockdep_assert_held(&to_qdev(bo->base.dev)->mm_lock);
 	if (qgpu_plan_dry(qdev)) {
 		/*
 		 * The books only: where it goes, nothing paged. The backing

@@ -75,6 +75,7 @@ int qgpu_mm_make_resident(struct qgpu_bo *bo, u32 seg)
 {
 	int ret = qgpu_mm_choose(bo, seg);
 
+	lockdep_assert_held(&to_qdev(bo->base.dev)->mm_lock);
 	if (!qgpu_plan_dry(to_qdev(bo->base.dev)))
 		trace_qgpu_make_resident(bo, seg, bo->seg, ret);
 	return ret;

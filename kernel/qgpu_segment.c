@@ -134,6 +134,7 @@ void qgpu_mm_touch(struct qgpu_bo *bo)
 {
 	struct qgpu_device *qdev = to_qdev(bo->base.dev);
 
+	lockdep_assert_held(&qdev->mm_lock);
 	bo->lru_tick = ++qdev->lru_tick;
 	if (bo->seg != QGPU_SEG_SYSTEM)
 		list_move_tail(&bo->lru, &qdev->seg[bo->seg].lru);
@@ -183,6 +184,9 @@ void qgpu_mm_segment_stats(struct qgpu_device *qdev,
 {
 	u32 id;
 
+	/* the count alone is fixed at init; the figures need the lock */
+	if (st)
+		lockdep_assert_held(&qdev->mm_lock);
 	*n = 0;
 	for (id = QGPU_SEG_VISIBLE; id <= QGPU_SEG_MAX; id++) {
 		struct qgpu_segment *seg = qgpu_seg(qdev, id);
