@@ -166,6 +166,13 @@ static inline unsigned int qgpu_dma_cmd_len(unsigned int op)
 	return qgpu_cmd_is_dma(op) ? qgpu_cmd_len(op) : 0;
 }
 
+/* The 64-bit parameter in dwords @i (low) and @i + 1 (high) of a command */
+static inline unsigned long long qgpu_cmd_u64(const unsigned int *dw,
+					      unsigned int i)
+{
+	return dw[i] | (unsigned long long)dw[i + 1] << 32;
+}
+
 /* The longest qgpu_cmd_len(): room for any command's fixed dwords. */
 #define QGPU_CMD_MAX_FIXED_LEN		8
 
