@@ -178,10 +178,13 @@ static inline unsigned long long qgpu_cmd_u64(const unsigned int *dw,
 
 /*
  * Is @op a ring command of engine @engine? NOP and FENCE run on both
- * rings; every other ring command on one engine only.
+ * rings; every other ring command on one engine only. 0 for an engine the
+ * device does not have.
  */
 static inline int qgpu_cmd_is_ring(unsigned int engine, unsigned int op)
 {
+	if (engine >= QGPU_NUM_ENGINES)
+		return 0;
 	if (op == QGPU_CMD_NOP || op == QGPU_CMD_FENCE)
 		return 1;
 	if (engine == QGPU_ENGINE_PAGING)
