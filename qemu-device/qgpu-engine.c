@@ -148,7 +148,7 @@ static void qgpu_engine_dma_advance(QGPUState *s, QGPUEngine *e)
  * buffer, go on.
  */
 static void qgpu_engine_dma_fault(QGPUState *s, unsigned n, int fault,
-                            uint64_t addr)
+                                  uint64_t addr)
 {
     QGPUEngine *e = &s->eng[n];
 
@@ -402,7 +402,7 @@ uint32_t qgpu_engine_read(QGPUState *s, unsigned n, hwaddr reg, bool *ok)
 static void qgpu_engine_bad_ring(QGPUState *s, unsigned n, uint64_t addr)
 {
     qgpu_faultq_record(s, QGPU_FAULT_BAD_RING, n, QGPU_NO_CONTEXT, addr,
-                      s->eng[n].head);
+                       s->eng[n].head);
 }
 
 static void qgpu_engine_ctrl(QGPUState *s, unsigned n, uint32_t val)
