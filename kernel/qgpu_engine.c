@@ -140,7 +140,7 @@ int qgpu_engine_emit(struct qgpu_engine *eng, const u32 *cmds, u32 ndw,
 {
 	u32 need = (ndw + qgpu_enc_fence(NULL, 0, 0)) * 4;
 	u64 fence_addr = QGPU_SYS_BIT | eng->fence_dma;
-	u32 fence_cmd[QGPU_CMD_MAX_LEN];
+	u32 fence_cmd[QGPU_CMD_MAX_FIXED_LEN];
 	struct dma_fence *fence;
 	unsigned int tries = 0;
 	u64 seqno;

@@ -173,7 +173,7 @@ int qgpu_paging_list(struct qgpu_paging *pb, const dma_addr_t *pages,
 int qgpu_paging_transfer(struct qgpu_paging *pb, u64 size, u64 src, u64 dst,
 			 u32 flags)
 {
-	u32 dw[QGPU_CMD_MAX_LEN];
+	u32 dw[QGPU_CMD_MAX_FIXED_LEN];
 
 	return qgpu_paging_emit(pb, dw,
 				qgpu_enc_transfer(dw, size, src, dst, flags));
@@ -181,14 +181,14 @@ int qgpu_paging_transfer(struct qgpu_paging *pb, u64 size, u64 src, u64 dst,
 
 int qgpu_paging_fill(struct qgpu_paging *pb, u64 size, u64 dst, u32 pattern)
 {
-	u32 dw[QGPU_CMD_MAX_LEN];
+	u32 dw[QGPU_CMD_MAX_FIXED_LEN];
 
 	return qgpu_paging_emit(pb, dw, qgpu_enc_fill(dw, size, dst, pattern));
 }
 
 int qgpu_paging_discard(struct qgpu_paging *pb, u64 size, u64 addr)
 {
-	u32 dw[QGPU_CMD_MAX_LEN];
+	u32 dw[QGPU_CMD_MAX_FIXED_LEN];
 
 	return qgpu_paging_emit(pb, dw, qgpu_enc_discard(dw, size, addr));
 }
@@ -196,7 +196,7 @@ int qgpu_paging_discard(struct qgpu_paging *pb, u64 size, u64 addr)
 /* A paging job that only orders what follows after its dependencies. */
 int qgpu_paging_nop(struct qgpu_paging *pb)
 {
-	u32 dw[QGPU_CMD_MAX_LEN];
+	u32 dw[QGPU_CMD_MAX_FIXED_LEN];
 
 	return qgpu_paging_emit(pb, dw, qgpu_enc_nop(dw));
 }
@@ -204,7 +204,7 @@ int qgpu_paging_nop(struct qgpu_paging *pb)
 int qgpu_paging_map_aperture(struct qgpu_paging *pb, u32 first, u32 count,
 			     u64 list)
 {
-	u32 dw[QGPU_CMD_MAX_LEN];
+	u32 dw[QGPU_CMD_MAX_FIXED_LEN];
 
 	atomic64_inc(&pb->qdev->stats.c[QGPU_STAT(aperture_maps)]);
 	return qgpu_paging_emit(pb, dw,
@@ -213,7 +213,7 @@ int qgpu_paging_map_aperture(struct qgpu_paging *pb, u32 first, u32 count,
 
 int qgpu_paging_unmap_aperture(struct qgpu_paging *pb, u32 first, u32 count)
 {
-	u32 dw[QGPU_CMD_MAX_LEN];
+	u32 dw[QGPU_CMD_MAX_FIXED_LEN];
 
 	atomic64_inc(&pb->qdev->stats.c[QGPU_STAT(aperture_unmaps)]);
 	return qgpu_paging_emit(pb, dw,

@@ -1,11 +1,13 @@
 /*
- * qgpu: engines -- ring registers, command fetch and parse, scheduling,
- * NOP and FENCE, fault handling.
+ * qgpu: engines -- ring registers, command fetch, scheduling, NOP and
+ * FENCE, and what a fault does to a ring or a DMA buffer.
  *
  * Nothing executes inside an MMIO write: the doorbell (RING_TAIL) schedules a
  * bottom half, which runs the paging engine (0) and then the render engine
  * (1), each with a work budget, and reschedules itself while work remains.
  * A large command keeps its progress in QGPUEngine.job and resumes.
+ * Decoding is the paging engine's (qgpu-paging.c) or the render engine's
+ * (qgpu-render.c); the work itself is the executors' (qgpu-exec.c).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -13,17 +15,25 @@
 #include "qemu/osdep.h"
 #include "qemu/main-loop.h"
 #include "qemu/host-utils.h"
-#include "qgpu.h"
+#include "qgpu-state.h"
+#include "qgpu-faultq.h"
+#include "qgpu-exec.h"
+#include "qgpu-context.h"
+#include "qgpu-paging.h"
+#include "qgpu-render.h"
+#include "qgpu-engine.h"
+#include "trace.h"
 
-#define QGPU_MAX_FIXED_DW   8   /* longest fixed command length */
+/*
+ * Work budget of one engine in one bottom-half run. Every command costs
+ * QGPU_CMD_COST budget units and every byte moved costs one unit, so one run
+ * moves at most ~4 MiB or executes at most 256 commands per engine.
+ */
+#define QGPU_BH_BUDGET          (4 * MiB)
+#define QGPU_CMD_COST           (16 * KiB)
+#define QGPU_WAIT_POLL_NS       (1000 * 1000)           /* 1 ms */
 
-void qgpu_account(QGPUState *s, QGPUEngine *e, uint64_t bytes)
-{
-    e->bytes += bytes;
-    s->work_bytes += bytes;
-}
-
-static void qgpu_count_cmd(QGPUState *s, QGPUEngine *e)
+static void qgpu_engine_count_cmd(QGPUState *s, QGPUEngine *e)
 {
     e->cmds++;
     s->work_cmds++;
@@ -37,8 +47,8 @@ static bool qgpu_engine_has_work(QGPUEngine *e)
     if (e->job.kind != QGPU_JOB_NONE) {
         return true;
     }
-    if (e->exec.active) {
-        return !e->exec.waiting;
+    if (e->dma.active) {
+        return !e->dma.waiting;
     }
     return e->head != e->tail;
 }
@@ -47,19 +57,22 @@ static bool qgpu_engine_busy(QGPUEngine *e)
 {
     return e->enabled && !e->halted &&
            (e->head != e->tail || e->job.kind != QGPU_JOB_NONE ||
-            e->exec.active);
+            e->dma.active);
 }
 
 /* Drop any command in progress (HEAD stays where it is). */
 static void qgpu_engine_abandon(QGPUEngine *e)
 {
     memset(&e->job, 0, sizeof(e->job));
-    memset(&e->exec, 0, sizeof(e->exec));
+    memset(&e->dma, 0, sizeof(e->dma));
     e->cmd_bytes = 0;
 }
 
-static void qgpu_engine_reset(QGPUState *s, QGPUEngine *e)
+static void qgpu_engine_reset_ring(QGPUState *s, unsigned n)
 {
+    QGPUEngine *e = &s->eng[n];
+
+    trace_qgpu_engine_reset(n);
     qgpu_engine_abandon(e);
     e->head = 0;
     e->tail = 0;
@@ -73,7 +86,7 @@ void qgpu_engine_reset_all(QGPUState *s)
     for (n = 0; n < QGPU_NUM_ENGINES; n++) {
         QGPUEngine *e = &s->eng[n];
 
-        qgpu_engine_reset(s, e);
+        qgpu_engine_reset_ring(s, n);
         e->enabled = false;
         e->ring_base = 0;
         e->ring_size = 0;
@@ -103,60 +116,6 @@ static int qgpu_ring_read(QGPUState *s, QGPUEngine *e, uint32_t off,
     return QGPU_FAULT_NONE;
 }
 
-int qgpu_fence(QGPUState *s, unsigned n, uint64_t addr, uint64_t value,
-               bool irq, uint64_t *fault_addr)
-{
-    uint64_t le = cpu_to_le64(value);
-    int fault;
-
-    if (addr & 7) {
-        *fault_addr = addr;
-        return QGPU_FAULT_BAD_ALIGN;
-    }
-    fault = qgpu_gpu_access(s, addr, &le, 8, true, fault_addr);
-    if (fault) {
-        return fault;
-    }
-    if (irq) {
-        qgpu_raise_irq(s, QGPU_INT_ENGINE(n));
-    }
-    return QGPU_FAULT_NONE;
-}
-
-static uint32_t qgpu_fixed_len(unsigned n, uint32_t op)
-{
-    switch (op) {
-    case QGPU_CMD_NOP:
-        return 1;
-    case QGPU_CMD_FENCE:
-        return QGPU_CMD_FENCE_LEN;
-    }
-    if (n == QGPU_ENGINE_PAGING) {
-        switch (op) {
-        case QGPU_CMD_TRANSFER:
-            return QGPU_CMD_TRANSFER_LEN;
-        case QGPU_CMD_FILL:
-            return QGPU_CMD_FILL_LEN;
-        case QGPU_CMD_DISCARD:
-            return QGPU_CMD_DISCARD_LEN;
-        case QGPU_CMD_MAP_APERTURE:
-            return QGPU_CMD_MAP_APERTURE_LEN;
-        case QGPU_CMD_UNMAP_APERTURE:
-            return QGPU_CMD_UNMAP_APERTURE_LEN;
-        }
-    } else {
-        switch (op) {
-        case QGPU_CMD_EXEC:
-            return QGPU_CMD_EXEC_LEN;
-        case QGPU_CMD_CTX_CLEAR:
-            return QGPU_CMD_CTX_CLEAR_LEN;
-        case QGPU_CMD_CTX_UNBIND:
-            return QGPU_CMD_CTX_UNBIND_LEN;
-        }
-    }
-    return 0;
-}
-
 /* A ring command faulted: record it and halt with HEAD at the command. */
 static void qgpu_ring_fault(QGPUState *s, unsigned n, int fault,
                             uint32_t ctx, uint64_t addr)
@@ -165,7 +124,7 @@ static void qgpu_ring_fault(QGPUState *s, unsigned n, int fault,
 
     qgpu_engine_abandon(e);
     e->halted = true;
-    qgpu_record_fault(s, fault, n, ctx, addr, e->head);
+    qgpu_faultq_record(s, fault, n, ctx, addr, e->head);
 }
 
 /* The ring command at HEAD completed: advance HEAD. */
@@ -173,137 +132,132 @@ static void qgpu_ring_advance(QGPUState *s, QGPUEngine *e)
 {
     e->head = (e->head + e->cmd_bytes) & (e->ring_size - 1);
     e->cmd_bytes = 0;
-    qgpu_count_cmd(s, e);
+    qgpu_engine_count_cmd(s, e);
 }
 
 /* The DMA-buffer command in progress completed. */
-static void qgpu_exec_advance(QGPUState *s, QGPUEngine *e)
+static void qgpu_engine_dma_advance(QGPUState *s, QGPUEngine *e)
 {
-    e->exec.cur += e->exec.cmd_bytes;
-    e->exec.cmd_bytes = 0;
-    qgpu_count_cmd(s, e);
+    e->dma.cur += e->dma.cmd_bytes;
+    e->dma.cmd_bytes = 0;
+    qgpu_engine_count_cmd(s, e);
 }
 
 /*
  * A DMA-buffer command faulted: record, invalidate the context, abandon the
  * buffer, go on.
  */
-static void qgpu_exec_fault(QGPUState *s, unsigned n, int fault,
-                            uint64_t addr)
+static void qgpu_engine_dma_fault(QGPUState *s, unsigned n, int fault,
+                                  uint64_t addr)
 {
     QGPUEngine *e = &s->eng[n];
 
-    qgpu_render_ctx_fault(s, e->exec.ctx);
-    qgpu_record_fault(s, fault, n, e->exec.ctx, addr, e->exec.cur);
+    qgpu_context_fault(s, e->dma.ctx);
+    qgpu_faultq_record(s, fault, n, e->dma.ctx, addr, e->dma.cur);
     memset(&e->job, 0, sizeof(e->job));
-    memset(&e->exec, 0, sizeof(e->exec));
+    memset(&e->dma, 0, sizeof(e->dma));
     qgpu_ring_advance(s, e);
 }
 
-static void qgpu_cmd_fault(QGPUState *s, unsigned n, int fault, uint64_t addr)
+static void qgpu_engine_cmd_fault(QGPUState *s, unsigned n, int fault,
+                                  uint64_t addr)
 {
-    if (s->eng[n].exec.active) {
-        qgpu_exec_fault(s, n, fault, addr);
+    if (s->eng[n].dma.active) {
+        qgpu_engine_dma_fault(s, n, fault, addr);
     } else {
         qgpu_ring_fault(s, n, fault, QGPU_NO_CONTEXT, addr);
     }
 }
 
-static void qgpu_cmd_done(QGPUState *s, QGPUEngine *e)
+static void qgpu_engine_cmd_done(QGPUState *s, QGPUEngine *e)
 {
-    if (e->exec.active) {
-        qgpu_exec_advance(s, e);
+    if (e->dma.active) {
+        qgpu_engine_dma_advance(s, e);
     } else {
         qgpu_ring_advance(s, e);
     }
 }
 
-int qgpu_job_run(QGPUState *s, QGPUEngine *e, int64_t *budget,
-                 uint64_t *fault_addr)
+/*
+ * Read the ring command at HEAD: its fixed dwords into @dw. Checks that
+ * engine @n runs the opcode and the length in its header.
+ */
+static int qgpu_ring_fetch(QGPUState *s, unsigned n, uint32_t *dw,
+                           uint64_t *fault_addr)
 {
-    QGPUJob *job = &e->job;
+    QGPUEngine *e = &s->eng[n];
+    uint32_t avail, op, len, fixed;
+    int fault;
 
-    switch (job->kind) {
-    case QGPU_JOB_COPY:
-        return qgpu_copy_run(s, job, e, budget, fault_addr);
-    case QGPU_JOB_FILL:
-        return qgpu_fill_run(s, job, e, budget, fault_addr);
-    case QGPU_JOB_GART_MAP:
-    case QGPU_JOB_GART_UNMAP:
-        return qgpu_gart_job_run(s, job, budget, fault_addr);
-    case QGPU_JOB_ADD:
-    case QGPU_JOB_XOR:
-    case QGPU_JOB_CSUM:
-        return qgpu_alu_run(s, job, e, budget, fault_addr);
-    default:
-        job->done = job->size;
-        return QGPU_FAULT_NONE;
+    fault = qgpu_ring_read(s, e, e->head, dw, 1, fault_addr);
+    if (fault) {
+        return fault;
     }
+    op = QGPU_CMD_OPCODE(dw[0]);
+    len = QGPU_CMD_LEN(dw[0]);
+    fixed = qgpu_ring_cmd_len(n, op);
+    trace_qgpu_ring_cmd(n, op, e->head);
+    *fault_addr = dw[0];
+    if (!fixed) {
+        return QGPU_FAULT_BAD_OPCODE;
+    }
+    avail = (e->tail - e->head) & (e->ring_size - 1);
+    if (len == 0 || len < fixed || (uint64_t)len * 4 > avail) {
+        return QGPU_FAULT_BAD_LENGTH;
+    }
+    fault = qgpu_ring_read(s, e, e->head, dw, fixed, fault_addr);
+    if (fault) {
+        return fault;
+    }
+    e->cmd_bytes = len * 4;
+    *fault_addr = 0;
+    return QGPU_FAULT_NONE;
+}
+
+/* Start the ring command @dw of engine @n; *fault_ctx: see render */
+static int qgpu_ring_start(QGPUState *s, unsigned n, const uint32_t *dw,
+                           uint64_t *fault_addr, uint32_t *fault_ctx)
+{
+    uint32_t op = QGPU_CMD_OPCODE(dw[0]);
+
+    switch (op) {
+    case QGPU_CMD_NOP:
+        return QGPU_FAULT_NONE;
+    case QGPU_CMD_FENCE:
+        return qgpu_exec_fence(s, n, qgpu_cmd_u64(dw, 1), qgpu_cmd_u64(dw, 3),
+                               QGPU_CMD_FLAGS(dw[0]) & QGPU_FENCE_FLAG_IRQ,
+                               fault_addr);
+    }
+    if (n == QGPU_ENGINE_PAGING) {
+        return qgpu_paging_cmd(s, op, QGPU_CMD_FLAGS(dw[0]), dw, fault_addr);
+    }
+    return qgpu_render_ring_cmd(s, op, dw, fault_addr, fault_ctx);
 }
 
 /* Fetch, check and start the ring command at HEAD. */
-static void qgpu_ring_fetch(QGPUState *s, unsigned n)
+static void qgpu_ring_next(QGPUState *s, unsigned n)
 {
     QGPUEngine *e = &s->eng[n];
-    uint32_t dw[QGPU_MAX_FIXED_DW];
-    uint32_t avail, op, len, fixed;
+    uint32_t dw[QGPU_CMD_MAX_FIXED_LEN];
     uint64_t fault_addr = 0;
     uint32_t fault_ctx = QGPU_NO_CONTEXT;
     int fault;
 
-    fault = qgpu_ring_read(s, e, e->head, dw, 1, &fault_addr);
+    fault = qgpu_ring_fetch(s, n, dw, &fault_addr);
     if (fault) {
         qgpu_ring_fault(s, n, fault, QGPU_NO_CONTEXT, fault_addr);
         return;
     }
-    op = QGPU_CMD_OPCODE(dw[0]);
-    len = QGPU_CMD_LEN(dw[0]);
-    fixed = qgpu_fixed_len(n, op);
-    if (!fixed) {
-        qgpu_ring_fault(s, n, QGPU_FAULT_BAD_OPCODE, QGPU_NO_CONTEXT, dw[0]);
-        return;
-    }
-    avail = (e->tail - e->head) & (e->ring_size - 1);
-    if (len == 0 || len < fixed || (uint64_t)len * 4 > avail) {
-        qgpu_ring_fault(s, n, QGPU_FAULT_BAD_LENGTH, QGPU_NO_CONTEXT, dw[0]);
-        return;
-    }
-    fault = qgpu_ring_read(s, e, e->head, dw, fixed, &fault_addr);
+    fault = qgpu_ring_start(s, n, dw, &fault_addr, &fault_ctx);
     if (fault) {
-        qgpu_ring_fault(s, n, fault, QGPU_NO_CONTEXT, fault_addr);
-        return;
-    }
-    e->cmd_bytes = len * 4;
-
-    switch (op) {
-    case QGPU_CMD_NOP:
-        fault = QGPU_FAULT_NONE;
-        break;
-    case QGPU_CMD_FENCE:
-        fault = qgpu_fence(s, n, deposit64(dw[1], 32, 32, dw[2]),
-                           deposit64(dw[3], 32, 32, dw[4]),
-                           QGPU_CMD_FLAGS(dw[0]) & QGPU_FENCE_FLAG_IRQ,
-                           &fault_addr);
-        break;
-    case QGPU_CMD_EXEC:
-    case QGPU_CMD_CTX_CLEAR:
-    case QGPU_CMD_CTX_UNBIND:
-        fault = qgpu_render_ring_cmd(s, e, op, dw, &fault_addr, &fault_ctx);
-        break;
-    default:
-        fault = qgpu_paging_cmd(s, e, op, QGPU_CMD_FLAGS(dw[0]), dw,
-                                &fault_addr);
-        break;
-    }
-    if (fault) {
-        if (op == QGPU_CMD_EXEC) {
+        if (QGPU_CMD_OPCODE(dw[0]) == QGPU_CMD_EXEC) {
             /* a bad EXEC invalidates its context too (if there is one) */
-            qgpu_render_ctx_fault(s, fault_ctx);
+            qgpu_context_fault(s, fault_ctx);
         }
         qgpu_ring_fault(s, n, fault, fault_ctx, fault_addr);
         return;
     }
-    if (e->job.kind == QGPU_JOB_NONE && !e->exec.active) {
+    if (e->job.kind == QGPU_JOB_NONE && !e->dma.active) {
         qgpu_ring_advance(s, e);
     }
 }
@@ -319,31 +273,31 @@ static bool qgpu_engine_run(QGPUState *s, unsigned n)
     while (budget > 0 && qgpu_engine_has_work(e)) {
         fault_addr = 0;
         if (e->job.kind != QGPU_JOB_NONE) {
-            fault = qgpu_job_run(s, e, &budget, &fault_addr);
+            fault = qgpu_exec_run(s, n, &budget, &fault_addr);
             if (fault) {
-                qgpu_cmd_fault(s, n, fault, fault_addr);
+                qgpu_engine_cmd_fault(s, n, fault, fault_addr);
             } else if (e->job.done >= e->job.size) {
                 memset(&e->job, 0, sizeof(e->job));
-                qgpu_cmd_done(s, e);
+                qgpu_engine_cmd_done(s, e);
             }
             continue;
         }
         budget -= QGPU_CMD_COST;
-        if (e->exec.active) {
-            if (e->exec.cur >= e->exec.end) {
-                memset(&e->exec, 0, sizeof(e->exec));
+        if (e->dma.active) {
+            if (e->dma.cur >= e->dma.end) {
+                memset(&e->dma, 0, sizeof(e->dma));
                 qgpu_ring_advance(s, e);
                 continue;
             }
-            fault = qgpu_render_step(s, e, &budget, &fault_addr);
+            fault = qgpu_render_step(s, &fault_addr);
             if (fault) {
-                qgpu_exec_fault(s, n, fault, fault_addr);
-            } else if (e->job.kind == QGPU_JOB_NONE && !e->exec.waiting) {
-                qgpu_exec_advance(s, e);
+                qgpu_engine_dma_fault(s, n, fault, fault_addr);
+            } else if (e->job.kind == QGPU_JOB_NONE && !e->dma.waiting) {
+                qgpu_engine_dma_advance(s, e);
             }
             continue;
         }
-        qgpu_ring_fetch(s, n);
+        qgpu_ring_next(s, n);
     }
     return qgpu_engine_has_work(e);
 }
@@ -358,15 +312,15 @@ static void qgpu_engine_poll_wait(QGPUState *s)
         uint64_t fault_addr = 0;
         int fault = QGPU_FAULT_NONE;
 
-        if (!e->enabled || e->halted || !e->exec.active ||
-            !e->exec.waiting) {
+        if (!e->enabled || e->halted || !e->dma.active ||
+            !e->dma.waiting) {
             continue;
         }
-        if (qgpu_render_wait_check(s, e, &fault, &fault_addr)) {
-            e->exec.waiting = false;
-            qgpu_exec_advance(s, e);
+        if (qgpu_render_wait_check(s, &fault, &fault_addr)) {
+            e->dma.waiting = false;
+            qgpu_engine_dma_advance(s, e);
         } else if (fault) {
-            qgpu_exec_fault(s, n, fault, fault_addr);
+            qgpu_engine_dma_fault(s, n, fault, fault_addr);
         } else if (!timer_pending(s->wait_timer)) {
             timer_mod(s->wait_timer,
                       qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
@@ -375,7 +329,7 @@ static void qgpu_engine_poll_wait(QGPUState *s)
     }
 }
 
-static void qgpu_bh(void *opaque)
+static void qgpu_engine_bh(void *opaque)
 {
     QGPUState *s = opaque;
     bool more = false;
@@ -396,14 +350,14 @@ static void qgpu_bh(void *opaque)
     }
 }
 
-static void qgpu_wait_timer(void *opaque)
+static void qgpu_engine_wait_timer(void *opaque)
 {
     QGPUState *s = opaque;
 
     qemu_bh_schedule(s->bh);
 }
 
-static void qgpu_kick(QGPUState *s)
+static void qgpu_engine_kick(QGPUState *s)
 {
     qemu_bh_schedule(s->bh);
 }
@@ -447,8 +401,8 @@ uint32_t qgpu_engine_read(QGPUState *s, unsigned n, hwaddr reg, bool *ok)
 
 static void qgpu_engine_bad_ring(QGPUState *s, unsigned n, uint64_t addr)
 {
-    qgpu_record_fault(s, QGPU_FAULT_BAD_RING, n, QGPU_NO_CONTEXT, addr,
-                      s->eng[n].head);
+    qgpu_faultq_record(s, QGPU_FAULT_BAD_RING, n, QGPU_NO_CONTEXT, addr,
+                       s->eng[n].head);
 }
 
 static void qgpu_engine_ctrl(QGPUState *s, unsigned n, uint32_t val)
@@ -457,7 +411,7 @@ static void qgpu_engine_ctrl(QGPUState *s, unsigned n, uint32_t val)
 
     if (val & QGPU_ENG_CTRL_RESET) {
         /* ENABLE and the ring configuration are kept */
-        qgpu_engine_reset(s, e);
+        qgpu_engine_reset_ring(s, n);
         return;
     }
     if (!(val & QGPU_ENG_CTRL_ENABLE)) {
@@ -469,7 +423,7 @@ static void qgpu_engine_ctrl(QGPUState *s, unsigned n, uint32_t val)
         return;
     }
     if (e->enabled) {
-        qgpu_kick(s);
+        qgpu_engine_kick(s);
         return;
     }
     if ((e->ring_base & (QGPU_PAGE_SIZE - 1)) ||
@@ -480,7 +434,7 @@ static void qgpu_engine_ctrl(QGPUState *s, unsigned n, uint32_t val)
         qgpu_engine_bad_ring(s, n, e->ring_base);
         return;
     }
-    qgpu_engine_reset(s, e);
+    qgpu_engine_reset_ring(s, n);
     e->enabled = true;
 }
 
@@ -510,7 +464,7 @@ bool qgpu_engine_write(QGPUState *s, unsigned n, hwaddr reg, uint32_t val)
             return true;
         }
         e->tail = val;
-        qgpu_kick(s);
+        qgpu_engine_kick(s);
         return true;
     case QGPU_ENG_CTRL:
         qgpu_engine_ctrl(s, n, val);
@@ -520,13 +474,13 @@ bool qgpu_engine_write(QGPUState *s, unsigned n, hwaddr reg, uint32_t val)
     }
 }
 
-void qgpu_engine_init(QGPUState *s)
+void qgpu_engine_realize(QGPUState *s)
 {
-    s->bh = qemu_bh_new(qgpu_bh, s);
-    s->wait_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, qgpu_wait_timer, s);
+    s->bh = qemu_bh_new(qgpu_engine_bh, s);
+    s->wait_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, qgpu_engine_wait_timer, s);
 }
 
-void qgpu_engine_fini(QGPUState *s)
+void qgpu_engine_unrealize(QGPUState *s)
 {
     if (s->bh) {
         qemu_bh_delete(s->bh);

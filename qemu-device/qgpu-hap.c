@@ -20,8 +20,16 @@
 
 #include "qemu/osdep.h"
 #include "qemu/rcu.h"
+#include "qemu/bitops.h"
+#include "qemu/log.h"
 #include "exec/memory.h"
-#include "qgpu.h"
+#include "qgpu-state.h"
+#include "qgpu-faultq.h"
+#include "qgpu-hap.h"
+#include "trace.h"
+
+#define QGPU_HAP_MAX_RUNS       256     /* aliases at memory speed */
+#define QGPU_HAP_INVALID        UINT64_MAX
 
 typedef struct QGPUHapSpan {
     uint64_t start;             /* aperture page */
@@ -46,6 +54,14 @@ static bool qgpu_hap_byte(QGPUState *s, hwaddr addr, uint8_t **p)
     return true;
 }
 
+/* Not a fault (docs/hw-spec.md): only counted, and logged as ignored. */
+static void qgpu_hap_unmapped(QGPUState *s, hwaddr addr, unsigned size)
+{
+    s->hap_fault_count++;
+    qemu_log_mask(LOG_GUEST_ERROR, "qgpu: host aperture access to unmapped "
+                  "offset 0x%" HWADDR_PRIx " (%u bytes) ignored\n", addr, size);
+}
+
 static uint64_t qgpu_hap_read(void *opaque, hwaddr addr, unsigned size)
 {
     QGPUState *s = opaque;
@@ -63,7 +79,7 @@ static uint64_t qgpu_hap_read(void *opaque, hwaddr addr, unsigned size)
         }
     }
     if (fault) {
-        s->hap_fault_count++;
+        qgpu_hap_unmapped(s, addr, size);
     }
     return val;
 }
@@ -85,7 +101,7 @@ static void qgpu_hap_write(void *opaque, hwaddr addr, uint64_t val,
         }
     }
     if (fault) {
-        s->hap_fault_count++;
+        qgpu_hap_unmapped(s, addr, size);
     }
 }
 
@@ -187,7 +203,7 @@ static void qgpu_hap_rebuild(QGPUState *s)
     memory_region_transaction_commit();
 }
 
-void qgpu_hap_cmd(QGPUState *s, uint32_t cmd)
+static void qgpu_hap_cmd(QGPUState *s, uint32_t cmd)
 {
     uint64_t index = s->hap_index, count = s->hap_count;
     uint64_t vram_pages = s->vram_size >> QGPU_PAGE_SHIFT;
@@ -197,9 +213,14 @@ void qgpu_hap_cmd(QGPUState *s, uint32_t cmd)
         (cmd == QGPU_HAP_CMD_MAP &&
          (s->hap_vram_page > vram_pages ||
           count > vram_pages - s->hap_vram_page))) {
-        qgpu_record_fault(s, QGPU_FAULT_HAP_RANGE, QGPU_FAULT_ENGINE_MMIO,
-                          QGPU_NO_CONTEXT, s->hap_vram_page, s->hap_index);
+        qgpu_faultq_record(s, QGPU_FAULT_HAP_RANGE, QGPU_FAULT_ENGINE_MMIO,
+                           QGPU_NO_CONTEXT, s->hap_vram_page, s->hap_index);
         return;
+    }
+    if (cmd == QGPU_HAP_CMD_MAP) {
+        trace_qgpu_hap_map(index, count, s->hap_vram_page);
+    } else {
+        trace_qgpu_hap_unmap(index, count);
     }
     if (!count) {
         return;
@@ -220,6 +241,50 @@ void qgpu_hap_cmd(QGPUState *s, uint32_t cmd)
     qgpu_hap_rebuild(s);
 }
 
+/* HAP_INDEX, HAP_COUNT, HAP_VRAM_PAGE_LO/HI, HAP_MAPPED, HAP_FAULT_COUNT */
+uint32_t qgpu_hap_reg_read(QGPUState *s, hwaddr addr)
+{
+    switch (addr) {
+    case QGPU_REG_HAP_INDEX:
+        return s->hap_index;
+    case QGPU_REG_HAP_COUNT:
+        return s->hap_count;
+    case QGPU_REG_HAP_VRAM_PAGE_LO:
+        return s->hap_vram_page;
+    case QGPU_REG_HAP_VRAM_PAGE_HI:
+        return s->hap_vram_page >> 32;
+    case QGPU_REG_HAP_MAPPED:
+        return s->hap_mapped;
+    default:
+        return s->hap_fault_count;
+    }
+}
+
+/* HAP_INDEX, HAP_COUNT, HAP_VRAM_PAGE_LO/HI, HAP_CMD; false: bad HAP_CMD */
+bool qgpu_hap_reg_write(QGPUState *s, hwaddr addr, uint32_t val)
+{
+    switch (addr) {
+    case QGPU_REG_HAP_INDEX:
+        s->hap_index = val;
+        return true;
+    case QGPU_REG_HAP_COUNT:
+        s->hap_count = val;
+        return true;
+    case QGPU_REG_HAP_VRAM_PAGE_LO:
+        s->hap_vram_page = deposit64(s->hap_vram_page, 0, 32, val);
+        return true;
+    case QGPU_REG_HAP_VRAM_PAGE_HI:
+        s->hap_vram_page = deposit64(s->hap_vram_page, 32, 32, val);
+        return true;
+    default:
+        if (val != QGPU_HAP_CMD_MAP && val != QGPU_HAP_CMD_UNMAP) {
+            return false;
+        }
+        qgpu_hap_cmd(s, val);
+        return true;
+    }
+}
+
 void qgpu_hap_reset(QGPUState *s)
 {
     uint64_t i;
@@ -238,7 +303,7 @@ void qgpu_hap_reset(QGPUState *s)
     }
 }
 
-void qgpu_hap_init(QGPUState *s)
+void qgpu_hap_realize(QGPUState *s)
 {
     s->hap_pages = s->hap_size >> QGPU_PAGE_SHIFT;
     s->hap_table = g_new(uint64_t, MAX(s->hap_pages, 1));
@@ -253,7 +318,7 @@ void qgpu_hap_init(QGPUState *s)
     memory_region_add_subregion_overlap(&s->hap, 0, &s->hap_unmapped, 0);
 }
 
-void qgpu_hap_fini(QGPUState *s)
+void qgpu_hap_unrealize(QGPUState *s)
 {
     memory_region_transaction_begin();
     qgpu_hap_clear_runs(s);

@@ -1,125 +1,41 @@
 /*
- * qgpu: render engine (engine 1) -- EXEC of DMA buffers with per-context
- * slot tables (context save), CTX_CLEAR, CTX_UNBIND, and the DMA-buffer
- * commands.
+ * qgpu: render-engine decode (engine 1) -- EXEC of DMA buffers in a
+ * context, CTX_CLEAR, CTX_UNBIND, and one handler per DMA-buffer command.
  *
  * A fault inside a DMA buffer is recorded, abandons the rest of that buffer
  * and the ring continues with its next command. Any fault of an EXEC also
- * invalidates its context: the slot table is cleared and the context is
- * marked faulted, and every later EXEC of it is skipped until CTX_CLEAR.
+ * invalidates its context (qgpu-context.c).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
 #include "qemu/osdep.h"
-#include "qemu/bitops.h"
 #include "qemu/timer.h"
-#include "qgpu.h"
+#include "qgpu-state.h"
+#include "qgpu-addr.h"
+#include "qgpu-exec.h"
+#include "qgpu-context.h"
+#include "qgpu-faultq.h"
+#include "qgpu-render.h"
+#include "trace.h"
 
-#define QGPU_DMA_MAX_FIXED_DW   8
+#define QGPU_EXEC_MAX           (1 * MiB)       /* longest DMA buffer */
 
-static inline uint64_t qgpu_dw64(const uint32_t *dw, unsigned i)
+/* Ring commands */
+
+static int qgpu_render_exec(QGPUState *s, uint32_t ctx, const uint32_t *dw,
+                            uint64_t *fault_addr, uint32_t *fault_ctx)
 {
-    return deposit64(dw[i], 32, 32, dw[i + 1]);
-}
+    QGPUDmaBuffer *x = &s->eng[QGPU_ENGINE_RENDER].dma;
+    uint64_t buf = qgpu_cmd_u64(dw, 2);
+    uint32_t start = dw[4], end = dw[5];
 
-static QGPUSlot *qgpu_slot(QGPUState *s, uint32_t ctx, uint32_t slot)
-{
-    return &s->slots[(size_t)ctx * s->max_slots + slot];
-}
-
-static void qgpu_ctx_unbind(QGPUState *s, uint32_t ctx, uint32_t first,
-                            uint32_t count)
-{
-    memset(qgpu_slot(s, ctx, first), 0, sizeof(QGPUSlot) * count);
-}
-
-void qgpu_render_reset(QGPUState *s)
-{
-    if (s->slots) {
-        memset(s->slots, 0,
-               sizeof(QGPUSlot) * s->max_slots * (size_t)s->max_contexts);
-    }
-    if (s->ctx_faulted) {
-        memset(s->ctx_faulted, 0, sizeof(bool) * s->max_contexts);
-    }
-}
-
-/*
- * A fault was recorded for an EXEC of @ctx: the driver's idea of the slot
- * table is now wrong, so no later EXEC of the context may use any binding.
- */
-void qgpu_render_ctx_fault(QGPUState *s, uint32_t ctx)
-{
-    if (ctx < s->max_contexts) {
-        qgpu_ctx_unbind(s, ctx, 0, s->max_slots);
-        s->ctx_faulted[ctx] = true;
-    }
-}
-
-/* GPU address of [off, off + len) inside a bound slot of the context */
-static int qgpu_slot_addr(QGPUState *s, uint32_t ctx, uint32_t slot,
-                          uint64_t off, uint64_t len, uint64_t *addr,
-                          uint64_t *fault_addr)
-{
-    QGPUSlot *sl;
-
-    if (slot >= s->max_slots) {
-        *fault_addr = slot;
-        return QGPU_FAULT_BAD_SLOT;
-    }
-    sl = qgpu_slot(s, ctx, slot);
-    if (!sl->size) {
-        *fault_addr = slot;
-        return QGPU_FAULT_BAD_SLOT;
-    }
-    if (off > sl->size || len > sl->size - off) {
-        *fault_addr = off;
-        return QGPU_FAULT_SLOT_BOUNDS;
-    }
-    *addr = sl->addr + off;
-    return QGPU_FAULT_NONE;
-}
-
-int qgpu_render_ring_cmd(QGPUState *s, QGPUEngine *e, uint32_t op,
-                         const uint32_t *dw, uint64_t *fault_addr,
-                         uint32_t *fault_ctx)
-{
-    uint32_t ctx = dw[1];
-    uint64_t buf;
-    uint32_t start, end;
-
-    if (ctx >= s->max_contexts) {
-        *fault_ctx = ctx;
-        *fault_addr = ctx;
-        return QGPU_FAULT_BAD_CONTEXT;
-    }
-    if (op == QGPU_CMD_CTX_CLEAR) {
-        qgpu_ctx_unbind(s, ctx, 0, s->max_slots);
-        s->ctx_faulted[ctx] = false;
-        return QGPU_FAULT_NONE;
-    }
-    if (op == QGPU_CMD_CTX_UNBIND) {
-        uint32_t first = dw[2], count = dw[3];
-
-        if ((uint64_t)first + count > s->max_slots) {
-            *fault_ctx = ctx;
-            *fault_addr = first;
-            return QGPU_FAULT_BAD_SLOT;
-        }
-        if (count) {
-            qgpu_ctx_unbind(s, ctx, first, count);
-        }
-        return QGPU_FAULT_NONE;
-    }
-    if (s->ctx_faulted[ctx]) {
+    if (qgpu_context_faulted(s, ctx)) {
         /* skipped whole: nothing runs, nothing is checked or recorded */
+        trace_qgpu_exec_skipped(ctx);
         return QGPU_FAULT_NONE;
     }
-
-    buf = qgpu_dw64(dw, 2);
-    start = dw[4];
-    end = dw[5];
+    trace_qgpu_exec(ctx, buf, start, end);
     *fault_ctx = ctx;
     *fault_addr = buf;
     if ((start | end) & 3) {
@@ -130,7 +46,7 @@ int qgpu_render_ring_cmd(QGPUState *s, QGPUEngine *e, uint32_t op,
     }
     if (start != end &&
         (start > UINT64_MAX - buf ||
-         qgpu_check_range(s, buf + start, end - start))) {
+         qgpu_addr_check(s, buf + start, end - start))) {
         return QGPU_FAULT_BAD_ADDRESS;
     }
     *fault_ctx = QGPU_NO_CONTEXT;
@@ -138,34 +54,160 @@ int qgpu_render_ring_cmd(QGPUState *s, QGPUEngine *e, uint32_t op,
     if (start == end) {
         return QGPU_FAULT_NONE;
     }
-    e->exec.active = true;
-    e->exec.waiting = false;
-    e->exec.ctx = ctx;
-    e->exec.buf = buf;
-    e->exec.cur = start;
-    e->exec.end = end;
-    e->exec.cmd_bytes = 0;
+    memset(x, 0, sizeof(*x));
+    x->active = true;
+    x->ctx = ctx;
+    x->buf = buf;
+    x->cur = start;
+    x->end = end;
     return QGPU_FAULT_NONE;
 }
 
-/* true if the blocked WAIT is satisfied; *fault set on an access fault */
-bool qgpu_render_wait_check(QGPUState *s, QGPUEngine *e, int *fault,
-                            uint64_t *fault_addr)
+/*
+ * Start render ring command @op (EXEC, CTX_CLEAR or CTX_UNBIND; its length
+ * already checked). On a fault, *fault_ctx is the context it belongs to.
+ */
+int qgpu_render_ring_cmd(QGPUState *s, uint32_t op, const uint32_t *dw,
+                         uint64_t *fault_addr, uint32_t *fault_ctx)
 {
-    uint64_t v;
+    uint32_t ctx = dw[1];
+    int fault;
 
-    *fault = qgpu_gpu_access(s, e->exec.wait_addr, &v, 8, false, fault_addr);
-    if (*fault) {
-        return false;
+    if (ctx >= s->max_contexts) {
+        *fault_ctx = ctx;
+        *fault_addr = ctx;
+        return QGPU_FAULT_BAD_CONTEXT;
     }
-    return le64_to_cpu(v) >= e->exec.wait_value;
+    switch (op) {
+    case QGPU_CMD_CTX_CLEAR:
+        qgpu_context_clear(s, ctx);
+        return QGPU_FAULT_NONE;
+    case QGPU_CMD_CTX_UNBIND:
+        fault = qgpu_context_unbind(s, ctx, dw[2], dw[3], fault_addr);
+        if (fault) {
+            *fault_ctx = ctx;
+        }
+        return fault;
+    case QGPU_CMD_EXEC:
+        return qgpu_render_exec(s, ctx, dw, fault_addr, fault_ctx);
+    default:
+        *fault_addr = op;
+        return QGPU_FAULT_BAD_OPCODE;
+    }
 }
 
-/* 64-bit slot access used by FENCE, WAIT and TIMESTAMP: 8-byte aligned */
-static int qgpu_slot_addr64(QGPUState *s, uint32_t ctx, const uint32_t *dw,
-                            uint64_t *addr, uint64_t *fault_addr)
+/* DMA-buffer commands: one handler each, @dw its fixed dwords */
+
+typedef int QGPUDmaHandler(QGPUState *s, QGPUDmaBuffer *x,
+                           const uint32_t *dw, uint64_t *fault_addr);
+
+static int qgpu_dma_nop(QGPUState *s, QGPUDmaBuffer *x, const uint32_t *dw,
+                        uint64_t *fault_addr)
 {
-    int fault = qgpu_slot_addr(s, ctx, dw[1], dw[2], 8, addr, fault_addr);
+    return QGPU_FAULT_NONE;
+}
+
+static int qgpu_dma_bind(QGPUState *s, QGPUDmaBuffer *x, const uint32_t *dw,
+                         uint64_t *fault_addr)
+{
+    return qgpu_context_bind(s, x->ctx, dw[1], qgpu_cmd_u64(dw, 2),
+                             qgpu_cmd_u64(dw, 4), fault_addr);
+}
+
+static int qgpu_dma_copy(QGPUState *s, QGPUDmaBuffer *x, const uint32_t *dw,
+                         uint64_t *fault_addr)
+{
+    uint64_t size = dw[5], src, dst;
+    int fault;
+
+    fault = qgpu_context_slot_addr(s, x->ctx, dw[1], dw[2], size, &dst,
+                                   fault_addr);
+    if (!fault) {
+        fault = qgpu_context_slot_addr(s, x->ctx, dw[3], dw[4], size, &src,
+                                       fault_addr);
+    }
+    if (fault) {
+        return fault;
+    }
+    qgpu_exec_start_copy(s, QGPU_ENGINE_RENDER, src, dst, size, 0);
+    return QGPU_FAULT_NONE;
+}
+
+static int qgpu_dma_fill(QGPUState *s, QGPUDmaBuffer *x, const uint32_t *dw,
+                         uint64_t *fault_addr)
+{
+    uint64_t size = dw[3], dst;
+    int fault;
+
+    if (size & 3) {
+        *fault_addr = size;
+        return QGPU_FAULT_BAD_ALIGN;
+    }
+    fault = qgpu_context_slot_addr(s, x->ctx, dw[1], dw[2], size, &dst,
+                                   fault_addr);
+    if (fault) {
+        return fault;
+    }
+    qgpu_exec_start_fill(s, QGPU_ENGINE_RENDER, dst, size, dw[4], 0);
+    return QGPU_FAULT_NONE;
+}
+
+/* ADD and XOR: dslot,doff = aslot,aoff op bslot,boff over n words */
+static int qgpu_dma_alu(QGPUState *s, QGPUDmaBuffer *x, const uint32_t *dw,
+                        uint64_t *fault_addr)
+{
+    uint64_t size = (uint64_t)dw[7] * 4, dst, a, b;
+    int fault;
+
+    fault = qgpu_context_slot_addr(s, x->ctx, dw[1], dw[2], size, &dst,
+                                   fault_addr);
+    if (!fault) {
+        fault = qgpu_context_slot_addr(s, x->ctx, dw[3], dw[4], size, &a,
+                                       fault_addr);
+    }
+    if (!fault) {
+        fault = qgpu_context_slot_addr(s, x->ctx, dw[5], dw[6], size, &b,
+                                       fault_addr);
+    }
+    if (fault) {
+        return fault;
+    }
+    qgpu_exec_start_alu(s, QGPU_ENGINE_RENDER,
+                        QGPU_CMD_OPCODE(dw[0]) == QGPU_DMA_ADD ? QGPU_JOB_ADD
+                                                               : QGPU_JOB_XOR,
+                        dst, a, b, size);
+    return QGPU_FAULT_NONE;
+}
+
+static int qgpu_dma_checksum(QGPUState *s, QGPUDmaBuffer *x,
+                             const uint32_t *dw, uint64_t *fault_addr)
+{
+    uint64_t size = dw[3], src, dst;
+    int fault;
+
+    if (size & 3) {
+        *fault_addr = size;
+        return QGPU_FAULT_BAD_ALIGN;
+    }
+    fault = qgpu_context_slot_addr(s, x->ctx, dw[1], dw[2], size, &src,
+                                   fault_addr);
+    if (!fault) {
+        fault = qgpu_context_slot_addr(s, x->ctx, dw[4], dw[5], 4, &dst,
+                                       fault_addr);
+    }
+    if (fault) {
+        return fault;
+    }
+    return qgpu_exec_start_csum(s, QGPU_ENGINE_RENDER, src, dst, size,
+                                fault_addr);
+}
+
+/* The 8-byte aligned slot address of FENCE, WAIT and TIMESTAMP */
+static int qgpu_dma_addr64(QGPUState *s, QGPUDmaBuffer *x, const uint32_t *dw,
+                           uint64_t *addr, uint64_t *fault_addr)
+{
+    int fault = qgpu_context_slot_addr(s, x->ctx, dw[1], dw[2], 8, addr,
+                                       fault_addr);
 
     if (fault) {
         return fault;
@@ -177,37 +219,92 @@ static int qgpu_slot_addr64(QGPUState *s, uint32_t ctx, const uint32_t *dw,
     return QGPU_FAULT_NONE;
 }
 
-/*
- * Parse and start the DMA-buffer command at exec.cur. Either it completes
- * here, or it leaves a job (COPY, FILL, ALU, CHECKSUM) or a WAIT behind.
- */
-int qgpu_render_step(QGPUState *s, QGPUEngine *e, int64_t *budget,
-                     uint64_t *fault_addr)
+static int qgpu_dma_fence(QGPUState *s, QGPUDmaBuffer *x, const uint32_t *dw,
+                          uint64_t *fault_addr)
 {
-    QGPUExec *x = &e->exec;
-    QGPUJob *job = &e->job;
-    uint32_t dw[QGPU_DMA_MAX_FIXED_DW];
-    uint32_t op, len, fixed, i;
-    uint64_t a, b, d, size, v;
+    uint64_t addr;
+    int fault = qgpu_dma_addr64(s, x, dw, &addr, fault_addr);
+
+    if (fault) {
+        return fault;
+    }
+    return qgpu_exec_fence(s, QGPU_ENGINE_RENDER, addr, qgpu_cmd_u64(dw, 3),
+                           QGPU_CMD_FLAGS(dw[0]) & QGPU_FENCE_FLAG_IRQ,
+                           fault_addr);
+}
+
+static int qgpu_dma_wait(QGPUState *s, QGPUDmaBuffer *x, const uint32_t *dw,
+                         uint64_t *fault_addr)
+{
+    int fault = qgpu_dma_addr64(s, x, dw, &x->wait_addr, fault_addr);
+
+    if (fault) {
+        return fault;
+    }
+    x->wait_value = qgpu_cmd_u64(dw, 3);
+    if (qgpu_render_wait_check(s, &fault, fault_addr) || fault) {
+        return fault;
+    }
+    trace_qgpu_dma_wait(x->ctx, x->wait_addr, x->wait_value);
+    x->waiting = true;
+    return QGPU_FAULT_NONE;
+}
+
+static int qgpu_dma_timestamp(QGPUState *s, QGPUDmaBuffer *x,
+                              const uint32_t *dw, uint64_t *fault_addr)
+{
+    uint64_t addr, v;
+    int fault = qgpu_dma_addr64(s, x, dw, &addr, fault_addr);
+
+    if (fault) {
+        return fault;
+    }
+    v = cpu_to_le64(qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
+    return qgpu_addr_access(s, addr, &v, 8, true, fault_addr);
+}
+
+static QGPUDmaHandler *const qgpu_dma_handlers[] = {
+    [QGPU_DMA_NOP] = qgpu_dma_nop,
+    [QGPU_DMA_BIND] = qgpu_dma_bind,
+    [QGPU_DMA_COPY] = qgpu_dma_copy,
+    [QGPU_DMA_FILL] = qgpu_dma_fill,
+    [QGPU_DMA_ADD] = qgpu_dma_alu,
+    [QGPU_DMA_XOR] = qgpu_dma_alu,
+    [QGPU_DMA_CHECKSUM] = qgpu_dma_checksum,
+    [QGPU_DMA_FENCE] = qgpu_dma_fence,
+    [QGPU_DMA_WAIT] = qgpu_dma_wait,
+    [QGPU_DMA_TIMESTAMP] = qgpu_dma_timestamp,
+};
+
+/*
+ * Read the DMA-buffer command at x->cur: its fixed dwords into @dw, its
+ * opcode into *op. Checks the opcode and the length in its header.
+ */
+static int qgpu_dma_fetch(QGPUState *s, QGPUDmaBuffer *x, uint32_t *dw,
+                          uint32_t *op, uint64_t *fault_addr)
+{
+    uint32_t len, fixed, i;
     int fault;
 
-    fault = qgpu_gpu_access(s, x->buf + x->cur, dw, 4, false, fault_addr);
+    fault = qgpu_addr_access(s, x->buf + x->cur, dw, 4, false, fault_addr);
     if (fault) {
         return fault;
     }
     dw[0] = le32_to_cpu(dw[0]);
-    op = QGPU_CMD_OPCODE(dw[0]);
+    *op = QGPU_CMD_OPCODE(dw[0]);
     len = QGPU_CMD_LEN(dw[0]);
-    fixed = qgpu_dma_cmd_len(op);
+    fixed = qgpu_dma_cmd_len(*op);
+    trace_qgpu_dma_cmd(x->ctx, *op, x->cur);
     *fault_addr = dw[0];
-    if (!fixed) {
+    if (!fixed || *op >= ARRAY_SIZE(qgpu_dma_handlers) ||
+        !qgpu_dma_handlers[*op]) {
         return QGPU_FAULT_BAD_OPCODE;
     }
     if (len == 0 || len < fixed || (uint64_t)len * 4 > x->end - x->cur) {
         return QGPU_FAULT_BAD_LENGTH;
     }
-    fault = qgpu_gpu_access(s, x->buf + x->cur, dw, fixed * 4, false,
-                            fault_addr);
+    fault = qgpu_addr_access(s, x->buf + x->cur, dw, fixed * 4, false,
+                             fault_addr);
     if (fault) {
         return fault;
     }
@@ -215,205 +312,36 @@ int qgpu_render_step(QGPUState *s, QGPUEngine *e, int64_t *budget,
         dw[i] = le32_to_cpu(dw[i]);
     }
     x->cmd_bytes = len * 4;
-    memset(job, 0, sizeof(*job));
     *fault_addr = 0;
-
-    switch (op) {
-    case QGPU_DMA_NOP:
-        return QGPU_FAULT_NONE;
-
-    case QGPU_DMA_BIND: {
-        QGPUSlot *sl;
-
-        if (dw[1] >= s->max_slots) {
-            *fault_addr = dw[1];
-            return QGPU_FAULT_BAD_SLOT;
-        }
-        a = qgpu_dw64(dw, 2);
-        size = qgpu_dw64(dw, 4);
-        if (size && !qgpu_in_vram_or_gart(s, a, size)) {
-            *fault_addr = a;
-            return QGPU_FAULT_BAD_ADDRESS;
-        }
-        sl = qgpu_slot(s, x->ctx, dw[1]);
-        sl->addr = size ? a : 0;
-        sl->size = size;
-        return QGPU_FAULT_NONE;
-    }
-
-    case QGPU_DMA_COPY:
-        size = dw[5];
-        fault = qgpu_slot_addr(s, x->ctx, dw[1], dw[2], size, &d, fault_addr);
-        if (!fault) {
-            fault = qgpu_slot_addr(s, x->ctx, dw[3], dw[4], size, &a,
-                                   fault_addr);
-        }
-        if (fault) {
-            return fault;
-        }
-        if (size) {
-            job->kind = QGPU_JOB_COPY;
-            job->src = a;
-            job->dst = d;
-            job->size = size;
-        }
-        return QGPU_FAULT_NONE;
-
-    case QGPU_DMA_FILL:
-        size = dw[3];
-        if (size & 3) {
-            *fault_addr = size;
-            return QGPU_FAULT_BAD_ALIGN;
-        }
-        fault = qgpu_slot_addr(s, x->ctx, dw[1], dw[2], size, &d, fault_addr);
-        if (fault) {
-            return fault;
-        }
-        if (size) {
-            job->kind = QGPU_JOB_FILL;
-            job->dst = d;
-            job->size = size;
-            job->pattern = dw[4];
-        }
-        return QGPU_FAULT_NONE;
-
-    case QGPU_DMA_ADD:
-    case QGPU_DMA_XOR:
-        size = (uint64_t)dw[7] * 4;
-        fault = qgpu_slot_addr(s, x->ctx, dw[1], dw[2], size, &d, fault_addr);
-        if (!fault) {
-            fault = qgpu_slot_addr(s, x->ctx, dw[3], dw[4], size, &a,
-                                   fault_addr);
-        }
-        if (!fault) {
-            fault = qgpu_slot_addr(s, x->ctx, dw[5], dw[6], size, &b,
-                                   fault_addr);
-        }
-        if (fault) {
-            return fault;
-        }
-        if (size) {
-            job->kind = op == QGPU_DMA_ADD ? QGPU_JOB_ADD : QGPU_JOB_XOR;
-            job->dst = d;
-            job->src = a;
-            job->src2 = b;
-            job->size = size;
-        }
-        return QGPU_FAULT_NONE;
-
-    case QGPU_DMA_CHECKSUM:
-        size = dw[3];
-        if (size & 3) {
-            *fault_addr = size;
-            return QGPU_FAULT_BAD_ALIGN;
-        }
-        fault = qgpu_slot_addr(s, x->ctx, dw[1], dw[2], size, &a, fault_addr);
-        if (!fault) {
-            fault = qgpu_slot_addr(s, x->ctx, dw[4], dw[5], 4, &d,
-                                   fault_addr);
-        }
-        if (fault) {
-            return fault;
-        }
-        if (size == 0) {
-            uint32_t h = cpu_to_le32(QGPU_CSUM_INIT);
-
-            return qgpu_gpu_access(s, d, &h, 4, true, fault_addr);
-        }
-        job->kind = QGPU_JOB_CSUM;
-        job->src = a;
-        job->dst = d;
-        job->size = size;
-        job->csum = QGPU_CSUM_INIT;
-        return QGPU_FAULT_NONE;
-
-    case QGPU_DMA_FENCE:
-        fault = qgpu_slot_addr64(s, x->ctx, dw, &d, fault_addr);
-        if (fault) {
-            return fault;
-        }
-        return qgpu_fence(s, QGPU_ENGINE_RENDER, d, qgpu_dw64(dw, 3),
-                          QGPU_CMD_FLAGS(dw[0]) & QGPU_FENCE_FLAG_IRQ,
-                          fault_addr);
-
-    case QGPU_DMA_WAIT:
-        fault = qgpu_slot_addr64(s, x->ctx, dw, &d, fault_addr);
-        if (fault) {
-            return fault;
-        }
-        x->wait_addr = d;
-        x->wait_value = qgpu_dw64(dw, 3);
-        if (qgpu_render_wait_check(s, e, &fault, fault_addr) || fault) {
-            return fault;
-        }
-        x->waiting = true;
-        return QGPU_FAULT_NONE;
-
-    case QGPU_DMA_TIMESTAMP:
-        fault = qgpu_slot_addr64(s, x->ctx, dw, &d, fault_addr);
-        if (fault) {
-            return fault;
-        }
-        v = cpu_to_le64(qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
-        return qgpu_gpu_access(s, d, &v, 8, true, fault_addr);
-    }
-    return QGPU_FAULT_BAD_OPCODE;
+    return QGPU_FAULT_NONE;
 }
 
-/* ADD, XOR and CHECKSUM, in bounded chunks */
-int qgpu_alu_run(QGPUState *s, QGPUJob *job, QGPUEngine *e,
-                 int64_t *budget, uint64_t *fault_addr)
+/*
+ * Decode and start the DMA-buffer command at x->cur. Either it completes
+ * here, or it leaves a job (COPY, FILL, ALU, CHECKSUM) or a WAIT behind.
+ */
+int qgpu_render_step(QGPUState *s, uint64_t *fault_addr)
 {
-    g_autofree uint32_t *ba = g_malloc(QGPU_BOUNCE_SIZE);
-    g_autofree uint32_t *bb = NULL;
-    int fault;
+    QGPUDmaBuffer *x = &s->eng[QGPU_ENGINE_RENDER].dma;
+    uint32_t dw[QGPU_CMD_MAX_FIXED_LEN];
+    uint32_t op;
+    int fault = qgpu_dma_fetch(s, x, dw, &op, fault_addr);
 
-    while (job->done < job->size && *budget > 0) {
-        uint64_t n = MIN(job->size - job->done, QGPU_BOUNCE_SIZE);
-        uint64_t i;
-
-        fault = qgpu_gpu_access(s, job->src + job->done, ba, n, false,
-                                fault_addr);
-        if (fault) {
-            return fault;
-        }
-        if (job->kind == QGPU_JOB_CSUM) {
-            uint32_t h = job->csum;
-
-            for (i = 0; i < n / 4; i++) {
-                h ^= le32_to_cpu(ba[i]);
-                h *= QGPU_CSUM_PRIME;
-            }
-            job->csum = h;
-        } else {
-            if (!bb) {
-                bb = g_malloc(QGPU_BOUNCE_SIZE);
-            }
-            fault = qgpu_gpu_access(s, job->src2 + job->done, bb, n, false,
-                                    fault_addr);
-            if (fault) {
-                return fault;
-            }
-            for (i = 0; i < n / 4; i++) {
-                uint32_t x = le32_to_cpu(ba[i]), y = le32_to_cpu(bb[i]);
-
-                ba[i] = cpu_to_le32(job->kind == QGPU_JOB_ADD ? x + y
-                                                              : x ^ y);
-            }
-            fault = qgpu_gpu_access(s, job->dst + job->done, ba, n, true,
-                                    fault_addr);
-            if (fault) {
-                return fault;
-            }
-        }
-        job->done += n;
-        *budget -= n;
-        qgpu_account(s, e, n);
-        if (job->kind == QGPU_JOB_CSUM && job->done == job->size) {
-            uint32_t h = cpu_to_le32(job->csum);
-
-            return qgpu_gpu_access(s, job->dst, &h, 4, true, fault_addr);
-        }
+    if (fault) {
+        return fault;
     }
-    return QGPU_FAULT_NONE;
+    return qgpu_dma_handlers[op](s, x, dw, fault_addr);
+}
+
+/* true if the blocked WAIT is satisfied; *fault set on an access fault */
+bool qgpu_render_wait_check(QGPUState *s, int *fault, uint64_t *fault_addr)
+{
+    QGPUDmaBuffer *x = &s->eng[QGPU_ENGINE_RENDER].dma;
+    uint64_t v;
+
+    *fault = qgpu_addr_access(s, x->wait_addr, &v, 8, false, fault_addr);
+    if (*fault) {
+        return false;
+    }
+    return le64_to_cpu(v) >= x->wait_value;
 }

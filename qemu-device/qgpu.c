@@ -1,7 +1,9 @@
 /*
- * qgpu: virtual PCI GPU -- PCI device, properties, BAR0 registers, IRQ, reset
+ * qgpu: virtual PCI GPU -- PCI device, properties, BAR0 registers, reset
  *
- * The contract is docs/hw-spec.md; all numbers come from qgpu_regs.h.
+ * The top layer (the layers: qgpu-state.h). BAR0 accesses come here and go
+ * to the layer that owns the register. The contract is docs/hw-spec.md;
+ * all numbers come from qgpu_regs.h.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -12,118 +14,47 @@
 #include "qemu/host-utils.h"
 #include "qapi/error.h"
 #include "hw/pci/pci.h"
+#include "qemu/log.h"
 #include "hw/pci/msi.h"
 #include "hw/qdev-properties.h"
 #include "migration/vmstate.h"
-#include "qgpu.h"
+#include "qgpu-state.h"
+#include "qgpu-irq.h"
+#include "qgpu-faultq.h"
+#include "qgpu-addr.h"
+#include "qgpu-hap.h"
+#include "qgpu-context.h"
+#include "qgpu-engine.h"
+#include "trace.h"
 
-/* Interrupts */
-
-static void qgpu_update_irq(QGPUState *s)
-{
-    PCIDevice *pdev = PCI_DEVICE(s);
-    uint32_t pending = s->int_status & s->int_mask;
-
-    uint32_t fresh = pending & ~s->irq_pending;
-
-    s->irq_pending = pending;
-    if (msi_enabled(pdev)) {
-        pci_set_irq(pdev, 0);
-        if (fresh) {
-            /*
-             * The message is a DMA write to a guest-chosen address, which
-             * may be our own registers: refuse such re-entrant accesses.
-             */
-            bool busy = s->in_engine;
-
-            s->in_engine = true;
-            msi_notify(pdev, 0);
-            s->in_engine = busy;
-        }
-    } else {
-        pci_set_irq(pdev, pending != 0);
-    }
-}
-
-void qgpu_raise_irq(QGPUState *s, uint32_t bits)
-{
-    s->int_status |= bits & QGPU_INT_ALL;
-    qgpu_update_irq(s);
-}
-
-/*
- * Every fault is counted and raises INT_FAULT; its record goes to the tail
- * of the fault queue, or, when the queue is full, only FAULTQ_LOST counts it.
- */
-void qgpu_record_fault(QGPUState *s, uint32_t reason, uint32_t engine,
-                       uint32_t context, uint64_t addr, uint32_t offset)
-{
-    s->fault_count++;
-    if (s->faultq_len < QGPU_FAULTQ_DEPTH) {
-        QGPUFault *f = &s->faultq[(s->faultq_head + s->faultq_len) %
-                                  QGPU_FAULTQ_DEPTH];
-
-        f->reason = reason;
-        f->engine = engine;
-        f->context = context;
-        f->addr = addr;
-        f->offset = offset;
-        s->faultq_len++;
-    } else {
-        s->faultq_lost++;
-    }
-    qgpu_raise_irq(s, QGPU_INT_FAULT);
-}
-
-/* The oldest queued record; all zero when the queue is empty. */
-static QGPUFault qgpu_fault_oldest(QGPUState *s)
-{
-    QGPUFault none = { 0 };
-
-    return s->faultq_len ? s->faultq[s->faultq_head] : none;
-}
-
-static void qgpu_fault_pop(QGPUState *s)
-{
-    if (s->faultq_len) {
-        s->faultq_head = (s->faultq_head + 1) % QGPU_FAULTQ_DEPTH;
-        s->faultq_len--;
-    }
-}
-
-static uint32_t qgpu_ctx_status(QGPUState *s)
-{
-    if (s->ctx_sel >= s->max_contexts) {
-        return 0;
-    }
-    return s->ctx_faulted[s->ctx_sel] ? QGPU_CTX_STATUS_FAULTED : 0;
-}
+/* Limits on device properties (see docs/hw-spec.md, "Device properties") */
+#define QGPU_VRAM_MIN           (1 * MiB)
+#define QGPU_VRAM_MAX           QGPU_GART_BASE          /* 1 TiB */
+#define QGPU_GART_MAX           QGPU_GART_BASE          /* 1 TiB */
+#define QGPU_HAP_MAX            (256 * MiB)
+#define QGPU_SLOTS_MAX          4096
+#define QGPU_CONTEXTS_MAX       4096
+#define QGPU_SLOT_ENTRIES_MAX   (1u << 20)              /* slots x contexts */
 
 static void qgpu_mmio_fault(QGPUState *s, uint32_t reason, uint64_t addr,
                             uint32_t offset)
 {
-    qgpu_record_fault(s, reason, QGPU_FAULT_ENGINE_MMIO, QGPU_NO_CONTEXT,
-                      addr, offset);
+    qgpu_faultq_record(s, reason, QGPU_FAULT_ENGINE_MMIO, QGPU_NO_CONTEXT,
+                       addr, offset);
 }
 
 /* Device reset (REG_RESET and DeviceClass reset) */
 
 static void qgpu_device_reset(QGPUState *s)
 {
+    trace_qgpu_reset();
     qgpu_engine_reset_all(s);
-    qgpu_render_reset(s);
+    qgpu_context_reset(s);
     qgpu_hap_reset(s);
+    qgpu_faultq_reset(s);
+    qgpu_addr_reset(s);
     s->scratch = 0;
-    s->int_status = 0;
-    s->int_mask = 0;
-    s->gart_base = 0;
-    s->gart_ctrl = 0;
-    memset(s->faultq, 0, sizeof(s->faultq));
-    s->faultq_head = 0;
-    s->faultq_len = 0;
-    s->faultq_lost = 0;
-    s->ctx_sel = 0;
-    qgpu_update_irq(s);
+    qgpu_irq_reset(s);
 }
 
 static void qgpu_qdev_reset(DeviceState *dev)
@@ -147,123 +78,121 @@ static uint32_t qgpu_caps(QGPUState *s)
     return caps;
 }
 
-static uint32_t qgpu_reg_read(QGPUState *s, hwaddr addr)
+/* Identity, sizes, SCRATCH and CYCLES: the registers this file owns */
+static bool qgpu_reg_read_own(QGPUState *s, hwaddr addr, uint32_t *val)
 {
-    QGPUFault f = qgpu_fault_oldest(s);
-    uint64_t cycles;
-    bool ok;
-
-    if (addr >= QGPU_ENGINE_BASE(0) &&
-        addr < QGPU_ENGINE_BASE(QGPU_NUM_ENGINES)) {
-        unsigned n = (addr - QGPU_ENGINE_BASE(0)) / 0x100;
-        uint32_t v = qgpu_engine_read(s, n, addr & 0xff, &ok);
-        return ok ? v : 0;
-    }
+    uint64_t cycles = s->work_cmds + s->work_bytes / 64;
 
     switch (addr) {
     case QGPU_REG_ID:
-        return QGPU_ID_MAGIC;
+        *val = QGPU_ID_MAGIC;
+        break;
     case QGPU_REG_VERSION:
-        return (QGPU_VERSION_MAJOR << 16) | QGPU_VERSION_MINOR;
+        *val = (QGPU_VERSION_MAJOR << 16) | QGPU_VERSION_MINOR;
+        break;
     case QGPU_REG_CAPS:
-        return qgpu_caps(s);
+        *val = qgpu_caps(s);
+        break;
     case QGPU_REG_VRAM_SIZE_LO:
-        return s->vram_size;
     case QGPU_REG_VRAM_SIZE_HI:
-        return s->vram_size >> 32;
+        *val = addr == QGPU_REG_VRAM_SIZE_LO ? s->vram_size
+                                             : s->vram_size >> 32;
+        break;
     case QGPU_REG_VISIBLE_SIZE_LO:
-        return s->visible_size;
     case QGPU_REG_VISIBLE_SIZE_HI:
-        return s->visible_size >> 32;
+        *val = addr == QGPU_REG_VISIBLE_SIZE_LO ? s->visible_size
+                                                : s->visible_size >> 32;
+        break;
     case QGPU_REG_GART_SIZE_LO:
-        return s->gart_size;
     case QGPU_REG_GART_SIZE_HI:
-        return s->gart_size >> 32;
+        *val = addr == QGPU_REG_GART_SIZE_LO ? s->gart_size
+                                             : s->gart_size >> 32;
+        break;
     case QGPU_REG_HAP_SIZE_LO:
-        return s->hap_size;
     case QGPU_REG_HAP_SIZE_HI:
-        return s->hap_size >> 32;
+        *val = addr == QGPU_REG_HAP_SIZE_LO ? s->hap_size : s->hap_size >> 32;
+        break;
     case QGPU_REG_NUM_ENGINES:
-        return QGPU_NUM_ENGINES;
+        *val = QGPU_NUM_ENGINES;
+        break;
     case QGPU_REG_MAX_SLOTS:
-        return s->max_slots;
+        *val = s->max_slots;
+        break;
     case QGPU_REG_MAX_CONTEXTS:
-        return s->max_contexts;
+        *val = s->max_contexts;
+        break;
     case QGPU_REG_SCRATCH:
-        return s->scratch;
-    case QGPU_REG_INT_STATUS:
-        return s->int_status;
-    case QGPU_REG_INT_MASK:
-        return s->int_mask;
-    case QGPU_REG_FAULT_COUNT:
-        return s->fault_count;
-    case QGPU_REG_FAULT_REASON:
-        return f.reason;
-    case QGPU_REG_FAULT_ENGINE:
-        return f.engine;
-    case QGPU_REG_FAULT_CONTEXT:
-        return f.context;
-    case QGPU_REG_FAULT_ADDR_LO:
-        return f.addr;
-    case QGPU_REG_FAULT_ADDR_HI:
-        return f.addr >> 32;
-    case QGPU_REG_FAULT_OFFSET:
-        return f.offset;
-    case QGPU_REG_HAP_FAULT_COUNT:
-        return s->hap_fault_count;
-    case QGPU_REG_FAULTQ_COUNT:
-        return s->faultq_len;
-    case QGPU_REG_FAULTQ_LOST:
-        return s->faultq_lost;
-    case QGPU_REG_GART_BASE_LO:
-        return s->gart_base;
-    case QGPU_REG_GART_BASE_HI:
-        return s->gart_base >> 32;
-    case QGPU_REG_GART_CTRL:
-        return s->gart_ctrl;
-    case QGPU_REG_HAP_INDEX:
-        return s->hap_index;
-    case QGPU_REG_HAP_COUNT:
-        return s->hap_count;
-    case QGPU_REG_HAP_VRAM_PAGE_LO:
-        return s->hap_vram_page;
-    case QGPU_REG_HAP_VRAM_PAGE_HI:
-        return s->hap_vram_page >> 32;
-    case QGPU_REG_HAP_MAPPED:
-        return s->hap_mapped;
-    case QGPU_REG_CTX_SEL:
-        return s->ctx_sel;
-    case QGPU_REG_CTX_STATUS:
-        return qgpu_ctx_status(s);
+        *val = s->scratch;
+        break;
     case QGPU_REG_CYCLES_LO:
     case QGPU_REG_CYCLES_HI:
-        cycles = s->work_cmds + s->work_bytes / 64;
-        return addr == QGPU_REG_CYCLES_LO ? cycles : cycles >> 32;
+        *val = addr == QGPU_REG_CYCLES_LO ? cycles : cycles >> 32;
+        break;
     default:
-        return 0;               /* unknown and write-only registers */
+        return false;
     }
+    return true;
+}
+
+/* Reads 0 (docs/hw-spec.md): not a fault, but logged as ignored. */
+static void qgpu_reg_unknown(hwaddr addr)
+{
+    qemu_log_mask(LOG_GUEST_ERROR, "qgpu: read of unknown or write-only "
+                  "register 0x%" HWADDR_PRIx " reads 0\n", addr);
+}
+
+/* Each register block is read by the layer that owns it. */
+static uint32_t qgpu_reg_read(QGPUState *s, hwaddr addr)
+{
+    uint32_t val = 0;
+    bool ok = true;
+
+    switch (addr) {
+    case QGPU_ENGINE_BASE(0) ... QGPU_ENGINE_BASE(QGPU_NUM_ENGINES) - 1:
+        val = qgpu_engine_read(s, (addr - QGPU_ENGINE_BASE(0)) / 0x100,
+                               addr & 0xff, &ok);
+        break;
+    case QGPU_REG_INT_STATUS:
+    case QGPU_REG_INT_MASK:
+        return qgpu_irq_reg_read(s, addr);
+    case QGPU_REG_FAULT_COUNT ... QGPU_REG_FAULT_OFFSET:
+    case QGPU_REG_FAULTQ_COUNT:
+    case QGPU_REG_FAULTQ_LOST:
+        return qgpu_faultq_reg_read(s, addr);
+    case QGPU_REG_GART_BASE_LO:
+    case QGPU_REG_GART_BASE_HI:
+    case QGPU_REG_GART_CTRL:
+        return qgpu_addr_reg_read(s, addr);
+    case QGPU_REG_HAP_FAULT_COUNT:
+    case QGPU_REG_HAP_INDEX ... QGPU_REG_HAP_VRAM_PAGE_HI:
+    case QGPU_REG_HAP_MAPPED:
+        return qgpu_hap_reg_read(s, addr);
+    case QGPU_REG_CTX_SEL:
+    case QGPU_REG_CTX_STATUS:
+        return qgpu_context_reg_read(s, addr);
+    default:
+        ok = qgpu_reg_read_own(s, addr, &val);
+        break;
+    }
+    if (!ok) {
+        qgpu_reg_unknown(addr);         /* unknown and write-only: 0 */
+    }
+    return ok ? val : 0;
 }
 
 /* Returns false if the register is not writable (BAD_REGISTER). */
 static bool qgpu_reg_write(QGPUState *s, hwaddr addr, uint32_t val)
 {
-    if (addr >= QGPU_ENGINE_BASE(0) &&
-        addr < QGPU_ENGINE_BASE(QGPU_NUM_ENGINES)) {
-        unsigned n = (addr - QGPU_ENGINE_BASE(0)) / 0x100;
-        return qgpu_engine_write(s, n, addr & 0xff, val);
-    }
-
     switch (addr) {
+    case QGPU_ENGINE_BASE(0) ... QGPU_ENGINE_BASE(QGPU_NUM_ENGINES) - 1:
+        return qgpu_engine_write(s, (addr - QGPU_ENGINE_BASE(0)) / 0x100,
+                                 addr & 0xff, val);
     case QGPU_REG_SCRATCH:
         s->scratch = val;
         return true;
     case QGPU_REG_INT_MASK:
-        s->int_mask = val & QGPU_INT_ALL;
-        qgpu_update_irq(s);
-        return true;
     case QGPU_REG_INT_ACK:
-        s->int_status &= ~val;
-        qgpu_update_irq(s);
+        qgpu_irq_reg_write(s, addr, val);
         return true;
     case QGPU_REG_RESET:
         if (val & 1) {
@@ -271,44 +200,26 @@ static bool qgpu_reg_write(QGPUState *s, hwaddr addr, uint32_t val)
         }
         return true;
     case QGPU_REG_GART_BASE_LO:
-        s->gart_base = deposit64(s->gart_base, 0, 32, val);
-        return true;
     case QGPU_REG_GART_BASE_HI:
-        s->gart_base = deposit64(s->gart_base, 32, 32, val);
-        return true;
     case QGPU_REG_GART_CTRL:
-        s->gart_ctrl = val & QGPU_GART_CTRL_ENABLE;
+        qgpu_addr_reg_write(s, addr, val);
         return true;
-    case QGPU_REG_HAP_INDEX:
-        s->hap_index = val;
-        return true;
-    case QGPU_REG_HAP_COUNT:
-        s->hap_count = val;
-        return true;
-    case QGPU_REG_HAP_VRAM_PAGE_LO:
-        s->hap_vram_page = deposit64(s->hap_vram_page, 0, 32, val);
-        return true;
-    case QGPU_REG_HAP_VRAM_PAGE_HI:
-        s->hap_vram_page = deposit64(s->hap_vram_page, 32, 32, val);
-        return true;
-    case QGPU_REG_HAP_CMD:
-        if (val != QGPU_HAP_CMD_MAP && val != QGPU_HAP_CMD_UNMAP) {
-            return false;
-        }
-        qgpu_hap_cmd(s, val);
-        return true;
+    case QGPU_REG_HAP_INDEX ... QGPU_REG_HAP_CMD:
+        return qgpu_hap_reg_write(s, addr, val);
     case QGPU_REG_FAULTQ_POP:
-        if (val != 1) {
-            return false;
-        }
-        qgpu_fault_pop(s);
-        return true;
+        return qgpu_faultq_reg_write(s, addr, val);
     case QGPU_REG_CTX_SEL:
-        s->ctx_sel = val;
+        qgpu_context_reg_write(s, addr, val);
         return true;
     default:
         return false;           /* unknown or read-only */
     }
+}
+
+static void qgpu_mmio_reentry(hwaddr addr)
+{
+    qemu_log_mask(LOG_GUEST_ERROR, "qgpu: device DMA or MSI into its own "
+                  "registers at 0x%" HWADDR_PRIx " refused\n", addr);
 }
 
 static MemTxResult qgpu_mmio_read(void *opaque, hwaddr addr, uint64_t *data,
@@ -319,6 +230,7 @@ static MemTxResult qgpu_mmio_read(void *opaque, hwaddr addr, uint64_t *data,
     *data = 0;
     if (s->in_engine) {
         /* DMA from an engine into its own registers: refused */
+        qgpu_mmio_reentry(addr);
         return MEMTX_ERROR;
     }
     if (size != 4 || (addr & 3)) {
@@ -326,6 +238,7 @@ static MemTxResult qgpu_mmio_read(void *opaque, hwaddr addr, uint64_t *data,
         return MEMTX_OK;
     }
     *data = qgpu_reg_read(s, addr);
+    trace_qgpu_reg_read(addr, *data);
     return MEMTX_OK;
 }
 
@@ -335,12 +248,14 @@ static MemTxResult qgpu_mmio_write(void *opaque, hwaddr addr, uint64_t data,
     QGPUState *s = opaque;
 
     if (s->in_engine) {
+        qgpu_mmio_reentry(addr);
         return MEMTX_ERROR;
     }
     if (size != 4 || (addr & 3)) {
         qgpu_mmio_fault(s, QGPU_FAULT_BAD_REGISTER, addr, size);
         return MEMTX_OK;
     }
+    trace_qgpu_reg_write(addr, data);
     if (!qgpu_reg_write(s, addr, data)) {
         qgpu_mmio_fault(s, QGPU_FAULT_BAD_REGISTER, addr, size);
     }
@@ -454,7 +369,7 @@ static void qgpu_realize(PCIDevice *pdev, Error **errp)
 
     memory_region_init_ram_ptr(&s->vram_all, OBJECT(s), "qgpu-vram",
                                s->vram_size, s->vram);
-    qgpu_hap_init(s);
+    qgpu_hap_realize(s);
     if (s->hap_size) {
         pci_register_bar(pdev, QGPU_BAR_HAP,
                          PCI_BASE_ADDRESS_SPACE_MEMORY |
@@ -462,9 +377,8 @@ static void qgpu_realize(PCIDevice *pdev, Error **errp)
                          PCI_BASE_ADDRESS_MEM_PREFETCH, &s->hap);
     }
 
-    s->slots = g_new0(QGPUSlot, (size_t)s->max_slots * s->max_contexts);
-    s->ctx_faulted = g_new0(bool, s->max_contexts);
-    qgpu_engine_init(s);
+    qgpu_context_realize(s);
+    qgpu_engine_realize(s);
     qgpu_device_reset(s);
 }
 
@@ -472,8 +386,8 @@ static void qgpu_exit(PCIDevice *pdev)
 {
     QGPUState *s = QGPU(pdev);
 
-    qgpu_engine_fini(s);
-    qgpu_hap_fini(s);
+    qgpu_engine_unrealize(s);
+    qgpu_hap_unrealize(s);
     msi_uninit(pdev);
 }
 
@@ -517,10 +431,7 @@ static void qgpu_instance_finalize(Object *obj)
     call_rcu(f, qgpu_vram_free, rcu);
     s->vram = NULL;
     s->vram_fd = -1;
-    g_free(s->slots);
-    s->slots = NULL;
-    g_free(s->ctx_faulted);
-    s->ctx_faulted = NULL;
+    qgpu_context_finalize(s);
 }
 
 static Property qgpu_properties[] = {

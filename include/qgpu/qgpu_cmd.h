@@ -53,8 +53,6 @@
 #define QGPU_CMD_OPCODE(hdr)		((hdr) & 0xff)
 #define QGPU_CMD_FLAGS(hdr)		(((hdr) >> 8) & 0xff)
 #define QGPU_CMD_LEN(hdr)		((hdr) >> 16)
-/* Longest command length in qgpu_cmd_len() (NOP may be longer) */
-#define QGPU_CMD_MAX_LEN		8
 
 /* Ring commands (both engines) */
 #define QGPU_CMD_NOP			0x00	/* len >= 1: skip */
@@ -166,6 +164,78 @@ static inline int qgpu_cmd_is_dma(unsigned int op)
 static inline unsigned int qgpu_dma_cmd_len(unsigned int op)
 {
 	return qgpu_cmd_is_dma(op) ? qgpu_cmd_len(op) : 0;
+}
+
+/* The 64-bit parameter in dwords @i (low) and @i + 1 (high) of a command */
+static inline unsigned long long qgpu_cmd_u64(const unsigned int *dw,
+					      unsigned int i)
+{
+	return dw[i] | (unsigned long long)dw[i + 1] << 32;
+}
+
+/* The longest qgpu_cmd_len(): room for any command's fixed dwords. */
+#define QGPU_CMD_MAX_FIXED_LEN		8
+
+/*
+ * Is @op a ring command of engine @engine? NOP and FENCE run on both
+ * rings; every other ring command on one engine only. 0 for an engine the
+ * device does not have.
+ */
+static inline int qgpu_cmd_is_ring(unsigned int engine, unsigned int op)
+{
+	if (engine >= QGPU_NUM_ENGINES)
+		return 0;
+	if (op == QGPU_CMD_NOP || op == QGPU_CMD_FENCE)
+		return 1;
+	if (engine == QGPU_ENGINE_PAGING)
+		return op >= QGPU_CMD_TRANSFER && op <= QGPU_CMD_UNMAP_APERTURE;
+	if (engine == QGPU_ENGINE_RENDER)
+		return op >= QGPU_CMD_EXEC && op <= QGPU_CMD_CTX_UNBIND;
+	return 0;
+}
+
+/* Length of ring command @op on engine @engine as qgpu_cmd_len(), 0 if not one. */
+static inline unsigned int qgpu_ring_cmd_len(unsigned int engine,
+					     unsigned int op)
+{
+	return qgpu_cmd_is_ring(engine, op) ? qgpu_cmd_len(op) : 0;
+}
+
+/* Short name of fault reason @reason for messages, "?" if unknown. */
+static inline const char *qgpu_fault_reason_name(unsigned int reason)
+{
+	switch (reason) {
+	case QGPU_FAULT_NONE:
+		return "none";
+	case QGPU_FAULT_BAD_OPCODE:
+		return "bad-opcode";
+	case QGPU_FAULT_BAD_LENGTH:
+		return "bad-length";
+	case QGPU_FAULT_BAD_ADDRESS:
+		return "bad-address";
+	case QGPU_FAULT_GART_UNMAPPED:
+		return "gart-unmapped";
+	case QGPU_FAULT_BAD_ALIGN:
+		return "bad-align";
+	case QGPU_FAULT_BAD_SLOT:
+		return "bad-slot";
+	case QGPU_FAULT_SLOT_BOUNDS:
+		return "slot-bounds";
+	case QGPU_FAULT_BAD_CONTEXT:
+		return "bad-context";
+	case QGPU_FAULT_BAD_RING:
+		return "bad-ring";
+	case QGPU_FAULT_HAP_RANGE:
+		return "hap-range";
+	case QGPU_FAULT_BAD_REGISTER:
+		return "bad-register";
+	case QGPU_FAULT_DMA_ERROR:
+		return "dma-error";
+	case QGPU_FAULT_HAP_UNMAPPED:
+		return "hap-unmapped";
+	default:
+		return "?";
+	}
 }
 
 /* FNV-1a over 32-bit words, as computed by QGPU_DMA_CHECKSUM */

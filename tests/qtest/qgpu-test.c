@@ -69,14 +69,17 @@ static char *qgpu_bios_dir(void)
 
 static void qgpu_ring_init(QGPU *g, int n, uint64_t base, uint32_t size);
 
-static QGPU *qgpu_start_machine(const char *machine, const char *props)
+/* @args: more QEMU options, or NULL */
+static QGPU *qgpu_start_args(const char *machine, const char *props,
+                             const char *args)
 {
     QGPU *g = g_new0(QGPU, 1);
     g_autofree char *bios = qgpu_bios_dir();
 
-    g->qts = qtest_initf("%s -machine %s -nodefaults -m 256M "
+    g->qts = qtest_initf("%s -machine %s -nodefaults -m 256M %s "
                          "-device qgpu,addr=04.0%s%s",
-                         bios, machine, props ? "," : "", props ? props : "");
+                         bios, machine, args ? args : "",
+                         props ? "," : "", props ? props : "");
     g->bus = qpci_new_pc(g->qts, NULL);
     g->dev = qpci_device_find(g->bus, QGPU_DEVFN);
     g_assert(g->dev);
@@ -91,6 +94,11 @@ static QGPU *qgpu_start_machine(const char *machine, const char *props)
     qgpu_ring_init(g, 0, RING0, RING_SIZE);
     qgpu_ring_init(g, 1, RING1, RING_SIZE);
     return g;
+}
+
+static QGPU *qgpu_start_machine(const char *machine, const char *props)
+{
+    return qgpu_start_args(machine, props, NULL);
 }
 
 static QGPU *qgpu_start(const char *props)
@@ -2451,6 +2459,106 @@ static void test_fuzz(void)
     qgpu_stop(g);
 }
 
+/* ---- tracing and guest-error logging (docs/hw-spec.md 14.1) ---- */
+
+/* @text has a line matching @re (a whole line, after any trace prefix) */
+static void expect_log(const char *text, const char *re)
+{
+    g_autofree char *line_re = g_strdup_printf("^(\\d+@[\\d.]+:)?%s$", re);
+
+    if (!g_regex_match_simple(line_re, text, G_REGEX_MULTILINE, 0)) {
+        g_test_message("no line matches /%s/ in the QEMU log", re);
+        g_test_message("%s", text);
+        g_test_fail();
+    }
+}
+
+/*
+ * QEMU run with -trace 'qgpu_*' -d guest_errors: a ring command on each
+ * engine, a TRANSFER, a GART and an aperture mapping, DMA-buffer commands
+ * ending in a bad opcode, an unknown register read and a device reset each
+ * leave their event or guest-error line in the log.
+ */
+static void test_trace(void)
+{
+    g_autofree char *path = NULL;
+    g_autofree char *args = NULL;
+    g_autofree char *text = NULL;
+    DmaBuf *b = g_new0(DmaBuf, 1);
+    QGPU *g;
+    int fd;
+
+    fd = g_file_open_tmp("qgpu-trace-XXXXXX.log", &path, NULL);
+    g_assert_cmpint(fd, >=, 0);
+    close(fd);
+    args = g_strdup_printf("-trace 'qgpu_*' -d guest_errors -D %s", path);
+    g = qgpu_start_args("q35", NULL, args);
+
+    cmd_fence(g, 0, SYS(FENCE_MEM), 0x1234, true);
+    run(g, 0);
+    wr(g, QGPU_REG_INT_ACK, QGPU_INT_ENGINE(0));
+    cmd_transfer(g, 0x2000, SYS(SYSBUF), 0x3000, 0);
+    run(g, 0);
+
+    qtest_memset(g->qts, GART_TABLE, 0, 16 * 8);
+    wr(g, QGPU_REG_GART_BASE_LO, GART_TABLE);
+    wr(g, QGPU_REG_GART_CTRL, QGPU_GART_CTRL_ENABLE);
+    qtest_writeq(g->qts, PAGELIST, GART_PAGES_MEM);
+    cmd_map_ap(g, 5, 1, SYS(PAGELIST));
+    run(g, 0);
+
+    wr(g, QGPU_REG_HAP_INDEX, 2);
+    wr(g, QGPU_REG_HAP_COUNT, 3);
+    wr(g, QGPU_REG_HAP_VRAM_PAGE_LO, 0x40);
+    wr(g, QGPU_REG_HAP_CMD, QGPU_HAP_CMD_MAP);
+
+    dma_bind(b, 0, 0x100000, 0x1000);
+    dma(b, QGPU_DMA_FENCE, 0, 4, 0, 8, 7, 0);
+    dma(b, 0x7f, 0, 0);
+    dma_put(g, DMABUF, b);
+    cmd_exec(g, 3, SYS(DMABUF), 0, b->n * 4);
+    run(g, 1);
+    expect_fault(g, 1, QGPU_FAULT_BAD_OPCODE, 1);
+
+    g_assert_cmphex(rd(g, 0xffc), ==, 0);
+    wr(g, QGPU_REG_RESET, 1);
+    qgpu_stop(g);
+    g_free(b);
+
+    g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+    unlink(path);
+    expect_log(text, "qgpu_ring_cmd engine 0 op 0x01 offset 0x0");
+    expect_log(text, "qgpu_fence engine 0 \\[0x8000000000180000\\] = "
+               "0x1234 irq 1");
+    expect_log(text, "qgpu_irq_raise raise 0x1 status 0x1");
+    expect_log(text, "qgpu_reg_write reg 0x0048 <- 0x00000001");
+    expect_log(text, "qgpu_irq_ack ack 0x1 status 0x0");
+    expect_log(text, "qgpu_ring_cmd engine 0 op 0x10 offset 0x14");
+    expect_log(text, "qgpu_transfer engine 0 bytes 0x2000 "
+               "src 0x8000000000200000 dst 0x3000 flags 0x0");
+    expect_log(text, "qgpu_gart_map GART pages 5\\+1 from list "
+               "0x8000000000190000");
+    expect_log(text, "qgpu_hap_map aperture pages 2\\+3 -> VRAM page 0x40");
+    expect_log(text, "qgpu_ring_cmd engine 1 op 0x20 offset 0x0");
+    expect_log(text, "qgpu_exec ctx 3 buf 0x8000000000400000 "
+               "\\[0x0, 0x30\\)");
+    expect_log(text, "qgpu_dma_cmd ctx 3 op 0x40 offset 0x0");
+    expect_log(text, "qgpu_context_bind ctx 3 slot 0 addr 0x100000 "
+               "size 0x1000");
+    expect_log(text, "qgpu_dma_cmd ctx 3 op 0x46 offset 0x18");
+    expect_log(text, "qgpu_fence engine 1 \\[0x100008\\] = 0x7 irq 0");
+    expect_log(text, "qgpu_dma_cmd ctx 3 op 0x7f offset 0x2c");
+    expect_log(text, "qgpu_fault reason 1 engine 0x1 ctx 0x3 addr 0x1007f "
+               "offset 0x2c");
+    expect_log(text, "qgpu: fault bad-opcode: engine 0x1 context 0x3 "
+               "addr 0x1007f offset 0x2c");
+    expect_log(text, "qgpu_context_faulted ctx 3 .*");
+    expect_log(text, "qgpu: read of unknown or write-only register 0xffc "
+               "reads 0");
+    expect_log(text, "qgpu_reset device reset");
+    expect_log(text, "qgpu_engine_reset engine 1 ring reset");
+}
+
 /* Hot-plug and unplug (realize, unrealize, finalize paths) */
 static void test_hotplug(void)
 {
@@ -2527,6 +2635,7 @@ int main(int argc, char **argv)
     qtest_add_func("/qgpu/fault/job-wait", test_ctx_fault_job_wait);
     qtest_add_func("/qgpu/render/ctx-unbind", test_ctx_unbind);
     qtest_add_func("/qgpu/fuzz", test_fuzz);
+    qtest_add_func("/qgpu/trace", test_trace);
 
     return g_test_run();
 }

@@ -108,6 +108,12 @@ static uint32_t *qgpu_cb_cmd(struct qgpu_cb *cb, uint32_t op, uint32_t len)
 	return p;
 }
 
+/* A DMA-buffer command of the length the one table gives it. */
+static uint32_t *qgpu_cb_fixed(struct qgpu_cb *cb, uint32_t op)
+{
+	return qgpu_cb_cmd(cb, op, qgpu_dma_cmd_len(op));
+}
+
 int qgpu_cb_emit_raw(struct qgpu_cb *cb, const uint32_t *dw, uint32_t n)
 {
 	uint32_t *p = qgpu_cb_reserve(cb, n);
@@ -172,10 +178,10 @@ static int qgpu_cb_bind_common(struct qgpu_cb *cb, uint32_t slot,
 		cb->split = at;
 		cb->run++;
 	}
-	p = qgpu_cb_reserve(cb, QGPU_DMA_BIND_LEN);
+	p = qgpu_cb_reserve(cb, qgpu_dma_cmd_len(QGPU_DMA_BIND));
 	if (!p)
 		return cb->error;
-	p[0] = QGPU_CMD_HDR(QGPU_DMA_BIND, 0, QGPU_DMA_BIND_LEN);
+	p[0] = QGPU_CMD_HDR(QGPU_DMA_BIND, 0, qgpu_dma_cmd_len(QGPU_DMA_BIND));
 	p[1] = slot;			/* the kernel writes it from the entry */
 	p[2] = (uint32_t)offset;	/* address: patched by the kernel */
 	p[3] = (uint32_t)(offset >> 32);
@@ -265,7 +271,7 @@ int qgpu_cb_nop(struct qgpu_cb *cb, uint32_t ndw)
 int qgpu_cb_copy(struct qgpu_cb *cb, uint32_t dslot, uint32_t doff,
 		 uint32_t sslot, uint32_t soff, uint32_t size)
 {
-	uint32_t *p = qgpu_cb_cmd(cb, QGPU_DMA_COPY, QGPU_DMA_COPY_LEN);
+	uint32_t *p = qgpu_cb_fixed(cb, QGPU_DMA_COPY);
 
 	if (!p)
 		return cb->error;
@@ -280,7 +286,7 @@ int qgpu_cb_copy(struct qgpu_cb *cb, uint32_t dslot, uint32_t doff,
 int qgpu_cb_fill(struct qgpu_cb *cb, uint32_t slot, uint32_t off,
 		 uint32_t size, uint32_t pattern)
 {
-	uint32_t *p = qgpu_cb_cmd(cb, QGPU_DMA_FILL, QGPU_DMA_FILL_LEN);
+	uint32_t *p = qgpu_cb_fixed(cb, QGPU_DMA_FILL);
 
 	if (!p)
 		return cb->error;
@@ -295,7 +301,7 @@ static int qgpu_cb_alu(struct qgpu_cb *cb, uint32_t op, uint32_t dslot,
 		       uint32_t doff, uint32_t aslot, uint32_t aoff,
 		       uint32_t bslot, uint32_t boff, uint32_t n)
 {
-	uint32_t *p = qgpu_cb_cmd(cb, op, QGPU_DMA_ALU_LEN);
+	uint32_t *p = qgpu_cb_fixed(cb, op);
 
 	if (!p)
 		return cb->error;
@@ -328,7 +334,7 @@ int qgpu_cb_xor(struct qgpu_cb *cb, uint32_t dslot, uint32_t doff,
 int qgpu_cb_checksum(struct qgpu_cb *cb, uint32_t sslot, uint32_t soff,
 		     uint32_t size, uint32_t dslot, uint32_t doff)
 {
-	uint32_t *p = qgpu_cb_cmd(cb, QGPU_DMA_CHECKSUM, QGPU_DMA_CHECKSUM_LEN);
+	uint32_t *p = qgpu_cb_fixed(cb, QGPU_DMA_CHECKSUM);
 
 	if (!p)
 		return cb->error;
@@ -343,7 +349,7 @@ int qgpu_cb_checksum(struct qgpu_cb *cb, uint32_t sslot, uint32_t soff,
 static int qgpu_cb_value(struct qgpu_cb *cb, uint32_t op, uint32_t slot,
 			 uint32_t off, uint64_t value)
 {
-	uint32_t *p = qgpu_cb_cmd(cb, op, 5);
+	uint32_t *p = qgpu_cb_fixed(cb, op);
 
 	if (!p)
 		return cb->error;
@@ -368,8 +374,7 @@ int qgpu_cb_wait(struct qgpu_cb *cb, uint32_t slot, uint32_t off,
 
 int qgpu_cb_timestamp(struct qgpu_cb *cb, uint32_t slot, uint32_t off)
 {
-	uint32_t *p = qgpu_cb_cmd(cb, QGPU_DMA_TIMESTAMP,
-				  QGPU_DMA_TIMESTAMP_LEN);
+	uint32_t *p = qgpu_cb_fixed(cb, QGPU_DMA_TIMESTAMP);
 
 	if (!p)
 		return cb->error;

@@ -293,28 +293,9 @@ const char *qgpu_segment_name(uint32_t id)
 
 const char *qgpu_fault_name(uint32_t reason)
 {
-	static const char *const names[] = {
-		[QGPU_FAULT_NONE] = "none",
-		[QGPU_FAULT_BAD_OPCODE] = "bad-opcode",
-		[QGPU_FAULT_BAD_LENGTH] = "bad-length",
-		[QGPU_FAULT_BAD_ADDRESS] = "bad-address",
-		[QGPU_FAULT_GART_UNMAPPED] = "gart-unmapped",
-		[QGPU_FAULT_BAD_ALIGN] = "bad-align",
-		[QGPU_FAULT_BAD_SLOT] = "bad-slot",
-		[QGPU_FAULT_SLOT_BOUNDS] = "slot-bounds",
-		[QGPU_FAULT_BAD_CONTEXT] = "bad-context",
-		[QGPU_FAULT_BAD_RING] = "bad-ring",
-		[QGPU_FAULT_HAP_RANGE] = "hap-range",
-		[QGPU_FAULT_BAD_REGISTER] = "bad-register",
-		[QGPU_FAULT_DMA_ERROR] = "dma-error",
-		[QGPU_FAULT_HAP_UNMAPPED] = "hap-unmapped",
-	};
-
 	if (reason == QGPU_FAULT_ENGINE_MMIO)
 		return "mmio";
-	if (reason < sizeof(names) / sizeof(names[0]) && names[reason])
-		return names[reason];
-	return "?";
+	return qgpu_fault_reason_name(reason);
 }
 
 const char *qgpu_ctx_state_name(uint32_t state)

@@ -1,6 +1,6 @@
 /*
- * qgpu: GPU address translation (VRAM, GART, system memory) and the single
- * access helper every engine command uses.
+ * qgpu: the GPU address space -- VRAM, GART, system memory; translation
+ * and the one access helper every engine command uses.
  *
  * GPU address space:
  *   [0, vram_size)                          VRAM (host pointer)
@@ -13,10 +13,46 @@
  */
 
 #include "qemu/osdep.h"
-#include "qgpu.h"
+#include "qemu/bitops.h"
+#include "qgpu-state.h"
+#include "qgpu-addr.h"
+
+/* GART_BASE_LO, GART_BASE_HI, GART_CTRL */
+uint32_t qgpu_addr_reg_read(QGPUState *s, hwaddr addr)
+{
+    switch (addr) {
+    case QGPU_REG_GART_BASE_LO:
+        return s->gart_base;
+    case QGPU_REG_GART_BASE_HI:
+        return s->gart_base >> 32;
+    default:
+        return s->gart_ctrl;
+    }
+}
+
+void qgpu_addr_reg_write(QGPUState *s, hwaddr addr, uint32_t val)
+{
+    switch (addr) {
+    case QGPU_REG_GART_BASE_LO:
+        s->gart_base = deposit64(s->gart_base, 0, 32, val);
+        break;
+    case QGPU_REG_GART_BASE_HI:
+        s->gart_base = deposit64(s->gart_base, 32, 32, val);
+        break;
+    default:
+        s->gart_ctrl = val & QGPU_GART_CTRL_ENABLE;
+        break;
+    }
+}
+
+void qgpu_addr_reset(QGPUState *s)
+{
+    s->gart_base = 0;
+    s->gart_ctrl = 0;
+}
 
 /* Is the whole range [addr, addr + len) inside one region? len > 0. */
-int qgpu_check_range(QGPUState *s, uint64_t addr, uint64_t len)
+int qgpu_addr_check(QGPUState *s, uint64_t addr, uint64_t len)
 {
     if (len == 0) {
         return QGPU_FAULT_NONE;
@@ -38,21 +74,22 @@ int qgpu_check_range(QGPUState *s, uint64_t addr, uint64_t len)
 }
 
 /* Slot bindings must lie wholly inside VRAM or the GART range. */
-bool qgpu_in_vram_or_gart(QGPUState *s, uint64_t addr, uint64_t len)
+bool qgpu_addr_in_vram_or_gart(QGPUState *s, uint64_t addr, uint64_t len)
 {
     if (addr & QGPU_SYS_BIT) {
         return false;
     }
-    return qgpu_check_range(s, addr, len) == QGPU_FAULT_NONE;
+    return qgpu_addr_check(s, addr, len) == QGPU_FAULT_NONE;
 }
 
 /*
  * Translate the start of [addr, addr + len) into one contiguous piece:
  * a VRAM host pointer or a guest-physical address. len > 0.
  */
-int qgpu_translate(QGPUState *s, uint64_t addr, uint64_t len, QGPUSeg *seg)
+int qgpu_addr_translate(QGPUState *s, uint64_t addr, uint64_t len,
+                        QGPUSeg *seg)
 {
-    int fault = qgpu_check_range(s, addr, len);
+    int fault = qgpu_addr_check(s, addr, len);
 
     if (fault) {
         return fault;
@@ -96,11 +133,11 @@ int qgpu_translate(QGPUState *s, uint64_t addr, uint64_t len, QGPUSeg *seg)
  * DMA fault in the middle leaves the earlier pieces done. On a fault,
  * *fault_addr is the GPU address of the failing piece.
  */
-int qgpu_gpu_access(QGPUState *s, uint64_t addr, void *buf, uint64_t len,
-                    bool is_write, uint64_t *fault_addr)
+int qgpu_addr_access(QGPUState *s, uint64_t addr, void *buf, uint64_t len,
+                     bool is_write, uint64_t *fault_addr)
 {
     uint8_t *p = buf;
-    int fault = qgpu_check_range(s, addr, len);
+    int fault = qgpu_addr_check(s, addr, len);
 
     if (fault) {
         *fault_addr = addr;
@@ -110,7 +147,7 @@ int qgpu_gpu_access(QGPUState *s, uint64_t addr, void *buf, uint64_t len,
         QGPUSeg seg;
         MemTxResult r;
 
-        fault = qgpu_translate(s, addr, len, &seg);
+        fault = qgpu_addr_translate(s, addr, len, &seg);
         if (fault) {
             *fault_addr = addr;
             return fault;
@@ -137,7 +174,8 @@ int qgpu_gpu_access(QGPUState *s, uint64_t addr, void *buf, uint64_t len,
 }
 
 /* Byte i of a fill gets byte (phase + i) % 4 of the little-endian pattern */
-void qgpu_pattern(uint8_t *p, uint64_t len, uint32_t pattern, uint64_t phase)
+static void qgpu_addr_pattern(uint8_t *p, uint64_t len, uint32_t pattern,
+                              uint64_t phase)
 {
     uint8_t b[4];
     uint64_t i;
@@ -163,11 +201,11 @@ void qgpu_pattern(uint8_t *p, uint64_t len, uint32_t pattern, uint64_t phase)
 }
 
 /* Fill [addr, addr + len) with a 32-bit pattern starting at phase. */
-int qgpu_gpu_fill(QGPUState *s, uint64_t addr, uint64_t len,
-                  uint32_t pattern, uint64_t phase, uint64_t *fault_addr)
+int qgpu_addr_fill(QGPUState *s, uint64_t addr, uint64_t len,
+                   uint32_t pattern, uint64_t phase, uint64_t *fault_addr)
 {
     g_autofree uint8_t *bounce = NULL;
-    int fault = qgpu_check_range(s, addr, len);
+    int fault = qgpu_addr_check(s, addr, len);
 
     if (fault) {
         *fault_addr = addr;
@@ -176,13 +214,13 @@ int qgpu_gpu_fill(QGPUState *s, uint64_t addr, uint64_t len,
     while (len) {
         QGPUSeg seg;
 
-        fault = qgpu_translate(s, addr, len, &seg);
+        fault = qgpu_addr_translate(s, addr, len, &seg);
         if (fault) {
             *fault_addr = addr;
             return fault;
         }
         if (seg.host) {
-            qgpu_pattern(seg.host, seg.len, pattern, phase);
+            qgpu_addr_pattern(seg.host, seg.len, pattern, phase);
         } else {
             uint64_t done = 0;
 
@@ -192,7 +230,7 @@ int qgpu_gpu_fill(QGPUState *s, uint64_t addr, uint64_t len,
             while (done < seg.len) {
                 uint64_t n = MIN(seg.len - done, QGPU_BOUNCE_SIZE);
 
-                qgpu_pattern(bounce, n, pattern, phase + done);
+                qgpu_addr_pattern(bounce, n, pattern, phase + done);
                 if (pci_dma_write(PCI_DEVICE(s), seg.gpa + done, bounce,
                                   n) != MEMTX_OK) {
                     *fault_addr = addr + done;

@@ -1,0 +1,473 @@
+/*
+ * qgpu: executors -- what the paging and render commands do, shared by
+ * both decoders.
+ *
+ * A command that moves data leaves a job (QGPUJob) on its engine: TRANSFER
+ * and DMA COPY a copy, FILL and DMA FILL a fill, MAP/UNMAP_APERTURE a GART
+ * table write, DMA ADD/XOR/CHECKSUM an ALU pass. The engine runs the job
+ * in chunks bounded by its work budget, so a large command never holds up
+ * the vCPU; progress is kept in the job. Every byte moved is counted in
+ * the engine's BYTES and in CYCLES.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/bitops.h"
+#ifdef CONFIG_LINUX
+#include <linux/falloc.h>
+#endif
+#include "qgpu-state.h"
+#include "qgpu-irq.h"
+#include "qgpu-addr.h"
+#include "qgpu-exec.h"
+#include "trace.h"
+
+#define QGPU_GART_BATCH     512     /* GART entries per DMA */
+
+static void qgpu_exec_account(QGPUState *s, QGPUEngine *e, uint64_t bytes)
+{
+    e->bytes += bytes;
+    s->work_bytes += bytes;
+}
+
+/* Starting jobs */
+
+static QGPUJob *qgpu_exec_job(QGPUState *s, unsigned n)
+{
+    QGPUJob *job = &s->eng[n].job;
+
+    memset(job, 0, sizeof(*job));
+    return job;
+}
+
+void qgpu_exec_start_copy(QGPUState *s, unsigned n, uint64_t src,
+                          uint64_t dst, uint64_t size, uint32_t flags)
+{
+    QGPUJob *job = qgpu_exec_job(s, n);
+
+    trace_qgpu_transfer(n, size, src, dst, flags);
+    if (size) {
+        job->kind = QGPU_JOB_COPY;
+        job->flags = flags;
+        job->src = src;
+        job->dst = dst;
+        job->size = size;
+    }
+}
+
+void qgpu_exec_start_fill(QGPUState *s, unsigned n, uint64_t dst,
+                          uint64_t size, uint32_t pattern, uint32_t flags)
+{
+    QGPUJob *job = qgpu_exec_job(s, n);
+
+    trace_qgpu_fill(n, size, dst, pattern, flags);
+    if (size) {
+        job->kind = QGPU_JOB_FILL;
+        job->flags = flags;
+        job->dst = dst;
+        job->size = size;
+        job->pattern = pattern;
+    }
+}
+
+/* GART entries [first, first + count): from the page list at @list, or 0 */
+void qgpu_exec_start_gart(QGPUState *s, unsigned n, bool map,
+                          uint64_t first, uint64_t count, uint64_t list)
+{
+    QGPUJob *job = qgpu_exec_job(s, n);
+
+    if (map) {
+        trace_qgpu_gart_map(first, count, list);
+    } else {
+        trace_qgpu_gart_unmap(first, count);
+    }
+    if (count) {
+        job->kind = map ? QGPU_JOB_GART_MAP : QGPU_JOB_GART_UNMAP;
+        job->src = map ? list : 0;
+        job->dst = first;
+        job->size = count;
+    }
+}
+
+/* ADD or XOR of @size bytes: dst = a op b, 32-bit words */
+void qgpu_exec_start_alu(QGPUState *s, unsigned n, QGPUJobKind kind,
+                         uint64_t dst, uint64_t a, uint64_t b, uint64_t size)
+{
+    QGPUJob *job = qgpu_exec_job(s, n);
+
+    trace_qgpu_alu(n, kind == QGPU_JOB_ADD ? "add" : "xor", size, a, b, dst);
+    if (size) {
+        job->kind = kind;
+        job->dst = dst;
+        job->src = a;
+        job->src2 = b;
+        job->size = size;
+    }
+}
+
+/* CHECKSUM of @size bytes at @src into the 32-bit word at @dst */
+int qgpu_exec_start_csum(QGPUState *s, unsigned n, uint64_t src,
+                         uint64_t dst, uint64_t size, uint64_t *fault_addr)
+{
+    QGPUJob *job = qgpu_exec_job(s, n);
+
+    trace_qgpu_alu(n, "checksum", size, src, 0, dst);
+    if (size == 0) {
+        uint32_t h = cpu_to_le32(QGPU_CSUM_INIT);
+
+        return qgpu_addr_access(s, dst, &h, 4, true, fault_addr);
+    }
+    job->kind = QGPU_JOB_CSUM;
+    job->src = src;
+    job->dst = dst;
+    job->size = size;
+    job->csum = QGPU_CSUM_INIT;
+    return QGPU_FAULT_NONE;
+}
+
+/* Running jobs */
+
+/*
+ * GPU address of byte "done" of one side of a copy or fill, and how many
+ * bytes are contiguous from there. With a page list, "base" is the address
+ * of an array of 64-bit GPU addresses of 4 KiB pages.
+ */
+static int qgpu_exec_side(QGPUState *s, uint64_t base, bool pagelist,
+                          uint64_t done, uint64_t *addr, uint64_t *max,
+                          uint64_t *fault_addr)
+{
+    uint64_t idx, off, entry;
+    int fault;
+
+    if (!pagelist) {
+        *addr = base + done;
+        *max = UINT64_MAX;
+        return QGPU_FAULT_NONE;
+    }
+    idx = done >> QGPU_PAGE_SHIFT;
+    off = done & (QGPU_PAGE_SIZE - 1);
+    fault = qgpu_addr_access(s, base + idx * 8, &entry, 8, false, fault_addr);
+    if (fault) {
+        return fault;
+    }
+    entry = le64_to_cpu(entry);
+    if (entry & (QGPU_PAGE_SIZE - 1)) {
+        *fault_addr = entry;
+        return QGPU_FAULT_BAD_ALIGN;
+    }
+    fault = qgpu_addr_check(s, entry, QGPU_PAGE_SIZE);
+    if (fault) {
+        *fault_addr = entry;
+        return fault;
+    }
+    *addr = entry + off;
+    *max = QGPU_PAGE_SIZE - off;
+    return QGPU_FAULT_NONE;
+}
+
+/* Move one translated piece; returns the bytes moved (0 on a fault). */
+static uint64_t qgpu_exec_move(QGPUState *s, QGPUSeg *ss, QGPUSeg *ds,
+                               uint8_t **bounce, uint64_t a, uint64_t d,
+                               int *fault, uint64_t *fault_addr)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+    uint64_t n = ds->len;
+
+    if (ss->host && ds->host) {
+        memmove(ds->host, ss->host, n);
+        return n;
+    }
+    if (ss->host) {
+        if (pci_dma_write(pdev, ds->gpa, ss->host, n) != MEMTX_OK) {
+            goto dst_error;
+        }
+        return n;
+    }
+    if (ds->host) {
+        if (pci_dma_read(pdev, ss->gpa, ds->host, n) != MEMTX_OK) {
+            goto src_error;
+        }
+        return n;
+    }
+    n = MIN(n, QGPU_BOUNCE_SIZE);
+    if (!*bounce) {
+        *bounce = g_malloc(QGPU_BOUNCE_SIZE);
+    }
+    if (pci_dma_read(pdev, ss->gpa, *bounce, n) != MEMTX_OK) {
+        goto src_error;
+    }
+    if (pci_dma_write(pdev, ds->gpa, *bounce, n) != MEMTX_OK) {
+        goto dst_error;
+    }
+    return n;
+
+src_error:
+    *fault_addr = a;
+    *fault = QGPU_FAULT_DMA_ERROR;
+    return 0;
+dst_error:
+    *fault_addr = d;
+    *fault = QGPU_FAULT_DMA_ERROR;
+    return 0;
+}
+
+static int qgpu_exec_copy_run(QGPUState *s, QGPUEngine *e, int64_t *budget,
+                              uint64_t *fault_addr)
+{
+    g_autofree uint8_t *bounce = NULL;
+    QGPUJob *job = &e->job;
+
+    while (job->done < job->size && *budget > 0) {
+        uint64_t want = MIN(job->size - job->done, (uint64_t)*budget);
+        uint64_t a, d, amax, dmax, n;
+        QGPUSeg ss, ds;
+        int fault;
+
+        fault = qgpu_exec_side(s, job->src,
+                               job->flags & QGPU_XFER_SRC_PAGELIST,
+                               job->done, &a, &amax, fault_addr);
+        if (fault) {
+            return fault;
+        }
+        fault = qgpu_exec_side(s, job->dst,
+                               job->flags & QGPU_XFER_DST_PAGELIST,
+                               job->done, &d, &dmax, fault_addr);
+        if (fault) {
+            return fault;
+        }
+        want = MIN(want, MIN(amax, dmax));
+        fault = qgpu_addr_translate(s, a, want, &ss);
+        if (fault) {
+            *fault_addr = a;
+            return fault;
+        }
+        fault = qgpu_addr_translate(s, d, ss.len, &ds);
+        if (fault) {
+            *fault_addr = d;
+            return fault;
+        }
+        n = qgpu_exec_move(s, &ss, &ds, &bounce, a, d, &fault, fault_addr);
+        if (!n) {
+            return fault;
+        }
+        job->done += n;
+        *budget -= n;
+        qgpu_exec_account(s, e, n);
+    }
+    return QGPU_FAULT_NONE;
+}
+
+static int qgpu_exec_fill_run(QGPUState *s, QGPUEngine *e, int64_t *budget,
+                              uint64_t *fault_addr)
+{
+    QGPUJob *job = &e->job;
+
+    while (job->done < job->size && *budget > 0) {
+        uint64_t want = MIN(job->size - job->done, (uint64_t)*budget);
+        uint64_t d, dmax;
+        int fault;
+
+        fault = qgpu_exec_side(s, job->dst,
+                               job->flags & QGPU_XFER_DST_PAGELIST,
+                               job->done, &d, &dmax, fault_addr);
+        if (fault) {
+            return fault;
+        }
+        want = MIN(want, dmax);
+        fault = qgpu_addr_fill(s, d, want, job->pattern, job->done,
+                               fault_addr);
+        if (fault) {
+            return fault;
+        }
+        job->done += want;
+        *budget -= want;
+        qgpu_exec_account(s, e, want);
+    }
+    return QGPU_FAULT_NONE;
+}
+
+/* MAP_APERTURE / UNMAP_APERTURE: write GART entries in guest memory. */
+static int qgpu_exec_gart_run(QGPUState *s, QGPUEngine *e, int64_t *budget,
+                              uint64_t *fault_addr)
+{
+    QGPUJob *job = &e->job;
+    uint64_t ents[QGPU_GART_BATCH];
+
+    while (job->done < job->size && *budget > 0) {
+        uint64_t n = MIN(job->size - job->done, QGPU_GART_BATCH);
+        uint64_t page = job->dst + job->done;
+        uint64_t i;
+        int fault;
+
+        if (job->kind == QGPU_JOB_GART_MAP) {
+            fault = qgpu_addr_access(s, job->src + job->done * 8, ents,
+                                     n * 8, false, fault_addr);
+            if (fault) {
+                return fault;
+            }
+            for (i = 0; i < n; i++) {
+                uint64_t v = le64_to_cpu(ents[i]);
+
+                if (v & ~QGPU_GART_ENTRY_ADDR_MASK) {
+                    *fault_addr = v;
+                    return QGPU_FAULT_BAD_ALIGN;
+                }
+                ents[i] = cpu_to_le64(v | QGPU_GART_ENTRY_VALID);
+            }
+        } else {
+            memset(ents, 0, n * 8);
+        }
+        if (pci_dma_write(PCI_DEVICE(s), s->gart_base + page * 8, ents,
+                          n * 8) != MEMTX_OK) {
+            *fault_addr = QGPU_GART_BASE + (page << QGPU_PAGE_SHIFT);
+            return QGPU_FAULT_DMA_ERROR;
+        }
+        job->done += n;
+        *budget -= n * 16;
+    }
+    return QGPU_FAULT_NONE;
+}
+
+/* ADD or XOR of @n bytes at job->done; @ba holds operand a */
+static int qgpu_exec_alu_chunk(QGPUState *s, QGPUJob *job, uint32_t *ba,
+                               uint32_t *bb, uint64_t n, uint64_t *fault_addr)
+{
+    uint64_t i;
+    int fault;
+
+    fault = qgpu_addr_access(s, job->src2 + job->done, bb, n, false,
+                             fault_addr);
+    if (fault) {
+        return fault;
+    }
+    for (i = 0; i < n / 4; i++) {
+        uint32_t x = le32_to_cpu(ba[i]), y = le32_to_cpu(bb[i]);
+
+        ba[i] = cpu_to_le32(job->kind == QGPU_JOB_ADD ? x + y : x ^ y);
+    }
+    return qgpu_addr_access(s, job->dst + job->done, ba, n, true, fault_addr);
+}
+
+/* ADD, XOR and CHECKSUM, in bounded chunks */
+static int qgpu_exec_alu_run(QGPUState *s, QGPUEngine *e, int64_t *budget,
+                             uint64_t *fault_addr)
+{
+    g_autofree uint32_t *ba = g_malloc(QGPU_BOUNCE_SIZE);
+    g_autofree uint32_t *bb = NULL;
+    QGPUJob *job = &e->job;
+    int fault;
+
+    while (job->done < job->size && *budget > 0) {
+        uint64_t n = MIN(job->size - job->done, QGPU_BOUNCE_SIZE);
+        uint64_t i;
+
+        fault = qgpu_addr_access(s, job->src + job->done, ba, n, false,
+                                 fault_addr);
+        if (fault) {
+            return fault;
+        }
+        if (job->kind == QGPU_JOB_CSUM) {
+            uint32_t h = job->csum;
+
+            for (i = 0; i < n / 4; i++) {
+                h ^= le32_to_cpu(ba[i]);
+                h *= QGPU_CSUM_PRIME;
+            }
+            job->csum = h;
+        } else {
+            if (!bb) {
+                bb = g_malloc(QGPU_BOUNCE_SIZE);
+            }
+            fault = qgpu_exec_alu_chunk(s, job, ba, bb, n, fault_addr);
+            if (fault) {
+                return fault;
+            }
+        }
+        job->done += n;
+        *budget -= n;
+        qgpu_exec_account(s, e, n);
+        if (job->kind == QGPU_JOB_CSUM && job->done == job->size) {
+            uint32_t h = cpu_to_le32(job->csum);
+
+            return qgpu_addr_access(s, job->dst, &h, 4, true, fault_addr);
+        }
+    }
+    return QGPU_FAULT_NONE;
+}
+
+int qgpu_exec_run(QGPUState *s, unsigned n, int64_t *budget,
+                  uint64_t *fault_addr)
+{
+    QGPUEngine *e = &s->eng[n];
+
+    switch (e->job.kind) {
+    case QGPU_JOB_COPY:
+        return qgpu_exec_copy_run(s, e, budget, fault_addr);
+    case QGPU_JOB_FILL:
+        return qgpu_exec_fill_run(s, e, budget, fault_addr);
+    case QGPU_JOB_GART_MAP:
+    case QGPU_JOB_GART_UNMAP:
+        return qgpu_exec_gart_run(s, e, budget, fault_addr);
+    case QGPU_JOB_ADD:
+    case QGPU_JOB_XOR:
+    case QGPU_JOB_CSUM:
+        return qgpu_exec_alu_run(s, e, budget, fault_addr);
+    default:
+        e->job.done = e->job.size;
+        return QGPU_FAULT_NONE;
+    }
+}
+
+/* Commands that complete at once */
+
+int qgpu_exec_discard(QGPUState *s, uint64_t addr, uint64_t size,
+                      uint64_t *fault_addr)
+{
+    uint64_t start, end;
+    int fault = qgpu_addr_check(s, addr, size);
+
+    if (fault) {
+        *fault_addr = addr;
+        return fault;
+    }
+    trace_qgpu_discard(size, addr);
+    if (!size || addr >= s->vram_size) {
+        return QGPU_FAULT_NONE;
+    }
+    /* whole pages only; within VRAM, so no overflow */
+    start = ROUND_UP(addr, QGPU_PAGE_SIZE);
+    end = ROUND_DOWN(addr + size, QGPU_PAGE_SIZE);
+    if (end > start) {
+#ifdef CONFIG_FALLOCATE_PUNCH_HOLE
+        if (fallocate(s->vram_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                      start, end - start) == 0) {
+            return QGPU_FAULT_NONE;
+        }
+#endif
+        memset(s->vram + start, 0, end - start);
+    }
+    return QGPU_FAULT_NONE;
+}
+
+/* Write a 64-bit fence value; with @irq, then raise engine @n's interrupt */
+int qgpu_exec_fence(QGPUState *s, unsigned n, uint64_t addr, uint64_t value,
+                    bool irq, uint64_t *fault_addr)
+{
+    uint64_t le = cpu_to_le64(value);
+    int fault;
+
+    trace_qgpu_fence(n, addr, value, irq);
+    if (addr & 7) {
+        *fault_addr = addr;
+        return QGPU_FAULT_BAD_ALIGN;
+    }
+    fault = qgpu_addr_access(s, addr, &le, 8, true, fault_addr);
+    if (fault) {
+        return fault;
+    }
+    if (irq) {
+        qgpu_irq_raise(s, QGPU_INT_ENGINE(n));
+    }
+    return QGPU_FAULT_NONE;
+}

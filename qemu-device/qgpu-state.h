@@ -1,0 +1,167 @@
+/*
+ * qgpu: virtual PCI GPU -- the device's state
+ *
+ * QGPUState and the types it is made of; no functions. The device is built
+ * in layers, each a file named for its concept. A layer calls and includes
+ * only the layers below it, and every layer includes this header:
+ *
+ *   qgpu.c          the PCI device: properties, BAR0 registers, reset
+ *   qgpu-engine.c   engines: rings, command fetch, scheduling, ENG_* regs
+ *   qgpu-render.c   render decode: EXEC, CTX_*, DMA-buffer commands
+ *   qgpu-paging.c   paging decode: TRANSFER, FILL, DISCARD, (UN)MAP_APERTURE
+ *   qgpu-context.c  render contexts: slot tables, faulted state
+ *   qgpu-exec.c     executors: copy, fill, GART writes, ALU, fence writes
+ *   qgpu-hap.c      the CPU host aperture (BAR4)
+ *   qgpu-addr.c     the GPU address space: VRAM, GART, system memory
+ *   qgpu-faultq.c   the fault queue
+ *   qgpu-irq.c      interrupts
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef HW_QGPU_STATE_H
+#define HW_QGPU_STATE_H
+
+#include "qemu/units.h"
+#include "qemu/rcu.h"
+#include "hw/pci/pci.h"
+#include "qemu/timer.h"
+#include "qom/object.h"
+#include "qgpu_regs.h"
+
+#define TYPE_QGPU "qgpu"
+OBJECT_DECLARE_SIMPLE_TYPE(QGPUState, QGPU)
+
+/* Chunked (resumable) operations run by the executors (qgpu-exec.c) */
+typedef enum QGPUJobKind {
+    QGPU_JOB_NONE = 0,
+    QGPU_JOB_COPY,              /* TRANSFER, DMA COPY */
+    QGPU_JOB_FILL,              /* FILL, DMA FILL */
+    QGPU_JOB_GART_MAP,          /* MAP_APERTURE */
+    QGPU_JOB_GART_UNMAP,        /* UNMAP_APERTURE */
+    QGPU_JOB_ADD,               /* DMA ADD */
+    QGPU_JOB_XOR,               /* DMA XOR */
+    QGPU_JOB_CSUM,              /* DMA CHECKSUM */
+} QGPUJobKind;
+
+typedef struct QGPUJob {
+    QGPUJobKind kind;
+    uint32_t flags;             /* QGPU_XFER_* for COPY/FILL */
+    uint64_t size;              /* bytes (GART jobs: entries) */
+    uint64_t done;              /* progress, same unit as size */
+    uint64_t src;               /* GPU address or page-list address */
+    uint64_t src2;              /* second ALU operand */
+    uint64_t dst;               /* GPU address, page-list address, GART page */
+    uint32_t pattern;
+    uint32_t csum;
+} QGPUJob;
+
+/* Per-context slot table entry */
+typedef struct QGPUSlot {
+    uint64_t addr;
+    uint64_t size;              /* 0 = unbound */
+} QGPUSlot;
+
+/* DMA buffer being executed by EXEC on the render engine */
+typedef struct QGPUDmaBuffer {
+    bool active;
+    bool waiting;               /* blocked in DMA WAIT */
+    uint32_t ctx;
+    uint64_t buf;               /* GPU address of the DMA buffer */
+    uint32_t cur;               /* byte offset of the current DMA command */
+    uint32_t end;
+    uint32_t cmd_bytes;         /* length of the DMA command in progress */
+    uint64_t wait_addr;
+    uint64_t wait_value;
+} QGPUDmaBuffer;
+
+typedef struct QGPUEngine {
+    uint64_t ring_base;
+    uint32_t ring_size;
+    uint32_t head;
+    uint32_t tail;
+    bool enabled;
+    bool halted;
+    uint32_t cmd_bytes;         /* length of the ring command in progress */
+    QGPUJob job;
+    QGPUDmaBuffer dma;
+    uint64_t cmds;
+    uint64_t bytes;
+} QGPUEngine;
+
+/* One fault record (docs/hw-spec.md section 10) */
+typedef struct QGPUFault {
+    uint32_t reason;
+    uint32_t engine;
+    uint32_t context;
+    uint32_t offset;
+    uint64_t addr;
+} QGPUFault;
+
+typedef struct QGPUHapRun {
+    struct rcu_head rcu;        /* must be first (call_rcu) */
+    MemoryRegion mr;
+} QGPUHapRun;
+
+struct QGPUState {
+    PCIDevice parent_obj;
+
+    /* properties */
+    uint64_t vram_size;
+    uint64_t visible_size;
+    uint64_t hap_size;
+    uint64_t gart_size;
+    uint32_t max_slots;
+    uint32_t max_contexts;
+
+    /* memory */
+    MemoryRegion mmio;
+    MemoryRegion vram_bar;      /* BAR2: first visible_size bytes of VRAM */
+    MemoryRegion vram_all;      /* all of VRAM, alias target, not mapped */
+    MemoryRegion hap;           /* BAR4 container */
+    MemoryRegion hap_unmapped;  /* BAR4 background */
+    int vram_fd;
+    uint8_t *vram;
+
+    /* host aperture (qgpu-hap.c) */
+    uint64_t hap_pages;
+    uint64_t *hap_table;        /* aperture page -> VRAM page */
+    uint64_t hap_mapped;
+    QGPUHapRun **hap_runs;
+    uint64_t hap_nruns;
+    uint32_t hap_index;
+    uint32_t hap_count;
+    uint64_t hap_vram_page;
+    uint32_t hap_fault_count;
+
+    /* registers */
+    uint32_t scratch;
+    uint32_t int_status;        /* qgpu-irq.c */
+    uint32_t int_mask;
+    uint32_t irq_pending;       /* int_status & int_mask last signalled */
+    uint64_t gart_base;         /* qgpu-addr.c */
+    uint32_t gart_ctrl;
+
+    /* fault queue (qgpu-faultq.c) */
+    uint32_t fault_count;       /* every fault recorded (FAULT_COUNT) */
+    QGPUFault faultq[QGPU_FAULTQ_DEPTH];        /* FIFO of fault records */
+    uint32_t faultq_head;       /* index of the oldest record */
+    uint32_t faultq_len;        /* records queued (FAULTQ_COUNT) */
+    uint32_t faultq_lost;       /* faults not queued (FAULTQ_LOST) */
+
+    uint64_t work_cmds;         /* CYCLES = work_cmds + work_bytes / 64 */
+    uint64_t work_bytes;
+
+    /* engines (qgpu-engine.c) */
+    QGPUEngine eng[QGPU_NUM_ENGINES];
+    QEMUBH *bh;
+    QEMUTimer *wait_timer;
+    bool in_engine;             /* device DMA/MSI in progress: BAR0 refuses */
+
+    /* render contexts (qgpu-context.c): max_contexts x max_slots */
+    uint32_t ctx_sel;           /* CTX_SEL */
+    QGPUSlot *slots;
+    bool *ctx_faulted;          /* per context: EXECs skipped until CLEAR */
+};
+
+#endif /* HW_QGPU_STATE_H */
