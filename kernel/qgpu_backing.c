@@ -9,7 +9,7 @@
 #include <linux/slab.h>
 #include <drm/drm_gem.h>
 
-#include "qgpu_drv.h"
+#include "qgpu_device.h"
 #include "qgpu_gem.h"
 #include "qgpu_mm.h"
 

@@ -14,7 +14,7 @@
 #include <drm/drm_gem.h>
 #include <drm/drm_vma_manager.h>
 
-#include "qgpu_drv.h"
+#include "qgpu_device.h"
 #include "qgpu_gem.h"
 #include "qgpu_mm.h"
 

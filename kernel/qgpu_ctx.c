@@ -7,13 +7,23 @@
 #include <linux/slab.h>
 #include <drm/drm_drv.h>
 
-#include "qgpu_drv.h"
+#include "qgpu_device.h"
 #include "qgpu_ctx.h"
 
 /* How long a destroyed context's queued work may still take to finish */
 #define QGPU_CTX_GRACE_MS	(4 * QGPU_JOB_TIMEOUT_MS)
 
 /* Give @ctx's id (its slot table on the device) back, if it still has it. */
+static void qgpu_usage_release(struct kref *ref)
+{
+	kfree(container_of(ref, struct qgpu_usage, ref));
+}
+
+void qgpu_usage_put(struct qgpu_usage *usage)
+{
+	kref_put(&usage->ref, qgpu_usage_release);
+}
+
 static void qgpu_ctx_free_id(struct qgpu_ctx *ctx)
 {
 	struct qgpu_device *qdev = ctx->qdev;

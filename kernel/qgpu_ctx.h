@@ -7,7 +7,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
-#include "qgpu_drv.h"
+#include "qgpu_device.h"
 
 /**
  * struct qgpu_ctx - a GPU context: a scheduler entity on the render engine

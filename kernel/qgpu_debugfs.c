@@ -9,7 +9,7 @@
 #include <linux/uaccess.h>
 #include <drm/drm_file.h>
 
-#include "qgpu_drv.h"
+#include "qgpu_device.h"
 #include "qgpu_hw.h"
 #include "qgpu_debugfs.h"
 #include "qgpu_mm.h"

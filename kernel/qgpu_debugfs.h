@@ -2,7 +2,7 @@
 #ifndef QGPU_DEBUGFS_H
 #define QGPU_DEBUGFS_H
 
-#include "qgpu_drv.h"
+#include "qgpu_device.h"
 
 void qgpu_debugfs_init(struct qgpu_device *qdev);
 

@@ -7,7 +7,7 @@
  */
 #include <drm/drm_drv.h>
 
-#include "qgpu_drv.h"
+#include "qgpu_device.h"
 #include "qgpu_gem.h"
 #include "qgpu_mm.h"
 #include "qgpu_mm_priv.h"

@@ -14,7 +14,7 @@
 
 #include <qgpu/qgpu_regs.h>	/* PCI identity and BARs */
 
-#include "qgpu_drv.h"
+#include "qgpu_device.h"
 #include "qgpu_hw.h"
 #include "qgpu_ctx.h"
 #include "qgpu_gem.h"
@@ -68,16 +68,6 @@ static const struct drm_ioctl_desc qgpu_ioctls[] = {
 };
 
 /* drm-total-memory, drm-resident-memory... in /proc/PID/fdinfo/FD */
-static void qgpu_usage_release(struct kref *ref)
-{
-	kfree(container_of(ref, struct qgpu_usage, ref));
-}
-
-void qgpu_usage_put(struct qgpu_usage *usage)
-{
-	kref_put(&usage->ref, qgpu_usage_release);
-}
-
 /* fdinfo memory regions: where an allocation is now */
 static const char *const qgpu_regions[] = { "system", "vram", "gart" };
 

@@ -8,7 +8,7 @@
 #include <linux/interrupt.h>
 #include <linux/xarray.h>
 
-#include "qgpu_drv.h"
+#include "qgpu_device.h"
 #include "qgpu_mmio.h"
 #include "qgpu_ring_cmd.h"
 #include "qgpu_ctx.h"

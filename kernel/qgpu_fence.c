@@ -6,7 +6,7 @@
  */
 #include <linux/slab.h>
 
-#include "qgpu_drv.h"
+#include "qgpu_device.h"
 
 struct qgpu_fence {
 	struct dma_fence base;

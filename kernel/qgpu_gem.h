@@ -4,7 +4,7 @@
 
 #include <linux/workqueue.h>
 
-#include "qgpu_drv.h"
+#include "qgpu_device.h"
 
 /* Most runs of host-aperture pages one allocation is mapped with */
 #define QGPU_HAP_RUNS	16

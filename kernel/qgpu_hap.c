@@ -8,7 +8,7 @@
 #include <linux/slab.h>
 #include <drm/drm_vma_manager.h>
 
-#include "qgpu_drv.h"
+#include "qgpu_device.h"
 #include "qgpu_hw.h"
 #include "qgpu_gem.h"
 #include "qgpu_mm.h"

@@ -2,7 +2,7 @@
 #ifndef QGPU_HW_H
 #define QGPU_HW_H
 
-#include "qgpu_drv.h"
+#include "qgpu_device.h"
 
 /* qgpu_hw.c: what the rest of the driver asks of the device's registers */
 int qgpu_hw_identify(struct qgpu_device *qdev);

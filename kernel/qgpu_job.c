@@ -5,7 +5,7 @@
 #include <linux/slab.h>
 #include <drm/drm_drv.h>
 
-#include "qgpu_drv.h"
+#include "qgpu_device.h"
 #include "qgpu_ctx.h"
 #include "qgpu_job.h"
 #include "qgpu_trace.h"

@@ -2,7 +2,7 @@
 #ifndef QGPU_JOB_H
 #define QGPU_JOB_H
 
-#include "qgpu_drv.h"
+#include "qgpu_device.h"
 
 struct qgpu_ctx;
 

@@ -11,7 +11,7 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_vma_manager.h>
 
-#include "qgpu_drv.h"
+#include "qgpu_device.h"
 #include "qgpu_gem.h"
 #include "qgpu_mm.h"
 #include "qgpu_mm_priv.h"
@@ -173,39 +173,6 @@ void qgpu_mm_book_move(struct qgpu_bo *bo, u32 dst,
 		qgpu_seg_account(qdev, bo, true);
 	}
 	bo->lru_tick = ++qdev->lru_tick;
-}
-
-/**
- * qgpu_mm_restore - put @bo's books back where a plan's dry run found them
- * @bo: the allocation
- * @seg: segment id (QGPU_SEG_SYSTEM: not resident)
- * @start: node start in @seg
- * @size: node size
- *
- * The rollback undoes moves last first, so the range is free again.
- */
-void qgpu_mm_restore(struct qgpu_bo *bo, u32 seg, u64 start, u64 size)
-{
-	struct qgpu_device *qdev = to_qdev(bo->base.dev);
-
-	lockdep_assert_held(&to_qdev(bo->base.dev)->mm_lock);
-	if (bo->seg != QGPU_SEG_SYSTEM) {
-		qgpu_seg_account(qdev, bo, false);
-		if (drm_mm_node_allocated(&bo->node))
-			drm_mm_remove_node(&bo->node);
-	}
-	bo->seg = seg;
-	if (seg == QGPU_SEG_SYSTEM)
-		return;
-	memset(&bo->node, 0, sizeof(bo->node));
-	bo->node.start = start;
-	bo->node.size = size;
-	if (drm_WARN_ON(&qdev->drm,
-			drm_mm_reserve_node(&qdev->seg[seg].mm, &bo->node))) {
-		bo->seg = QGPU_SEG_SYSTEM;
-		return;
-	}
-	qgpu_seg_account(qdev, bo, true);
 }
 
 /*

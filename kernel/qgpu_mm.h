@@ -2,7 +2,7 @@
 #ifndef QGPU_MM_H
 #define QGPU_MM_H
 
-#include "qgpu_drv.h"
+#include "qgpu_device.h"
 #include "qgpu_gem.h"
 
 int qgpu_mm_init(struct qgpu_device *qdev);
@@ -15,7 +15,6 @@ int qgpu_mm_make_resident(struct qgpu_bo *bo, u32 seg);
 int qgpu_mm_evict(struct qgpu_bo *bo, bool to_system);
 void qgpu_mm_bo_gone(struct qgpu_bo *bo);
 int qgpu_mm_bo_reap(struct qgpu_bo *bo);
-void qgpu_mm_restore(struct qgpu_bo *bo, u32 seg, u64 start, u64 size);
 void qgpu_mm_touch(struct qgpu_bo *bo);
 int qgpu_mm_cpu_prepare(struct qgpu_bo *bo, u32 *path, bool *moving);
 void qgpu_mm_segment_stats(struct qgpu_device *qdev,

@@ -4,15 +4,18 @@
 
 /*
  * Between the memory manager's files, in layers, each using only those
- * above it: segment, backing, migrate, destroy, evict, residency.
+ * above it: segment, backing, migrate, destroy, evict, residency; qgpu_mm.c
+ * (set-up) on top.
  * Everything here runs under qdev->mm_lock.
  */
-#include "qgpu_drv.h"
+#include "qgpu_device.h"
 #include "qgpu_gem.h"
 
 struct qgpu_paging;
 
 /* qgpu_segment.c */
+void qgpu_seg_setup(struct qgpu_device *qdev, u32 id, u64 base, u64 size,
+		    u32 flags, u64 bar_offset);
 struct qgpu_segment *qgpu_seg(struct qgpu_device *qdev, u32 id);
 void qgpu_seg_account(struct qgpu_device *qdev, struct qgpu_bo *bo,
 		      bool add);

@@ -5,7 +5,7 @@
 #include <linux/io.h>
 #include <qgpu/qgpu_regs.h>
 
-#include "qgpu_drv.h"
+#include "qgpu_device.h"
 
 /*
  * BAR0 access. Only the device half of the driver includes this header:

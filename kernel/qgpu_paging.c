@@ -9,7 +9,7 @@
  */
 #include <linux/dma-mapping.h>
 
-#include "qgpu_drv.h"
+#include "qgpu_device.h"
 #include "qgpu_hw.h"
 #include "qgpu_job.h"
 #include "qgpu_paging.h"

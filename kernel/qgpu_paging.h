@@ -2,7 +2,7 @@
 #ifndef QGPU_PAGING_H
 #define QGPU_PAGING_H
 
-#include "qgpu_drv.h"
+#include "qgpu_device.h"
 
 /* Paging buffer: PagingBufferSegmentId and PagingBufferSize */
 #define QGPU_PBUF_SEGMENT	QGPU_SEG_APERTURE

@@ -6,10 +6,12 @@
  * follow the recorded one. Everything here runs under mm_lock.
  */
 #include <linux/slab.h>
+#include <drm/drm_print.h>
 
-#include "qgpu_drv.h"
+#include "qgpu_device.h"
 #include "qgpu_gem.h"
 #include "qgpu_mm.h"
+#include "qgpu_mm_priv.h"
 #include "qgpu_plan.h"
 
 /* Make room for one more element of @size bytes in *@arr. */
@@ -120,6 +122,36 @@ struct qgpu_plan_choice *qgpu_plan_follow(struct qgpu_device *qdev)
 	return &p->choice[p->next++];
 }
 
+/*
+ * Put @bo's books back where the dry run found it: in segment @seg (or
+ * system memory) at [@start, @start + @size). The rollback undoes moves
+ * last first, so the range is free again.
+ */
+static void qgpu_plan_restore_bo(struct qgpu_bo *bo, u32 seg, u64 start,
+				 u64 size)
+{
+	struct qgpu_device *qdev = to_qdev(bo->base.dev);
+
+	lockdep_assert_held(&to_qdev(bo->base.dev)->mm_lock);
+	if (bo->seg != QGPU_SEG_SYSTEM) {
+		qgpu_seg_account(qdev, bo, false);
+		if (drm_mm_node_allocated(&bo->node))
+			drm_mm_remove_node(&bo->node);
+	}
+	bo->seg = seg;
+	if (seg == QGPU_SEG_SYSTEM)
+		return;
+	memset(&bo->node, 0, sizeof(bo->node));
+	bo->node.start = start;
+	bo->node.size = size;
+	if (drm_WARN_ON(&qdev->drm,
+			drm_mm_reserve_node(&qdev->seg[seg].mm, &bo->node))) {
+		bo->seg = QGPU_SEG_SYSTEM;
+		return;
+	}
+	qgpu_seg_account(qdev, bo, true);
+}
+
 /* Undo the dry run's moves, last first: every node back at its offset. */
 void qgpu_plan_rollback(struct qgpu_device *qdev)
 {
@@ -130,7 +162,7 @@ void qgpu_plan_rollback(struct qgpu_device *qdev)
 	for (i = p->nundo; i--;) {
 		struct qgpu_plan_undo *u = &p->undo[i];
 
-		qgpu_mm_restore(u->bo, u->seg, u->start, u->size);
+		qgpu_plan_restore_bo(u->bo, u->seg, u->start, u->size);
 		u->bo->lru_tick = u->tick;
 		u->bo->pristine = u->pristine;
 	}

@@ -10,7 +10,7 @@
 #ifndef QGPU_PLAN_H
 #define QGPU_PLAN_H
 
-#include "qgpu_drv.h"
+#include "qgpu_device.h"
 
 struct qgpu_bo;
 

@@ -10,7 +10,7 @@
 #include <drm/drm_gem.h>
 #include <drm/drm_prime.h>
 
-#include "qgpu_drv.h"
+#include "qgpu_device.h"
 #include "qgpu_gem.h"
 #include "qgpu_mm.h"
 

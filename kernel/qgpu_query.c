@@ -6,7 +6,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "qgpu_drv.h"
+#include "qgpu_device.h"
 #include "qgpu_ctx.h"
 #include "qgpu_mm.h"
 #include "qgpu_paging.h"

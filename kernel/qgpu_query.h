@@ -2,7 +2,7 @@
 #ifndef QGPU_QUERY_H
 #define QGPU_QUERY_H
 
-#include "qgpu_drv.h"
+#include "qgpu_device.h"
 
 int qgpu_query_ioctl(struct drm_device *drm, void *data,
 		     struct drm_file *file);

@@ -6,7 +6,7 @@
  */
 #include <linux/dma-resv.h>
 
-#include "qgpu_drv.h"
+#include "qgpu_device.h"
 #include "qgpu_gem.h"
 #include "qgpu_mm.h"
 #include "qgpu_mm_priv.h"

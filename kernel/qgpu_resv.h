@@ -4,7 +4,7 @@
 
 #include <linux/dma-resv.h>
 
-#include "qgpu_drv.h"
+#include "qgpu_device.h"
 
 struct qgpu_job;
 

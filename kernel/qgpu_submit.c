@@ -18,7 +18,7 @@
 #include <drm/drm_exec.h>
 #include <drm/drm_print.h>
 
-#include "qgpu_drv.h"
+#include "qgpu_device.h"
 #include "qgpu_ctx.h"
 #include "qgpu_dma_parse.h"
 #include "qgpu_gem.h"

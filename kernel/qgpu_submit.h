@@ -2,7 +2,7 @@
 #ifndef QGPU_SUBMIT_H
 #define QGPU_SUBMIT_H
 
-#include "qgpu_drv.h"
+#include "qgpu_device.h"
 
 int qgpu_submit_ioctl(struct drm_device *drm, void *data,
 		      struct drm_file *file);

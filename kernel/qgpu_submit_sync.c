@@ -12,7 +12,7 @@
 #include <drm/drm_print.h>
 #include <drm/drm_syncobj.h>
 
-#include "qgpu_drv.h"
+#include "qgpu_device.h"
 #include "qgpu_submit_sync.h"
 
 int qgpu_in_syncs_get(struct qgpu_device *qdev, struct drm_file *file,

@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * qgpu: shared driver structures.
- *
- * The driver has two halves, as WDDM keeps them apart: the device side
- * (qgpu_drv, qgpu_engine, qgpu_fence, qgpu_paging encoder, qgpu_hap) and
- * the memory manager (qgpu_mm, qgpu_gem, qgpu_policy, qgpu_submit).
+ * qgpu: the device and the DRM file as every part of the driver sees them
+ * (struct qgpu_device, struct qgpu_file), their counters, and the memory
+ * manager's lock. The driver's layers: docs/driver.md.
  */
-#ifndef QGPU_DRV_H
-#define QGPU_DRV_H
+#ifndef QGPU_DEVICE_H
+#define QGPU_DEVICE_H
 
 #include <linux/dma-fence.h>
 #include <linux/io.h>
@@ -221,4 +219,4 @@ void qgpu_fence_process(struct qgpu_engine *eng, int error);
 int qgpu_sched_init(struct qgpu_device *qdev);
 void qgpu_sched_fini(struct qgpu_device *qdev);
 
-#endif /* QGPU_DRV_H */
+#endif /* QGPU_DEVICE_H */
