@@ -15,6 +15,18 @@
 #include "qgpu_device.h"
 #include "qgpu_submit_sync.h"
 
+/* Entry @i of the user's array at @entries; its flags must be 0. */
+static int qgpu_sync_entry(struct qgpu_device *qdev, u64 entries, u32 i,
+			   struct drm_qgpu_sync_entry *e)
+{
+	if (copy_from_user(e, u64_to_user_ptr(entries) + i * sizeof(*e),
+			   sizeof(*e)))
+		return -EFAULT;
+	if (QGPU_IOCTL_DBG(qdev, e->flags))
+		return -EINVAL;
+	return 0;
+}
+
 int qgpu_in_syncs_get(struct qgpu_device *qdev, struct drm_file *file,
 		      u64 entries, u32 n, struct qgpu_in_syncs *in)
 {
@@ -27,13 +39,9 @@ int qgpu_in_syncs_get(struct qgpu_device *qdev, struct drm_file *file,
 	if (!in->fence)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		if (copy_from_user(&e, u64_to_user_ptr(entries) + i * sizeof(e),
-				   sizeof(e)))
-			return -EFAULT;
-		if (e.flags) {
-			drm_dbg(&qdev->drm, "submit: in-sync %u flags\n", i);
-			return -EINVAL;
-		}
+		ret = qgpu_sync_entry(qdev, entries, i, &e);
+		if (ret)
+			return ret;
 		ret = drm_syncobj_find_fence(file, e.handle, e.point, 0,
 					     &in->fence[i]);
 		if (ret) {
@@ -61,6 +69,7 @@ int qgpu_out_syncs_get(struct qgpu_device *qdev, struct drm_file *file,
 {
 	struct drm_qgpu_sync_entry e;
 	u32 i;
+	int ret;
 
 	out->n = 0;
 	out->obj = kcalloc(n + 1, sizeof(*out->obj), GFP_KERNEL);
@@ -69,13 +78,9 @@ int qgpu_out_syncs_get(struct qgpu_device *qdev, struct drm_file *file,
 	if (!out->obj || !out->chain || !out->point)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		if (copy_from_user(&e, u64_to_user_ptr(entries) + i * sizeof(e),
-				   sizeof(e)))
-			return -EFAULT;
-		if (e.flags) {
-			drm_dbg(&qdev->drm, "submit: out-sync %u flags\n", i);
-			return -EINVAL;
-		}
+		ret = qgpu_sync_entry(qdev, entries, i, &e);
+		if (ret)
+			return ret;
 		out->obj[i] = drm_syncobj_find(file, e.handle);
 		if (!out->obj[i]) {
 			drm_dbg(&qdev->drm, "submit: out-sync %u handle %u\n",

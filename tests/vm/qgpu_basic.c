@@ -7,9 +7,6 @@
  * (see tests/vm/qgpu_test.h), e.g.
  *	qgpu_basic vram-size=96M visible-vram-size=32M host-aperture-size=16M
  */
-#include <linux/capability.h>
-#include <sys/syscall.h>
-
 #include "qgpu_test.h"
 
 static struct qgpu_dev dev;
@@ -29,23 +26,6 @@ static int query(int fd, uint32_t type, uint32_t arg, uint64_t ptr,
 	return ret;
 }
 
-/* Drop CAP_SYS_ADMIN from the effective set: DRM then treats a new open
- * of the primary node as an ordinary, unauthenticated client. */
-static int drop_sys_admin(void)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2];
-
-	if (syscall(SYS_capget, &hdr, data))
-		return -errno;
-	data[CAP_SYS_ADMIN / 32].effective &= ~(1u << (CAP_SYS_ADMIN % 32));
-	if (syscall(SYS_capset, &hdr, data))
-		return -errno;
-	return 0;
-}
-
 /* Child of the primary-node test: returns a bit set of failed checks. */
 static int unauth_child(int master_fd, const char *card)
 {
@@ -57,7 +37,7 @@ static int unauth_child(int master_fd, const char *card)
 	drm_magic_t magic = 0;
 	int fd, bad = 0;
 
-	if (drop_sys_admin()) {
+	if (qt_drop_sys_admin()) {
 		printf("child: cannot drop CAP_SYS_ADMIN\n");
 		return 0x100;
 	}

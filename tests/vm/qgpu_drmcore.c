@@ -113,23 +113,6 @@ static bool has_kms(void)
 	return ret != -EOPNOTSUPP;
 }
 
-/* Drop CAP_SYS_ADMIN from the effective set (see qgpu_basic.c). */
-static int drop_sys_admin(void)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2];
-
-	if (syscall(SYS_capget, &hdr, data))
-		return -errno;
-	data[CAP_SYS_ADMIN / 32].effective &= ~(1u << (CAP_SYS_ADMIN % 32));
-	data[CAP_SYS_ADMIN / 32].permitted &= ~(1u << (CAP_SYS_ADMIN % 32));
-	if (syscall(SYS_capset, &hdr, data))
-		return -errno;
-	return 0;
-}
-
 /*
  * Children that run without CAP_SYS_ADMIN report the line of their first
  * failed check as exit status (line % 250 + 1; the line is printed).
@@ -152,7 +135,7 @@ static void run_unprivileged(int (*fn)(void *), void *arg)
 	pid = fork();
 	igt_assert(pid >= 0);
 	if (pid == 0) {
-		if (drop_sys_admin())
+		if (qt_drop_sys_admin())
 			_exit(CHILD_NO_SETUP);
 		_exit(fn(arg));
 	}

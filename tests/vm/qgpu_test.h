@@ -14,9 +14,11 @@
 #define QGPU_TEST_H
 
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <xf86drm.h>
@@ -364,6 +366,37 @@ static inline uint32_t qt_csum_const(uint32_t w, uint64_t nwords)
 	for (i = 0; i < nwords; i++)
 		h = (h ^ w) * QGPU_CSUM_PRIME;
 	return h;
+}
+
+/*
+ * Drop CAP_SYS_ADMIN (effective and permitted; for a child process): DRM
+ * then treats a new open of the primary node as an ordinary,
+ * unauthenticated client. Returns 0 or -errno.
+ */
+static inline int qt_drop_sys_admin(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -errno;
+	data[CAP_SYS_ADMIN / 32].effective &= ~(1u << (CAP_SYS_ADMIN % 32));
+	data[CAP_SYS_ADMIN / 32].permitted &= ~(1u << (CAP_SYS_ADMIN % 32));
+	if (syscall(SYS_capset, &hdr, data))
+		return -errno;
+	return 0;
+}
+
+/* The end of a test program: @ctx survived everything, nothing is left. */
+static inline void qt_assert_clean(int fd, uint32_t ctx)
+{
+	struct drm_qgpu_context_status cs;
+
+	igt_assert_eq(qgpu_query_context(fd, ctx, &cs), 0);
+	igt_assert_eq(cs.state, QGPU_CTX_OK);
+	qt_assert_no_allocations(fd);
 }
 
 /* ------------------------------------------------------------------------ */
