@@ -55,7 +55,8 @@ help:
 	@echo "make test [T=pat]   all test suites (or those matching T; see README)"
 	@echo "make shell          interactive guest shell with the driver loaded"
 	@echo "make setup          host packages, QEMU, guest kernel, module, userspace, image"
-	@echo "make module | userspace | unit | image | clean"
+	@echo "make igt IGT_DIR=D  your IGT build's driver-agnostic tests on qgpu and virtio-gpu"
+	@echo "make module | userspace | unit | image | sw-sync | clean"
 
 # --- set-up -----------------------------------------------------------------
 setup: deps qemu guest-kernel checkpatch-tool module userspace unit image
