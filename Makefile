@@ -53,6 +53,9 @@ all: module userspace unit
 help:
 	@echo "make run            boot a VM with qgpu, run qgpu-info and qgpu-demo"
 	@echo "make test [T=pat]   all test suites (or those matching T; see README)"
+	@echo "make test KERNEL=debug [T=pat]"
+	@echo "                    the VM suite on the KASAN/lockdep/kmemleak/fault-injection"
+	@echo "                    debug kernel (built once from Debian's source, ~25 min)"
 	@echo "make shell          interactive guest shell with the driver loaded"
 	@echo "make setup          host packages, QEMU, guest kernel, module, userspace, image"
 	@echo "make igt IGT_DIR=D  your IGT build's driver-agnostic tests on qgpu and virtio-gpu"
@@ -174,8 +177,13 @@ run: setup
 		--log-dir $(B)/logs/run qgpu-info qgpu-demo
 
 # T=PATTERN[,PATTERN...] picks tests (see README); default: every suite.
+# KERNEL=debug: the VM suite on the debug kernel instead (below).
+ifeq ($(KERNEL),debug)
+test: test-debug
+else
 test: setup
 	tests/run-tests.sh $(if $(T),-t '$(T)')
+endif
 
 shell: setup
 	scripts/run-vm.sh --shell -p "$(SHELL_PROPS)" --mem $(RUN_MEM) $(if $(MODPARAMS),-m "$(MODPARAMS)")
@@ -185,5 +193,39 @@ clean:
 		$(MAKE) -C $(KDIR) M=$(CURDIR)/kernel clean; fi
 	rm -rf $(B)/bin $(B)/lib $(B)/userspace $(B)/tests $(B)/guest $(B)/logs
 	@echo "[qgpu] kept build/qemu (-> $(QGPU_CACHE)); remove $(QGPU_CACHE) to start from scratch"
+
+# --- debug kernel (README "Debug kernel") ------------------------------------
+# `make test KERNEL=debug`: the VM suite (tests/vm/tests.list) on a guest
+# kernel with KASAN, lockdep, debug objects, kmemleak and fault injection,
+# built from Debian's linux-source by scripts/debug-kernel.sh (cached in
+# $(QGPU_CACHE)/kernel-debug-*). Everything else it builds is kept apart from
+# the default build, in $(DBG): the module (from a copy of kernel/, so
+# kernel/qgpu.ko stays the stock kernel's), the image and the logs. Timeouts
+# are multiplied by DBG_TIMEOUT_FACTOR and guests get at least DBG_MEM.
+DBG := $(B)/debug
+DBG_TIMEOUT_FACTOR ?= 4
+DBG_MEM ?= 1536M
+DBG_DIR = $(shell QGPU_CACHE='$(QGPU_CACHE)' scripts/debug-kernel.sh --dir)
+.PHONY: debug-kernel debug-module debug-image test-debug
+
+debug-kernel: | deps
+	@scripts/debug-kernel.sh > /dev/null
+
+debug-module: debug-kernel
+	@mkdir -p $(DBG)/module
+	@cp -p kernel/Kbuild kernel/*.[ch] $(DBG)/module/
+	@rm -f $(DBG)/module/*.mod.c
+	$(MAKE) -C $(DBG_DIR)/src M=$(CURDIR)/$(DBG)/module CONFIG_DRM_QGPU=m W=e modules
+
+debug-image: debug-module userspace
+	@QGPU_GUEST_KERNEL_DIR='$(DBG_DIR)' QGPU_KO='$(CURDIR)/$(DBG)/module/qgpu.ko' \
+		QGPU_KMOD_DIR='$(CURDIR)/$(DBG)/kmod' QGPU_IMAGE_DIR='$(CURDIR)/$(DBG)/guest' \
+		scripts/build-initramfs.sh
+
+test-debug: qemu debug-image
+	QGPU_KERNEL='$(DBG_DIR)/vmlinuz' QGPU_IMAGE='$(CURDIR)/$(DBG)/guest/initramfs.cpio.gz' \
+		QGPU_TIMEOUT_FACTOR=$(DBG_TIMEOUT_FACTOR) QGPU_MIN_MEM=$(DBG_MEM) \
+		tests/run-tests.sh --log-dir $(DBG)/logs/test-$$(date +%Y%m%d-%H%M%S) \
+		$(if $(T),-t '$(T)') vm
 
 -include $(wildcard $(B)/userspace/lib/*.d $(B)/bin/.*.d $(B)/tests/vm/.*.d $(B)/tests/unit/.*.d)

@@ -22,15 +22,21 @@
 #                       tests, the virtio-gpu side of `make igt`). Out-of-tree
 #                       modules the project builds ($BUILD/kmod/*.ko, e.g.
 #                       sw_sync) are always included this way.
+#   QGPU_GUEST_KERNEL_DIR  the guest kernel's tree (vmlinuz, lib/modules/$KVER);
+#                       default $QGPU_CACHE/kernel-$KVER (Debian's build); the
+#                       debug kernel's is scripts/debug-kernel.sh's directory
+#   QGPU_KO             qgpu.ko to include (default kernel/qgpu.ko)
+#   QGPU_KMOD_DIR       out-of-tree modules to include (default $BUILD/kmod)
+#   QGPU_IMAGE_DIR      where the image goes (default $BUILD/guest)
 . "$(dirname "$0")/common.sh"
 
-kdir=$QGPU_CACHE/kernel-$KVER
+kdir=${QGPU_GUEST_KERNEL_DIR:-$QGPU_CACHE/kernel-$KVER}
 kmods=$kdir/lib/modules/$KVER
 [ -e "$kdir/.done" ] || die "guest kernel missing: run scripts/guest-kernel.sh"
 busybox=$(command -v busybox) || die "busybox-static not installed"
 if ldd "$busybox" > /dev/null 2>&1; then die "$busybox is not static (install busybox-static)"; fi
 
-ko=$QGPU_ROOT/kernel/qgpu.ko
+ko=${QGPU_KO:-$QGPU_ROOT/kernel/qgpu.ko}
 tools=()
 tests=()
 for f in "$BUILD"/bin/*; do [ -f "$f" ] && [ -x "$f" ] && tools+=("$f"); done
@@ -38,14 +44,14 @@ for f in "$BUILD"/tests/vm/*; do [ -f "$f" ] && [ -x "$f" ] && tests+=("$f"); do
 extra_mods=${QGPU_EXTRA_MODULES:-}
 opt_mods=${QGPU_OPTIONAL_MODULES-vgem virtio_gpu}
 ext_kos=()
-for f in "$BUILD"/kmod/*.ko; do [ -f "$f" ] && ext_kos+=("$f"); done
+for f in "${QGPU_KMOD_DIR:-$BUILD/kmod}"/*.ko; do [ -f "$f" ] && ext_kos+=("$f"); done
 
-out=$BUILD/guest
+out=${QGPU_IMAGE_DIR:-$BUILD/guest}
 mkdir -p "$out"
 
 # Cache key: everything that ends up in the image.
 key=$( {
-	echo "$KVER $extra_mods / $opt_mods"
+	echo "$KVER $extra_mods / $opt_mods / $kdir"
 	sha256sum "$0" "$QGPU_ROOT/scripts/guest-init.sh" "$busybox"
 	if [ ${#ext_kos[@]} -gt 0 ]; then sha256sum "${ext_kos[@]}"; fi
 	if [ -e "$ko" ]; then sha256sum "$ko"; fi

@@ -3,6 +3,9 @@
 # settle which guest kernel build is used (the Makefile's KVER, or the newest
 # build of its series once that one has left the archive).
 # Idempotent: does nothing when everything is already there.
+#   scripts/host-deps.sh                  what `make setup` needs
+#   scripts/host-deps.sh --debug-kernel   also what building the debug guest
+#                                         kernel needs (scripts/debug-kernel.sh)
 . "$(dirname "$0")/common.sh"
 
 need_src() {
@@ -82,6 +85,10 @@ PKGS=(build-essential ninja-build meson pkg-config python3 python3-venv
       dpkg-dev busybox-static cpio gzip xz-utils kmod libdrm-dev
       seabios qemu-system-data
       gcc-12 libelf1 libssl3 pahole)
+# Building a kernel from source (scripts/debug-kernel.sh), only on request.
+if [ "${1:-}" = --debug-kernel ]; then
+	PKGS+=(libelf-dev libssl-dev bc)
+fi
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -24,6 +24,7 @@ Used by scripts/run-vm.sh (the command-line front end) and tests/harness.py
 """
 
 import argparse
+import dataclasses
 import datetime
 import glob
 import json
@@ -60,6 +61,15 @@ BAD_PATTERNS = [
     r"blocked for more than \d+ seconds",
     r"refcount_t: ",
     r"list_(add|del) corruption",
+    # Debug-kernel checkers (make test KERNEL=debug; README "Debug kernel").
+    # KASAN ("BUG: KASAN: ...") and "BUG: sleeping function called from
+    # invalid context" are caught by BUG above; every lockdep report starts
+    # with "WARNING: " (circular/recursive locking, bad unlock balance, held
+    # lock freed, lock held when returning to user space, ...).
+    r"^WARNING: ",
+    r"^ODEBUG: ",
+    r"unreferenced object 0x",
+    r"kmemleak: \d+ new suspected memory leaks",
     r"Initramfs unpacking failed",
     r"qgpu.*(error|ERROR|fail)",
 ]
@@ -78,9 +88,14 @@ EXPECT_RE = re.compile(r"IGT-Expect-Dmesg: (.*?)\s*$", re.M)
 MARKER_RE = re.compile(r"@@(RUN|KMSG|DMESG)-[A-Z]+[^@]*@@")
 
 DEFAULT_TIMEOUT = 120      # seconds per command (guest side)
-GRACE = 30                 # host waits this much longer before killing QEMU
-BOOT_TIMEOUT = 180         # from QEMU start to @@RUN-READY@@
-SHUTDOWN_TIMEOUT = 120     # from the last command to QEMU's exit
+# A slower guest kernel (make test KERNEL=debug: KASAN, lockdep) has every
+# timeout below and every command's own multiplied by $QGPU_TIMEOUT_FACTOR
+# (default 1), and guests get at least $QGPU_MIN_MEM of memory (default: none).
+TIMEOUT_FACTOR = float(os.environ.get("QGPU_TIMEOUT_FACTOR") or 1)
+MIN_MEM = os.environ.get("QGPU_MIN_MEM", "")
+GRACE = int(30 * TIMEOUT_FACTOR)             # host waits this much longer before killing QEMU
+BOOT_TIMEOUT = int(180 * TIMEOUT_FACTOR)     # from QEMU start to @@RUN-READY@@
+SHUTDOWN_TIMEOUT = int(120 * TIMEOUT_FACTOR)  # from the last command to QEMU's exit
 
 
 @dataclass
@@ -138,18 +153,30 @@ class VmConfig:
     mem: str = "1G"
     append: str = ""                   # extra kernel command line
     boot_expect: List[str] = field(default_factory=list)
-    image: str = ""
+    image: str = ""                    # default: $QGPU_IMAGE or build/guest/initramfs.cpio.gz
     qemu: str = ""
-    kernel: str = ""
+    kernel: str = ""                   # default: $QGPU_KERNEL or the cached stock kernel
 
     def fill(self):
-        self.image = self.image or os.path.join(BUILD, "guest", "initramfs.cpio.gz")
+        self.image = (self.image or os.environ.get("QGPU_IMAGE") or
+                      os.path.join(BUILD, "guest", "initramfs.cpio.gz"))
         self.qemu = self.qemu or os.path.join(BUILD, "qemu", "qemu-system-x86_64")
-        self.kernel = self.kernel or os.path.join(CACHE, "kernel-" + guest_kver(), "vmlinuz")
+        self.kernel = (self.kernel or os.environ.get("QGPU_KERNEL") or
+                       os.path.join(CACHE, "kernel-" + guest_kver(), "vmlinuz"))
+        if MIN_MEM and mem_bytes(self.mem) < mem_bytes(MIN_MEM):
+            self.mem = MIN_MEM
         for what, p in (("guest image", self.image), ("QEMU", self.qemu),
                         ("guest kernel", self.kernel)):
             if not os.path.exists(p):
                 raise SystemExit("[qgpu] error: %s missing: %s (run `make setup`)" % (what, p))
+
+
+def mem_bytes(size):
+    """QEMU's -m syntax (512M, 1G, plain MiB) in bytes."""
+    m = re.fullmatch(r"(\d+)([KMGT]?)B?", size.strip().upper())
+    if not m:
+        raise SystemExit("[qgpu] error: bad memory size %r" % size)
+    return int(m.group(1)) << {"K": 10, "": 20, "M": 20, "G": 30, "T": 40}[m.group(2)]
 
 
 def guest_kver():
@@ -450,6 +477,8 @@ def analyze(text, cmds, cfg, boot_no, logpath):
 def run_commands(cmds, cfg, logdir=None, resume=True, on_output=None, verbose=False):
     """Run cmds in as few boots as possible. Returns (results, boot_problems, logdir)."""
     cfg.fill()
+    if TIMEOUT_FACTOR != 1:
+        cmds = [dataclasses.replace(c, timeout=int(c.timeout * TIMEOUT_FACTOR)) for c in cmds]
     if logdir is None:
         logs = os.path.join(BUILD, "logs")
         os.makedirs(logs, exist_ok=True)

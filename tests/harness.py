@@ -11,7 +11,8 @@ Suites (in this order):
 Programs print IGT-style lines ("Subtest NAME: SUCCESS|FAIL|SKIP|CRASH") and
 exit 0 (pass), 77 (skip) or 98 (fail); every subtest counts. A program that
 crashes, times out, exits otherwise or (in the VM) leaves an unexpected
-WARN/BUG/Oops/lockdep/"qgpu ... error" line in the kernel log adds a failure.
+WARN/BUG/Oops/lockdep/KASAN/ODEBUG/kmemleak/"qgpu ... error" line in the
+kernel log (scripts/vmrun.py's BAD_PATTERNS) adds a failure.
 
 Selection: -t PATTERN[,PATTERN...]. A test's id is SUITE/NAME (unit/NAME,
 checkpatch, qtest, vm/GROUP/PROGRAM). A pattern is a shell glob matched against
@@ -378,7 +379,10 @@ def suite_vm(res, sel, tests_list, jobs):
 
     # Longest group first (durations of earlier runs), so the slowest one does
     # not start last; groups never timed count as longest.
-    times_file = os.path.join(BUILD, "logs", "vm-group-seconds.json")
+    # (kept beside the run's log directory: build/logs by default, so a run
+    # on another kernel with --log-dir elsewhere keeps its own timings)
+    times_file = os.path.join(os.path.dirname(os.path.abspath(res.logdir)),
+                              "vm-group-seconds.json")
     try:
         with open(times_file) as f:
             times = json.load(f)

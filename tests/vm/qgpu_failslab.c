@@ -1,0 +1,928 @@
+// SPDX-License-Identifier: MIT
+/*
+ * qgpu_failslab: every ioctl survives running out of memory at any of its
+ * allocations. For each qgpu ioctl (DRM_IOCTL_QGPU_*) and the DRM core ones
+ * qgpu's user space uses (GEM_CLOSE, PRIME handle<->fd, SYNCOBJ create and
+ * destroy, dumb create and map), a valid call is made over and over with the
+ * Nth slab or page allocation of the calling thread failing, N = 1, 2, ...
+ * until a call gets through without reaching an Nth allocation. Every call
+ * that was failed must return a clean errno (never crash or warn: the VM
+ * runner checks the kernel log), a call that succeeded anyway must have done
+ * its job, and after each round the memory manager's counters, the segments'
+ * usage and the process's open files are back where they were. At the end a
+ * kmemleak scan must find nothing allocated by qgpu or DRM.
+ *
+ * Fault injection (Documentation/fault-injection/fault-injection.rst in the
+ * kernel source) uses /proc/self/task/TID/fail-nth ("systematic faults"): it
+ * counts the calling thread's allocations only, whatever the probability,
+ * interval or task-filter settings, and reads back 0 once the failure was
+ * injected. (The `space` knob counts bytes, not allocations, so it cannot
+ * name "the Nth allocation".) The failslab and fail_page_alloc attributes are
+ * opened up so that every allocation counts: GFP_KERNEL ones
+ * (ignore-gfp-wait=N), order-0 pages (min-order=0) and highmem; verbose=0
+ * keeps the injection itself out of the kernel log. The process is mlocked
+ * so that no page fault needs memory while a failure is armed.
+ *
+ * Needs a kernel with CONFIG_FAILSLAB, CONFIG_FAIL_PAGE_ALLOC and
+ * CONFIG_FAULT_INJECTION_DEBUG_FS (make test KERNEL=debug); skips (exit 77)
+ * elsewhere. The kmemleak check needs CONFIG_DEBUG_KMEMLEAK.
+ */
+#include <dirent.h>
+#include <sys/syscall.h>
+
+#include "qgpu_test.h"
+
+#define FI "/sys/kernel/debug/"
+#define KMEMLEAK FI "kmemleak"
+#define MAX_ROUNDS 4000
+#define FENCE_VALUE 0xfa115ab0c0ffee01ull
+
+static struct qgpu_dev dev;
+static struct qgpu_dev card;	/* primary node: dumb buffers */
+static int fd2 = -1;		/* a second file on the render node */
+static int nth_fd = -1;
+static uint32_t ctx;
+
+/* ------------------------------------------------------------------------ */
+/* Fault-injection knobs                                                     */
+
+static const struct knob {
+	const char *path;
+	const char *value;
+} knobs[] = {
+	{ FI "failslab/probability", "0" },
+	{ FI "failslab/verbose", "0" },
+	{ FI "failslab/ignore-gfp-wait", "N" },
+	{ FI "fail_page_alloc/probability", "0" },
+	{ FI "fail_page_alloc/verbose", "0" },
+	{ FI "fail_page_alloc/ignore-gfp-wait", "N" },
+	{ FI "fail_page_alloc/ignore-gfp-highmem", "N" },
+	{ FI "fail_page_alloc/min-order", "0" },
+};
+static char saved[ARRAY_SIZE(knobs)][32];
+
+static int read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -errno;
+}
+
+static void knobs_set(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(knobs); i++) {
+		igt_assert_eq(read_file(knobs[i].path, saved[i],
+					sizeof(saved[i])), 0);
+		igt_assert_f(write_file(knobs[i].path, knobs[i].value) == 0,
+			     "%s: %s\n", knobs[i].path, strerror(errno));
+	}
+}
+
+static void knobs_restore(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(knobs); i++)
+		if (saved[i][0])
+			write_file(knobs[i].path, saved[i]);
+}
+
+/*
+ * One call with the thread's nth allocation failing. Between arming and
+ * disarming only @call's single ioctl runs (pwrite/pread on fail-nth
+ * allocate nothing). Sets *injected when the failure happened.
+ */
+static int armed_call(int (*call)(void), unsigned int nth, bool *injected)
+{
+	char arm[16], left[16] = "";
+	int len = snprintf(arm, sizeof(arm), "%u", nth), ret;
+	ssize_t n;
+
+	igt_assert_eq(pwrite(nth_fd, arm, len, 0), len);
+	ret = call();
+	n = pread(nth_fd, left, sizeof(left) - 1, 0);
+	igt_assert_eq(pwrite(nth_fd, "0", 1, 0), 1);
+	igt_assert_lt(0, n);
+	left[n] = 0;
+	*injected = strtoul(left, NULL, 10) == 0;
+	return ret;
+}
+
+static int io(int fd, unsigned long req, void *arg)
+{
+	return ioctl(fd, req, arg) ? -errno : 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* What must not leak                                                        */
+
+struct snap {
+	struct drm_qgpu_stats st;
+	struct drm_qgpu_segment_stats seg[8];
+	unsigned int nseg;
+	int fds;
+};
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	igt_assert(d);
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n - 1;	/* the directory's own fd */
+}
+
+static void snap_take(struct snap *s)
+{
+	memset(s, 0, sizeof(*s));
+	igt_assert_eq(qgpu_query_stats(dev.fd, &s->st, s->seg, 8, &s->nseg), 0);
+	s->fds = count_fds();
+}
+
+/* The differences between two snapshots, as text ("" when equal). */
+static void snap_diff(const struct snap *a, const struct snap *b, char *out,
+		      size_t len)
+{
+	unsigned int i;
+	size_t o = 0;
+
+	out[0] = 0;
+#define DIFF(...) (o += snprintf(out + o, o < len ? len - o : 0, __VA_ARGS__))
+	if (a->st.allocations != b->st.allocations)
+		DIFF(" allocations %llu->%llu", (unsigned long long)a->st.allocations,
+		     (unsigned long long)b->st.allocations);
+	if (a->st.allocated_bytes != b->st.allocated_bytes)
+		DIFF(" allocated_bytes %llu->%llu",
+		     (unsigned long long)a->st.allocated_bytes,
+		     (unsigned long long)b->st.allocated_bytes);
+	for (i = 0; i < a->nseg && i < 8; i++)
+		if (a->seg[i].used != b->seg[i].used ||
+		    a->seg[i].allocations != b->seg[i].allocations)
+			DIFF(" segment %u used %llu->%llu allocations %u->%u",
+			     a->seg[i].id, (unsigned long long)a->seg[i].used,
+			     (unsigned long long)b->seg[i].used,
+			     a->seg[i].allocations, b->seg[i].allocations);
+	if (a->fds != b->fds)
+		DIFF(" open fds %d->%d", a->fds, b->fds);
+#undef DIFF
+}
+
+/* Back to @base, allowing a little time for releases done by workers. */
+static void snap_expect(const struct snap *base, const char *what,
+			unsigned int nth)
+{
+	char diff[512];
+	struct snap now;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		snap_take(&now);
+		snap_diff(base, &now, diff, sizeof(diff));
+		if (!diff[0])
+			return;
+		usleep(50 * 1000);
+	}
+	igt_assert_f(false, "%s, allocation %u failed: leaked:%s\n", what, nth,
+		     diff);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The driver loop                                                           */
+
+/*
+ * One ioctl under test: setup() prepares (nothing armed), call() is the
+ * single ioctl, done() checks a successful call's effect (ret == 0) and
+ * releases everything either way.
+ */
+struct fcase {
+	const char *name;
+	void (*setup)(void);
+	int (*call)(void);
+	void (*done)(int ret);
+};
+
+/*
+ * What a call may answer when an allocation failed. ENOSPC is the kernel's
+ * own answer for some: shmem reports a failed inode allocation as ENOSPC
+ * (GEM_CREATE and dumb create, through drm_gem_object_init()).
+ */
+static bool clean_errno(int ret)
+{
+	return ret == -ENOMEM || ret == -ENOSPC || ret == -EAGAIN ||
+	       ret == -EMFILE || ret == -ENFILE;
+}
+
+static void run_case(const struct fcase *c)
+{
+	unsigned int nth, failed = 0, absorbed = 0;
+	int errs[8] = { 0 }, nerrs = 0, i;
+	struct snap base;
+	bool injected = true;
+	int ret;
+
+	snap_take(&base);
+	for (nth = 1; injected; nth++) {
+		igt_assert_f(nth <= MAX_ROUNDS, "%s: still failing after %u allocations\n",
+			     c->name, MAX_ROUNDS);
+		if (c->setup)
+			c->setup();
+		ret = armed_call(c->call, nth, &injected);
+		igt_assert_f(ret == 0 || injected,
+			     "%s: failed with %s with no failure injected\n",
+			     c->name, strerror(-ret));
+		igt_assert_f(ret == 0 || clean_errno(ret),
+			     "%s, allocation %u failed: returned %d (%s)\n",
+			     c->name, nth, ret, strerror(-ret));
+		if (ret) {
+			failed++;
+			for (i = 0; i < nerrs && errs[i] != -ret; i++)
+				;
+			if (i == nerrs && nerrs < 8)
+				errs[nerrs++] = -ret;
+		} else if (injected) {
+			absorbed++;
+		}
+		c->done(ret);
+		snap_expect(&base, c->name, nth);
+	}
+	igt_info("%s: %u allocation point(s): %u failed the call, %u absorbed;",
+		 c->name, nth - 2, failed, absorbed);
+	for (i = 0; i < nerrs; i++)
+		igt_info(" %s", strerror(errs[i]));
+	igt_info("\n");
+}
+
+/* ------------------------------------------------------------------------ */
+/* The cases                                                                 */
+
+/* State of the current round (static: the calls take no arguments). */
+static struct {
+	uint32_t h, h2, syncobj;
+	uint64_t *map;
+	int fd;
+	uint32_t query_type;
+	char buf[4096];
+	union {
+		struct drm_qgpu_query query;
+		struct drm_qgpu_gem_create create;
+		struct drm_qgpu_gem_lock lock;
+		struct drm_qgpu_gem_unlock unlock;
+		struct drm_qgpu_gem_reside reside;
+		struct drm_qgpu_gem_info info;
+		struct drm_qgpu_submit submit;
+		struct drm_qgpu_ctx_create ctx_create;
+		struct drm_qgpu_ctx_destroy ctx_destroy;
+		struct drm_gem_close close;
+		struct drm_prime_handle prime;
+		struct drm_syncobj_create sync_create;
+		struct drm_syncobj_destroy sync_destroy;
+		struct drm_mode_create_dumb dumb;
+		struct drm_mode_map_dumb map_dumb;
+	} a;
+	struct drm_qgpu_sync_entry out;
+	struct qgpu_cb *cb;
+} r;
+
+static uint32_t bo(uint32_t mask, uint32_t flags)
+{
+	uint32_t h = 0;
+
+	igt_assert_eq(qgpu_bo_create(dev.fd, 64 * 1024, mask, flags, 0, &h), 0);
+	return h;
+}
+
+static uint32_t vram_bo(void)
+{
+	return bo(qt_vram_mask(&dev), 0);
+}
+
+static void close_h(void)
+{
+	if (r.h)
+		igt_assert_eq(qgpu_bo_destroy(dev.fd, r.h), 0);
+	r.h = 0;
+}
+
+/* QUERY: every type */
+static void query_setup(void)
+{
+	memset(&r.a, 0, sizeof(r.a));
+	r.a.query.type = r.query_type;
+	r.a.query.arg = r.query_type == QGPU_QUERY_CONTEXT ? ctx : 0;
+	r.a.query.size = sizeof(r.buf);
+	r.a.query.ptr = (uintptr_t)r.buf;
+}
+
+static int query_call(void)
+{
+	return io(dev.fd, DRM_IOCTL_QGPU_QUERY, &r.a.query);
+}
+
+static void query_done(int ret)
+{
+	if (!ret)
+		igt_assert_lte(1, r.a.query.count);
+}
+
+/* GEM_CREATE */
+static void create_setup(void)
+{
+	memset(&r.a, 0, sizeof(r.a));
+	r.a.create.size = 64 * 1024;
+	r.a.create.segment_mask = qt_vram_mask(&dev) |
+				  QGPU_SEGBIT(QGPU_SEG_APERTURE);
+	r.a.create.flags = QGPU_GEM_CPU_ACCESS;
+}
+
+static int create_call(void)
+{
+	return io(dev.fd, DRM_IOCTL_QGPU_GEM_CREATE, &r.a.create);
+}
+
+static void create_done(int ret)
+{
+	r.h = ret ? 0 : r.a.create.handle;
+	if (!ret)
+		igt_assert_lte(1, r.h);
+	close_h();
+}
+
+/*
+ * GEM_LOCK: a CPU-accessible allocation (locked where it is), or one
+ * without QGPU_GEM_CPU_ACCESS resident in VRAM, which the lock moves into
+ * the aperture.
+ */
+static bool lock_moves;
+
+static void lock_setup(void)
+{
+	r.h = bo(qt_vram_mask(&dev) | QGPU_SEGBIT(QGPU_SEG_APERTURE),
+		 lock_moves ? 0 : QGPU_GEM_CPU_ACCESS);
+	qt_reside(dev.fd, r.h, QGPU_RESIDE_MAKE_RESIDENT,
+		  lock_moves ? QGPU_SEG_VISIBLE : 0);
+	memset(&r.a, 0, sizeof(r.a));
+	r.a.lock.handle = r.h;
+}
+
+static int lock_call(void)
+{
+	return io(dev.fd, DRM_IOCTL_QGPU_GEM_LOCK, &r.a.lock);
+}
+
+static void lock_done(int ret)
+{
+	if (!ret) {
+		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
+			       dev.fd, (off_t)r.a.lock.offset);
+
+		igt_assert(p != MAP_FAILED);
+		*(volatile uint32_t *)p = 0x1234;
+		igt_assert_eq(*(volatile uint32_t *)p, 0x1234);
+		munmap(p, 4096);
+		igt_assert_eq(qgpu_bo_unlock(dev.fd, r.h), 0);
+	}
+	close_h();
+}
+
+/* GEM_UNLOCK */
+static void unlock_setup(void)
+{
+	uint64_t off;
+
+	lock_setup();
+	igt_assert_eq(qgpu_bo_lock(dev.fd, r.h, &off), 0);
+	memset(&r.a, 0, sizeof(r.a));
+	r.a.unlock.handle = r.h;
+}
+
+static int unlock_call(void)
+{
+	return io(dev.fd, DRM_IOCTL_QGPU_GEM_UNLOCK, &r.a.unlock);
+}
+
+static void unlock_done(int ret)
+{
+	/* still locked after a failure: a second unlock works */
+	if (ret)
+		igt_assert_eq(qgpu_bo_unlock(dev.fd, r.h), 0);
+	igt_assert_eq(qgpu_bo_unlock(dev.fd, r.h), -EINVAL);
+	close_h();
+}
+
+/* GEM_RESIDE: make resident in VRAM, and evict to system memory */
+static uint32_t reside_op;
+
+static void reside_setup(void)
+{
+	r.h = vram_bo();
+	if (reside_op != QGPU_RESIDE_MAKE_RESIDENT)
+		qt_reside(dev.fd, r.h, QGPU_RESIDE_MAKE_RESIDENT, 0);
+	memset(&r.a, 0, sizeof(r.a));
+	r.a.reside.handle = r.h;
+	r.a.reside.op = reside_op;
+}
+
+static int reside_call(void)
+{
+	return io(dev.fd, DRM_IOCTL_QGPU_GEM_RESIDE, &r.a.reside);
+}
+
+static void reside_done(int ret)
+{
+	struct drm_qgpu_gem_info info = qt_info(dev.fd, r.h);
+
+	if (!ret && reside_op == QGPU_RESIDE_MAKE_RESIDENT)
+		igt_assert_neq(info.segment, QGPU_SEG_SYSTEM);
+	if (!ret && reside_op == QGPU_RESIDE_EVICT_SYSTEM)
+		igt_assert_eq(info.segment, QGPU_SEG_SYSTEM);
+	close_h();
+}
+
+/* GEM_INFO */
+static void info_setup(void)
+{
+	r.h = vram_bo();
+	memset(&r.a, 0, sizeof(r.a));
+	r.a.info.handle = r.h;
+}
+
+static int info_call(void)
+{
+	return io(dev.fd, DRM_IOCTL_QGPU_GEM_INFO, &r.a.info);
+}
+
+static void info_done(int ret)
+{
+	if (!ret)
+		igt_assert_eq_u64(r.a.info.size, 64 * 1024);
+	close_h();
+}
+
+/*
+ * SUBMIT: two allocations, a CPU-visible target and a VRAM-only source:
+ *	FILL source, COPY 64 bytes of it into the target at 64, FENCE target+0
+ */
+static void submit_setup(void)
+{
+	r.h = bo(QGPU_SEGBIT(QGPU_SEG_VISIBLE) | QGPU_SEGBIT(QGPU_SEG_APERTURE),
+		 QGPU_GEM_CPU_ACCESS);
+	qt_reside(dev.fd, r.h, QGPU_RESIDE_MAKE_RESIDENT, 0);
+	igt_assert_eq(qgpu_bo_map(dev.fd, r.h, 4096, (void **)&r.map), 0);
+	memset(r.map, 0, 4096);
+	r.h2 = vram_bo();
+	qgpu_cb_reset(r.cb);
+	igt_assert_lte(0, qgpu_cb_bind(r.cb, 0, r.h, 0, 4096));
+	igt_assert_lte(0, qgpu_cb_bind(r.cb, 1, r.h2, 0, 4096));
+	igt_assert_eq(qgpu_cb_fill(r.cb, 1, 0, 4096, 0x5a5a0001), 0);
+	igt_assert_eq(qgpu_cb_copy(r.cb, 0, 64, 1, 0, 64), 0);
+	igt_assert_eq(qgpu_cb_fence(r.cb, 0, 0, FENCE_VALUE), 0);
+	igt_assert_eq(r.cb->error, 0);
+	igt_assert_eq(qgpu_syncobj_create(dev.fd, &r.syncobj), 0);
+	memset(&r.a, 0, sizeof(r.a));
+	qgpu_cb_to_submit(r.cb, ctx, &r.a.submit);
+	r.out = (struct drm_qgpu_sync_entry){ .handle = r.syncobj };
+	r.a.submit.out_syncs = (uintptr_t)&r.out;
+	r.a.submit.num_out_syncs = 1;
+}
+
+static int submit_call(void)
+{
+	return io(dev.fd, DRM_IOCTL_QGPU_SUBMIT, &r.a.submit);
+}
+
+static void submit_done(int ret)
+{
+	struct drm_qgpu_context_status cs;
+
+	if (!ret) {
+		igt_assert_eq(qgpu_syncobj_wait(dev.fd, r.syncobj, 0,
+						30 * SEC_NS), 0);
+		igt_assert_eq_u64(r.map[0], FENCE_VALUE);
+		igt_assert_eq(((uint32_t *)r.map)[16], 0x5a5a0001);
+		igt_assert_eq(((uint32_t *)r.map)[31], 0x5a5a0001);
+	} else {
+		/* nothing ran (an unsplit buffer has one portion) */
+		igt_assert_eq(r.a.submit.portions, 0);
+		igt_assert_eq_u64(r.map[0], 0);
+	}
+	igt_assert_eq(qgpu_query_context(dev.fd, ctx, &cs), 0);
+	igt_assert_eq(cs.state, QGPU_CTX_OK);
+	igt_assert_eq(qgpu_syncobj_destroy(dev.fd, r.syncobj), 0);
+	igt_assert_eq(qgpu_bo_unmap(dev.fd, r.h, r.map, 4096), 0);
+	igt_assert_eq(qgpu_bo_destroy(dev.fd, r.h2), 0);
+	close_h();
+}
+
+/* CTX_CREATE / CTX_DESTROY */
+static void ctx_create_setup(void)
+{
+	memset(&r.a, 0, sizeof(r.a));
+}
+
+static int ctx_create_call(void)
+{
+	return io(dev.fd, DRM_IOCTL_QGPU_CTX_CREATE, &r.a.ctx_create);
+}
+
+static void ctx_create_done(int ret)
+{
+	struct drm_qgpu_context_status cs;
+
+	if (!ret) {
+		igt_assert_eq(qgpu_query_context(dev.fd, r.a.ctx_create.ctx, &cs), 0);
+		igt_assert_eq(cs.state, QGPU_CTX_OK);
+		igt_assert_eq(qgpu_ctx_destroy(dev.fd, r.a.ctx_create.ctx), 0);
+	}
+}
+
+static void ctx_destroy_setup(void)
+{
+	uint32_t c;
+
+	igt_assert_eq(qgpu_ctx_create(dev.fd, &c), 0);
+	memset(&r.a, 0, sizeof(r.a));
+	r.a.ctx_destroy.ctx = c;
+}
+
+static int ctx_destroy_call(void)
+{
+	return io(dev.fd, DRM_IOCTL_QGPU_CTX_DESTROY, &r.a.ctx_destroy);
+}
+
+static void ctx_destroy_done(int ret)
+{
+	if (ret)
+		igt_assert_eq(qgpu_ctx_destroy(dev.fd, r.a.ctx_destroy.ctx), 0);
+	igt_assert_eq(qgpu_ctx_destroy(dev.fd, r.a.ctx_destroy.ctx), -ENOENT);
+}
+
+/* GEM_CLOSE */
+static void gem_close_setup(void)
+{
+	r.h = vram_bo();
+	memset(&r.a, 0, sizeof(r.a));
+	r.a.close.handle = r.h;
+}
+
+static int gem_close_call(void)
+{
+	return io(dev.fd, DRM_IOCTL_GEM_CLOSE, &r.a.close);
+}
+
+static void gem_close_done(int ret)
+{
+	if (!ret)
+		r.h = 0;
+	close_h();
+}
+
+/* PRIME_HANDLE_TO_FD */
+static void export_setup(void)
+{
+	r.h = vram_bo();
+	memset(&r.a, 0, sizeof(r.a));
+	r.a.prime.handle = r.h;
+	r.a.prime.flags = DRM_CLOEXEC | DRM_RDWR;
+	r.a.prime.fd = -1;
+}
+
+static int export_call(void)
+{
+	return io(dev.fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &r.a.prime);
+}
+
+static void export_done(int ret)
+{
+	uint32_t h = 0;
+
+	if (!ret) {
+		igt_assert_lte(0, r.a.prime.fd);
+		/* it is this allocation: importing it back gives the handle */
+		igt_assert_eq(drmPrimeFDToHandle(dev.fd, r.a.prime.fd, &h), 0);
+		igt_assert_eq(h, r.h);
+		close(r.a.prime.fd);
+	}
+	close_h();
+}
+
+/* PRIME_FD_TO_HANDLE, into a second file of the same device */
+static void import_setup(void)
+{
+	int fd;
+
+	r.h = vram_bo();
+	igt_assert_eq(drmPrimeHandleToFD(dev.fd, r.h, DRM_CLOEXEC | DRM_RDWR,
+					 &fd), 0);
+	r.fd = fd;
+	memset(&r.a, 0, sizeof(r.a));
+	r.a.prime.fd = fd;
+}
+
+static int import_call(void)
+{
+	return io(fd2, DRM_IOCTL_PRIME_FD_TO_HANDLE, &r.a.prime);
+}
+
+static void import_done(int ret)
+{
+	struct drm_qgpu_gem_info info;
+
+	if (!ret) {
+		igt_assert_eq(qgpu_bo_info(fd2, r.a.prime.handle, &info), 0);
+		igt_assert_eq_u64(info.size, 64 * 1024);
+		igt_assert_eq(qgpu_bo_destroy(fd2, r.a.prime.handle), 0);
+	}
+	close(r.fd);
+	close_h();
+}
+
+/* SYNCOBJ_CREATE / SYNCOBJ_DESTROY */
+static void sync_create_setup(void)
+{
+	memset(&r.a, 0, sizeof(r.a));
+}
+
+static int sync_create_call(void)
+{
+	return io(dev.fd, DRM_IOCTL_SYNCOBJ_CREATE, &r.a.sync_create);
+}
+
+static void sync_create_done(int ret)
+{
+	if (!ret)
+		igt_assert_eq(qgpu_syncobj_destroy(dev.fd, r.a.sync_create.handle), 0);
+}
+
+static void sync_destroy_setup(void)
+{
+	uint32_t h;
+
+	igt_assert_eq(qgpu_syncobj_create(dev.fd, &h), 0);
+	memset(&r.a, 0, sizeof(r.a));
+	r.a.sync_destroy.handle = h;
+}
+
+static int sync_destroy_call(void)
+{
+	return io(dev.fd, DRM_IOCTL_SYNCOBJ_DESTROY, &r.a.sync_destroy);
+}
+
+static void sync_destroy_done(int ret)
+{
+	if (ret)
+		igt_assert_eq(qgpu_syncobj_destroy(dev.fd, r.a.sync_destroy.handle), 0);
+	igt_assert_eq(qgpu_syncobj_destroy(dev.fd, r.a.sync_destroy.handle), -EINVAL);
+}
+
+/* MODE_CREATE_DUMB / MODE_MAP_DUMB (primary node) */
+static void dumb_create_setup(void)
+{
+	memset(&r.a, 0, sizeof(r.a));
+	r.a.dumb.width = 64;
+	r.a.dumb.height = 64;
+	r.a.dumb.bpp = 32;
+}
+
+static int dumb_create_call(void)
+{
+	return io(card.fd, DRM_IOCTL_MODE_CREATE_DUMB, &r.a.dumb);
+}
+
+static void dumb_create_done(int ret)
+{
+	if (!ret) {
+		igt_assert_lte_u64(64 * 64 * 4, r.a.dumb.size);
+		igt_assert_eq(qgpu_dumb_destroy(card.fd, r.a.dumb.handle), 0);
+	}
+}
+
+static void dumb_map_setup(void)
+{
+	uint32_t h;
+
+	igt_assert_eq(qgpu_dumb_create(card.fd, 64, 64, 32, &h, NULL, NULL), 0);
+	r.h = h;
+	memset(&r.a, 0, sizeof(r.a));
+	r.a.map_dumb.handle = h;
+}
+
+static int dumb_map_call(void)
+{
+	return io(card.fd, DRM_IOCTL_MODE_MAP_DUMB, &r.a.map_dumb);
+}
+
+static void dumb_map_done(int ret)
+{
+	if (!ret) {
+		uint32_t *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
+				   card.fd, (off_t)r.a.map_dumb.offset);
+
+		igt_assert(p != MAP_FAILED);
+		p[0] = 0xd0b;
+		igt_assert_eq(p[0], 0xd0b);
+		munmap(p, 4096);
+	}
+	igt_assert_eq(qgpu_dumb_destroy(card.fd, r.h), 0);
+	r.h = 0;
+}
+
+static const struct fcase cases[] = {
+	{ "query", query_setup, query_call, query_done },
+	{ "gem-create", create_setup, create_call, create_done },
+	{ "gem-lock", lock_setup, lock_call, lock_done },
+	{ "gem-unlock", unlock_setup, unlock_call, unlock_done },
+	{ "gem-reside", reside_setup, reside_call, reside_done },
+	{ "gem-info", info_setup, info_call, info_done },
+	{ "submit", submit_setup, submit_call, submit_done },
+	{ "ctx-create", ctx_create_setup, ctx_create_call, ctx_create_done },
+	{ "ctx-destroy", ctx_destroy_setup, ctx_destroy_call, ctx_destroy_done },
+	{ "gem-close", gem_close_setup, gem_close_call, gem_close_done },
+	{ "prime-handle-to-fd", export_setup, export_call, export_done },
+	{ "prime-fd-to-handle", import_setup, import_call, import_done },
+	{ "syncobj-create", sync_create_setup, sync_create_call, sync_create_done },
+	{ "syncobj-destroy", sync_destroy_setup, sync_destroy_call, sync_destroy_done },
+	{ "dumb-create", dumb_create_setup, dumb_create_call, dumb_create_done },
+	{ "dumb-map", dumb_map_setup, dumb_map_call, dumb_map_done },
+};
+
+static const struct fcase *find_case(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		if (!strcmp(cases[i].name, name))
+			return &cases[i];
+	igt_assert_f(false, "no case %s\n", name);
+	return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* kmemleak                                                                  */
+
+/* Entries of the kmemleak report whose allocation trace names qgpu or DRM. */
+static int kmemleak_ours(bool print)
+{
+	char line[512], block[8192] = "";
+	int ours = 0;
+	FILE *f = fopen(KMEMLEAK, "r");
+	size_t o = 0;
+
+	igt_assert(f);
+	for (;;) {
+		bool end = !fgets(line, sizeof(line), f);
+
+		if (end || !strncmp(line, "unreferenced object", 19)) {
+			if (o && (strstr(block, "qgpu") || strstr(block, "drm") ||
+				  strstr(block, "dma_buf") || strstr(block, "dma_fence"))) {
+				ours++;
+				if (print)
+					fputs(block, stderr);
+			}
+			o = 0;
+			block[0] = 0;
+		}
+		if (end)
+			break;
+		o += snprintf(block + o, o < sizeof(block) ? sizeof(block) - o : 0,
+			      "%s", line);
+	}
+	fclose(f);
+	return ours;
+}
+
+igt_main
+{
+	igt_fixture {
+		char path[64];
+
+		igt_require_f(access(FI "failslab", F_OK) == 0 &&
+			      access(FI "fail_page_alloc", F_OK) == 0,
+			      "no %sfailslab or fail_page_alloc: kernel without fault injection\n",
+			      FI);
+		snprintf(path, sizeof(path), "/proc/self/task/%ld/fail-nth",
+			 (long)syscall(SYS_gettid));
+		nth_fd = open(path, O_RDWR);
+		igt_require_f(nth_fd >= 0, "%s: %s\n", path, strerror(errno));
+		qt_open(&dev, QGPU_NODE_RENDER);
+		qt_open(&card, QGPU_NODE_PRIMARY);
+		fd2 = qt_reopen(&dev);
+		ctx = qt_ctx(dev.fd);
+		r.cb = qt_cb(&dev);
+		/* kmemleak: forget what was suspected before this test */
+		if (access(KMEMLEAK, F_OK) == 0) {
+			write_file(KMEMLEAK, "scan");
+			write_file(KMEMLEAK, "clear");
+		}
+		/* no page fault may need memory while a failure is armed */
+		igt_assert_f(mlockall(MCL_CURRENT | MCL_FUTURE) == 0,
+			     "mlockall: %s\n", strerror(errno));
+		knobs_set();
+	}
+
+	igt_subtest("query") {
+		static const uint32_t types[] = {
+			QGPU_QUERY_DEVICE, QGPU_QUERY_SEGMENTS, QGPU_QUERY_STATS,
+			QGPU_QUERY_FILE_STATS, QGPU_QUERY_CONTEXT,
+		};
+		unsigned int i;
+
+		for (i = 0; i < ARRAY_SIZE(types); i++) {
+			r.query_type = types[i];
+			run_case(find_case("query"));
+		}
+	}
+
+	igt_subtest("gem-create")
+		run_case(find_case("gem-create"));
+	igt_subtest("gem-lock") {
+		lock_moves = false;
+		run_case(find_case("gem-lock"));
+		lock_moves = true;
+		run_case(find_case("gem-lock"));
+	}
+	igt_subtest("gem-unlock") {
+		lock_moves = false;
+		run_case(find_case("gem-unlock"));
+	}
+	igt_subtest("gem-reside") {
+		reside_op = QGPU_RESIDE_MAKE_RESIDENT;
+		run_case(find_case("gem-reside"));
+		reside_op = QGPU_RESIDE_EVICT_SYSTEM;
+		run_case(find_case("gem-reside"));
+	}
+	igt_subtest("gem-info")
+		run_case(find_case("gem-info"));
+	igt_subtest("submit")
+		run_case(find_case("submit"));
+	igt_subtest("ctx-create")
+		run_case(find_case("ctx-create"));
+	igt_subtest("ctx-destroy")
+		run_case(find_case("ctx-destroy"));
+	igt_subtest("gem-close")
+		run_case(find_case("gem-close"));
+	igt_subtest("prime-handle-to-fd")
+		run_case(find_case("prime-handle-to-fd"));
+	igt_subtest("prime-fd-to-handle")
+		run_case(find_case("prime-fd-to-handle"));
+	igt_subtest("syncobj-create")
+		run_case(find_case("syncobj-create"));
+	igt_subtest("syncobj-destroy")
+		run_case(find_case("syncobj-destroy"));
+	igt_subtest("dumb-create")
+		run_case(find_case("dumb-create"));
+	igt_subtest("dumb-map")
+		run_case(find_case("dumb-map"));
+
+	igt_subtest("no-leaks") {
+		qt_assert_no_allocations(dev.fd);
+	}
+
+	/* After the files are closed: what they held is freed too. */
+	igt_fixture {
+		knobs_restore();
+		qt_cb_free(r.cb);
+		qgpu_ctx_destroy(dev.fd, ctx);
+		close(fd2);
+		qgpu_close(&card);
+		qgpu_close(&dev);
+	}
+
+	igt_subtest("kmemleak") {
+		int n;
+
+		igt_require_f(access(KMEMLEAK, F_OK) == 0, "no %s\n", KMEMLEAK);
+		/* kmemleak reports objects unreferenced for 5 s and longer */
+		sleep(6);
+		igt_assert_eq(write_file(KMEMLEAK, "scan"), 0);
+		n = kmemleak_ours(true);
+		igt_assert_f(n == 0, "kmemleak: %d leak(s) from qgpu/DRM (above)\n", n);
+	}
+}
