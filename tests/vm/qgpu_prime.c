@@ -371,6 +371,31 @@ igt_main
 		qt_close(dev.fd, r);
 	}
 
+	igt_subtest("import-mapped-through-qgpu") {
+		uint32_t vh, h, *qp;
+		volatile uint32_t *vp;
+		void *map;
+		int fd;
+
+		/* qgpu's CPU mapping of an import is the exporter's mapping */
+		vh = vgem_bo(SZ, &map);
+		vp = map;
+		memset(map, 0x21, SZ);
+		igt_assert_eq(drmPrimeHandleToFD(vgem, vh, DRM_CLOEXEC | DRM_RDWR,
+						 &fd), 0);
+		igt_assert_eq(drmPrimeFDToHandle(dev.fd, fd, &h), 0);
+		qp = qt_map(dev.fd, h, SZ);
+		check_words(qp, SZ, 0x21212121, "qgpu's mapping of the import");
+		qp[7] = 0xfeed;
+		igt_assert_eq(vp[7], 0xfeed);
+		assert_no_vram(h, "mapped import");
+		qt_unmap(dev.fd, h, qp, SZ);
+		igt_assert_eq(drmCloseBufferHandle(dev.fd, h), 0);
+		munmap(map, SZ);
+		igt_assert_eq(drmCloseBufferHandle(vgem, vh), 0);
+		close(fd);
+	}
+
 	igt_subtest("import-under-vram-pressure") {
 		uint64_t vram = qt_seg_usable(&dev, QGPU_SEG_VISIBLE);
 		uint32_t vh, h, r, *rp, big[8], i, n = 0;
