@@ -215,6 +215,8 @@ debug-module: debug-kernel
 	@mkdir -p $(DBG)/module
 	@cp -p kernel/Kbuild kernel/*.[ch] $(DBG)/module/
 	@rm -f $(DBG)/module/*.mod.c
+	@# kernel/Kbuild finds the shared headers at ../include
+	@rm -rf $(DBG)/include && cp -rp include $(DBG)/include
 	$(MAKE) -C $(DBG_DIR)/src M=$(CURDIR)/$(DBG)/module CONFIG_DRM_QGPU=m W=e modules
 
 debug-image: debug-module userspace

@@ -7,7 +7,7 @@
 #   scripts/debug-kernel.sh          build it unless cached; print its directory
 #   scripts/debug-kernel.sh --dir    only print the directory it would use
 # Result, cached outside the checkout and keyed by every input (source package
-# version, the config fragment, this script, the compiler):
+# version, the config fragment, the build recipe below, the compiler):
 #   $QGPU_CACHE/kernel-debug-$KVER-KEY/
 #     vmlinuz                 bzImage
 #     lib/modules/$KVER/      modules_install output (plain .ko)
@@ -25,10 +25,14 @@ frag=$QGPU_ROOT/scripts/debug-kernel.config
 pkg=linux-source-$KSERIES
 ver=$(cat "$QGPU_CACHE/headers-$KVER/version" 2>/dev/null) ||
 	die "no headers for $KVER in $QGPU_CACHE: run scripts/host-deps.sh"
+# What makes the kernel what it is: the source, the fragment, the compiler
+# and how it is configured and built (RECIPE: bump it when a change to this
+# script changes the result; messages and comments do not, and must not
+# cost a 40-minute rebuild).
+RECIPE=1
 key=$( {
-	echo "$KVER $pkg $ver"
+	echo "$KVER $pkg $ver recipe $RECIPE"
 	sha256sum < "$frag"
-	sha256sum < "$0"
 	gcc --version 2>/dev/null | head -n 1 || true
 } | sha256sum | cut -c1-12)
 dest=$QGPU_CACHE/kernel-debug-$KVER-$key
