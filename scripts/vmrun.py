@@ -93,6 +93,9 @@ DEFAULT_TIMEOUT = 120      # seconds per command (guest side)
 # (default 1), and guests get at least $QGPU_MIN_MEM of memory (default: none).
 TIMEOUT_FACTOR = float(os.environ.get("QGPU_TIMEOUT_FACTOR") or 1)
 MIN_MEM = os.environ.get("QGPU_MIN_MEM", "")
+# Extra kernel command line for every boot (make test KERNEL=debug: a longer
+# RCU stall timeout, since a TCG guest on a busy host can be starved of CPU).
+EXTRA_APPEND = os.environ.get("QGPU_KERNEL_APPEND", "")
 GRACE = int(30 * TIMEOUT_FACTOR)             # host waits this much longer before killing QEMU
 BOOT_TIMEOUT = int(180 * TIMEOUT_FACTOR)     # from QEMU start to @@RUN-READY@@
 SHUTDOWN_TIMEOUT = int(120 * TIMEOUT_FACTOR)  # from the last command to QEMU's exit
@@ -222,7 +225,8 @@ TCG_CLOCK_ARGS = "tsc=unstable no_timer_check "
 
 
 def qemu_argv(cfg, initrd, serial):
-    append = "console=ttyS0 panic=-1 printk.time=1 " + TCG_CLOCK_ARGS + cfg.append
+    append = "console=ttyS0 panic=-1 printk.time=1 %s%s %s" % (TCG_CLOCK_ARGS, EXTRA_APPEND,
+                                                             cfg.append)
     argv = [cfg.qemu, "-accel", "tcg", "-m", cfg.mem, "-smp", str(cfg.smp),
             "-nodefaults", "-no-user-config", "-display", "none",
             "-no-reboot", "-nic", "none", "-serial", serial,
