@@ -2,7 +2,8 @@
 /*
  * qgpu: the DMA-buffer parser. It walks a DMA buffer the way the device
  * will: known commands only, each with the length the contract's one table
- * gives (qgpu_cmd_len()), every BIND covered by exactly one patch entry at
+ * gives (qgpu_cmd_len()) and of the context's kind (physical or virtual
+ * addressing, qgpu_dma_cmd_in_mode()), every BIND covered by exactly one patch entry at
  * its address, every split offset a command start this walk reached. So a
  * portion the device runs always starts where the kernel parsed it, and
  * the device executes nothing the kernel did not parse.
@@ -31,13 +32,16 @@ static int qgpu_parse_is_start(const unsigned int *starts, unsigned int i)
  * @starts: QGPU_PARSE_STARTS_WORDS(@ndw) zeroed words; returns the bitmap
  *	of command starts
  * @at: returns the byte offset (buffer or split offset) where a rule broke
+ * @virtual_ctx: the buffer runs in a context bound to an address space
+ *	(only NOP and the virtual commands), else in a physical context (only
+ *	NOP and the slot commands)
  *
  * Return: QGPU_PARSE_OK, or the rule the buffer broke.
  */
 enum qgpu_parse_rule qgpu_dma_parse(const unsigned int *dw, unsigned int ndw,
 				    const struct qgpu_parse_patch *pe,
 				    unsigned int npe, unsigned int *starts,
-				    unsigned int *at)
+				    unsigned int *at, int virtual_ctx)
 {
 	unsigned int i = 0, p = 0, binds = 0;
 
@@ -45,7 +49,8 @@ enum qgpu_parse_rule qgpu_dma_parse(const unsigned int *dw, unsigned int ndw,
 	while (i < ndw) {
 		unsigned int hdr = dw[i], op = QGPU_CMD_OPCODE(hdr);
 		unsigned int len = QGPU_CMD_LEN(hdr);
-		unsigned int need = qgpu_dma_cmd_len(op);
+		unsigned int need = qgpu_dma_cmd_in_mode(op, virtual_ctx) ?
+				    qgpu_dma_cmd_len(op) : 0;
 
 		*at = i * 4;
 		if (!need || QGPU_CMD_FLAGS(hdr) || len < need ||

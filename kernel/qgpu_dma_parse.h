@@ -20,7 +20,9 @@ struct qgpu_parse_patch {
 /**
  * enum qgpu_parse_rule - the rule a DMA buffer broke
  * @QGPU_PARSE_OK: none
- * @QGPU_PARSE_BAD_COMMAND: unknown opcode, flags set, or a length that is
+ * @QGPU_PARSE_BAD_COMMAND: unknown opcode or one of the other addressing
+ *	model (a virtual command in a physical context or the reverse), flags
+ *	set, or a length that is
  *	not the command's (NOP: at least 1) or runs past the buffer's end
  * @QGPU_PARSE_UNPATCHED_BIND: a BIND with no patch entry at its address
  * @QGPU_PARSE_STRAY_PATCH: a patch entry that is not at a BIND's address
@@ -40,7 +42,7 @@ enum qgpu_parse_rule {
 enum qgpu_parse_rule qgpu_dma_parse(const unsigned int *dw, unsigned int ndw,
 				    const struct qgpu_parse_patch *pe,
 				    unsigned int npe, unsigned int *starts,
-				    unsigned int *at);
+				    unsigned int *at, int virtual_ctx);
 const char *qgpu_parse_rule_name(enum qgpu_parse_rule rule);
 
 #endif /* QGPU_DMA_PARSE_H */

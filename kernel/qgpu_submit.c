@@ -107,7 +107,7 @@ static int qgpu_submit_parse(struct qgpu_submit *s)
 		pp[i].patch_offset = s->pe[i].patch_offset;
 		pp[i].split_offset = s->pe[i].split_offset;
 	}
-	rule = qgpu_dma_parse(s->dw, ndw, pp, npe, starts, &at);
+	rule = qgpu_dma_parse(s->dw, ndw, pp, npe, starts, &at, 0);
 	if (rule != QGPU_PARSE_OK)
 		drm_dbg(&s->qdev->drm, "submit: %s (offset %u)\n",
 			qgpu_parse_rule_name(rule), at);

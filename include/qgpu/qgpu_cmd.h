@@ -37,6 +37,8 @@
 #define QGPU_FAULT_BAD_REGISTER		11
 #define QGPU_FAULT_DMA_ERROR		12
 #define QGPU_FAULT_HAP_UNMAPPED		13
+#define QGPU_FAULT_PAGE_NOT_PRESENT	14	/* 1.2: invalid entry in a walk */
+#define QGPU_FAULT_PAGE_READ_ONLY	15	/* 1.2: write through READ_ONLY */
 #define QGPU_FAULT_ENGINE_MMIO		0xff
 
 /* GPU address space seen by the engines */
@@ -73,6 +75,18 @@
 #define QGPU_CMD_UNMAP_APERTURE_LEN	3
 #define QGPU_XFER_SRC_PAGELIST		0x01	/* flags: src is a page list */
 #define QGPU_XFER_DST_PAGELIST		0x02	/* flags: dst is a page list */
+/* GPU MMU paging commands (1.2, QGPU_CAP_MMU; qgpu_mmu.h) */
+#define QGPU_CMD_UPDATE_PT		0x15	/* dst lo,hi, count, list lo,hi[, entries] */
+#define QGPU_CMD_UPDATE_PT_LEN		6
+#define QGPU_PT_DST_VIRTUAL		0x01	/* flags: dst is a paging-space VA */
+#define QGPU_PT_INLINE			0x02	/* flags: entries follow at dword 6 */
+#define QGPU_CMD_FLUSH_TLB		0x16	/* root lo,hi */
+#define QGPU_CMD_FLUSH_TLB_LEN		3
+#define QGPU_FLUSH_TLB_ALL		0x01	/* flags: every address space */
+#define QGPU_CMD_TRANSFER_VIRTUAL	0x17	/* size lo,hi, src lo,hi, dst lo,hi */
+#define QGPU_CMD_TRANSFER_VIRTUAL_LEN	7
+#define QGPU_CMD_FILL_VIRTUAL		0x18	/* size lo,hi, dst lo,hi, pattern */
+#define QGPU_CMD_FILL_VIRTUAL_LEN	6
 
 /* Render engine ring commands (engine 1) */
 #define QGPU_CMD_EXEC			0x20	/* ctx, buf lo,hi, start, end */
@@ -81,6 +95,8 @@
 #define QGPU_CMD_CTX_CLEAR_LEN		2
 #define QGPU_CMD_CTX_UNBIND		0x22	/* ctx, first slot, count */
 #define QGPU_CMD_CTX_UNBIND_LEN		4
+#define QGPU_CMD_CTX_SET_VM		0x23	/* ctx, root lo,hi (1.2) */
+#define QGPU_CMD_CTX_SET_VM_LEN		4
 
 /* DMA-buffer commands (inside EXEC) */
 #define QGPU_DMA_NOP			0x00
@@ -104,6 +120,28 @@
 #define QGPU_DMA_BIND_ADDR_DW		2	/* dword index of the patched address */
 
 /*
+ * Virtual DMA-buffer commands (1.2): in a context bound to an address
+ * space (CTX_SET_VM) they name GPU virtual addresses directly; there the
+ * slot commands above (BIND..TIMESTAMP) are BAD_OPCODE, and in a physical
+ * context these are.
+ */
+#define QGPU_DMA_VCOPY			0x50	/* dst lo,hi, src lo,hi, size */
+#define QGPU_DMA_VCOPY_LEN		6
+#define QGPU_DMA_VFILL			0x51	/* dst lo,hi, size, pattern */
+#define QGPU_DMA_VFILL_LEN		5
+#define QGPU_DMA_VADD			0x52	/* d lo,hi, a lo,hi, b lo,hi, n */
+#define QGPU_DMA_VXOR			0x53
+#define QGPU_DMA_VALU_LEN		8
+#define QGPU_DMA_VCHECKSUM		0x54	/* src lo,hi, size, dst lo,hi */
+#define QGPU_DMA_VCHECKSUM_LEN		6
+#define QGPU_DMA_VFENCE			0x55	/* addr lo,hi, value lo,hi */
+#define QGPU_DMA_VFENCE_LEN		5
+#define QGPU_DMA_VWAIT			0x56	/* addr lo,hi, value lo,hi: until >= */
+#define QGPU_DMA_VWAIT_LEN		5
+#define QGPU_DMA_VTIMESTAMP		0x57	/* addr lo,hi */
+#define QGPU_DMA_VTIMESTAMP_LEN		3
+
+/*
  * Length in dwords of command @op, ring or DMA buffer (the minimum for
  * NOP, whose length is its header's), 0 for an unknown opcode. The one
  * table of command lengths: the device, the kernel and libqgpu all use it.
@@ -125,12 +163,22 @@ static inline unsigned int qgpu_cmd_len(unsigned int op)
 		return QGPU_CMD_MAP_APERTURE_LEN;
 	case QGPU_CMD_UNMAP_APERTURE:
 		return QGPU_CMD_UNMAP_APERTURE_LEN;
+	case QGPU_CMD_UPDATE_PT:
+		return QGPU_CMD_UPDATE_PT_LEN;
+	case QGPU_CMD_FLUSH_TLB:
+		return QGPU_CMD_FLUSH_TLB_LEN;
+	case QGPU_CMD_TRANSFER_VIRTUAL:
+		return QGPU_CMD_TRANSFER_VIRTUAL_LEN;
+	case QGPU_CMD_FILL_VIRTUAL:
+		return QGPU_CMD_FILL_VIRTUAL_LEN;
 	case QGPU_CMD_EXEC:
 		return QGPU_CMD_EXEC_LEN;
 	case QGPU_CMD_CTX_CLEAR:
 		return QGPU_CMD_CTX_CLEAR_LEN;
 	case QGPU_CMD_CTX_UNBIND:
 		return QGPU_CMD_CTX_UNBIND_LEN;
+	case QGPU_CMD_CTX_SET_VM:
+		return QGPU_CMD_CTX_SET_VM_LEN;
 	case QGPU_DMA_BIND:
 		return QGPU_DMA_BIND_LEN;
 	case QGPU_DMA_COPY:
@@ -148,16 +196,52 @@ static inline unsigned int qgpu_cmd_len(unsigned int op)
 		return QGPU_DMA_WAIT_LEN;
 	case QGPU_DMA_TIMESTAMP:
 		return QGPU_DMA_TIMESTAMP_LEN;
+	case QGPU_DMA_VCOPY:
+		return QGPU_DMA_VCOPY_LEN;
+	case QGPU_DMA_VFILL:
+		return QGPU_DMA_VFILL_LEN;
+	case QGPU_DMA_VADD:
+	case QGPU_DMA_VXOR:
+		return QGPU_DMA_VALU_LEN;
+	case QGPU_DMA_VCHECKSUM:
+		return QGPU_DMA_VCHECKSUM_LEN;
+	case QGPU_DMA_VFENCE:
+		return QGPU_DMA_VFENCE_LEN;
+	case QGPU_DMA_VWAIT:
+		return QGPU_DMA_VWAIT_LEN;
+	case QGPU_DMA_VTIMESTAMP:
+		return QGPU_DMA_VTIMESTAMP_LEN;
 	default:
 		return 0;
 	}
 }
 
-/* Is @op a DMA-buffer command (valid inside EXEC)? */
+/* Is @op a virtual DMA-buffer command (a context bound to a VM only)? */
+static inline int qgpu_dma_cmd_is_virtual(unsigned int op)
+{
+	return op >= QGPU_DMA_VCOPY && op <= QGPU_DMA_VTIMESTAMP;
+}
+
+/* Is @op a DMA-buffer command (valid inside EXEC, in some context)? */
 static inline int qgpu_cmd_is_dma(unsigned int op)
 {
 	return op == QGPU_DMA_NOP ||
-	       (op >= QGPU_DMA_BIND && op <= QGPU_DMA_TIMESTAMP);
+	       (op >= QGPU_DMA_BIND && op <= QGPU_DMA_TIMESTAMP) ||
+	       qgpu_dma_cmd_is_virtual(op);
+}
+
+/*
+ * Is @op a DMA-buffer command a context of this kind runs: NOP in both,
+ * the slot commands in a physical context, the virtual ones in a context
+ * bound to an address space?
+ */
+static inline int qgpu_dma_cmd_in_mode(unsigned int op, int virtual_ctx)
+{
+	if (op == QGPU_DMA_NOP)
+		return 1;
+	if (!qgpu_cmd_is_dma(op))
+		return 0;
+	return !!qgpu_dma_cmd_is_virtual(op) == !!virtual_ctx;
 }
 
 /* Length of DMA-buffer command @op as qgpu_cmd_len(), 0 if not one. */
@@ -188,9 +272,9 @@ static inline int qgpu_cmd_is_ring(unsigned int engine, unsigned int op)
 	if (op == QGPU_CMD_NOP || op == QGPU_CMD_FENCE)
 		return 1;
 	if (engine == QGPU_ENGINE_PAGING)
-		return op >= QGPU_CMD_TRANSFER && op <= QGPU_CMD_UNMAP_APERTURE;
+		return op >= QGPU_CMD_TRANSFER && op <= QGPU_CMD_FILL_VIRTUAL;
 	if (engine == QGPU_ENGINE_RENDER)
-		return op >= QGPU_CMD_EXEC && op <= QGPU_CMD_CTX_UNBIND;
+		return op >= QGPU_CMD_EXEC && op <= QGPU_CMD_CTX_SET_VM;
 	return 0;
 }
 
@@ -233,6 +317,10 @@ static inline const char *qgpu_fault_reason_name(unsigned int reason)
 		return "dma-error";
 	case QGPU_FAULT_HAP_UNMAPPED:
 		return "hap-unmapped";
+	case QGPU_FAULT_PAGE_NOT_PRESENT:
+		return "page-not-present";
+	case QGPU_FAULT_PAGE_READ_ONLY:
+		return "page-read-only";
 	default:
 		return "?";
 	}

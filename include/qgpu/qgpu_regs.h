@@ -11,6 +11,7 @@
 #define QGPU_REGS_H
 
 #include "qgpu_cmd.h"
+#include "qgpu_mmu.h"
 
 /* PCI identity */
 #define QGPU_PCI_VENDOR_ID		0x1234
@@ -29,7 +30,7 @@
 #define QGPU_ID_MAGIC			0x51475055	/* "UPGQ" */
 #define QGPU_REG_VERSION		0x004	/* RO: major << 16 | minor */
 #define QGPU_VERSION_MAJOR		1
-#define QGPU_VERSION_MINOR		1
+#define QGPU_VERSION_MINOR		2
 #define QGPU_REG_CAPS			0x008	/* RO: QGPU_CAP_* */
 #define QGPU_CAP_FENCE			(1u << 0)
 #define QGPU_CAP_GART			(1u << 1)
@@ -38,6 +39,7 @@
 #define QGPU_CAP_RENDER			(1u << 4)
 #define QGPU_CAP_CTX_SAVE		(1u << 5)
 #define QGPU_CAP_FAULT_QUEUE		(1u << 6)	/* 1.1: fault FIFO, CTX_STATUS */
+#define QGPU_CAP_MMU			(1u << 7)	/* 1.2: GPU MMU (qgpu_mmu.h) */
 
 #define QGPU_REG_VRAM_SIZE_LO		0x010	/* RO */
 #define QGPU_REG_VRAM_SIZE_HI		0x014
@@ -108,6 +110,27 @@
 /* Device counters (RO, 64-bit) */
 #define QGPU_REG_CYCLES_LO		0x0c0	/* device work units executed */
 #define QGPU_REG_CYCLES_HI		0x0c4
+
+/*
+ * GPU MMU (1.2, QGPU_CAP_MMU): capabilities after DXGK_GPUMMUCAPS, the
+ * paging process's address space, virtual-fault details, TLB counters.
+ */
+#define QGPU_REG_MMU_VA_BITS		0x100	/* RO: QGPU_MMU_VA_BITS */
+#define QGPU_REG_MMU_LEVELS		0x104	/* RO: QGPU_MMU_LEVELS */
+#define QGPU_REG_MMU_PAGE_SIZES		0x108	/* RO: QGPU_MMU_PAGE_SIZES */
+#define QGPU_REG_MMU_PTE_SIZE		0x10c	/* RO: QGPU_MMU_PTE_SIZE */
+#define QGPU_REG_MMU_TLB_ENTRIES	0x110	/* RO: per engine */
+#define QGPU_REG_MMU_PAGING_ROOT_LO	0x114	/* RW: address space 0's root */
+#define QGPU_REG_MMU_PAGING_ROOT_HI	0x118
+#define QGPU_REG_FAULT_INFO		0x120	/* RO: QGPU_FAULT_INFO_* of the record */
+#define QGPU_REG_FAULT_VM_LO		0x124	/* RO: root descriptor of the record */
+#define QGPU_REG_FAULT_VM_HI		0x128
+#define QGPU_REG_TLB_HITS_LO		0x130	/* RO, 64-bit, both engines */
+#define QGPU_REG_TLB_HITS_HI		0x134
+#define QGPU_REG_TLB_MISSES_LO		0x138	/* RO: walks */
+#define QGPU_REG_TLB_MISSES_HI		0x13c
+#define QGPU_REG_TLB_FLUSHES_LO		0x140	/* RO: FLUSH_TLB commands */
+#define QGPU_REG_TLB_FLUSHES_HI		0x144
 
 /* Engines: register block per engine (engine ids: qgpu_cmd.h) */
 #define QGPU_ENGINE_BASE(n)		(0x1000 + (n) * 0x100)

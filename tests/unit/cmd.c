@@ -16,13 +16,15 @@ static int is_paging_op(unsigned int op)
 {
 	return op == QGPU_CMD_TRANSFER || op == QGPU_CMD_FILL ||
 	       op == QGPU_CMD_DISCARD || op == QGPU_CMD_MAP_APERTURE ||
-	       op == QGPU_CMD_UNMAP_APERTURE;
+	       op == QGPU_CMD_UNMAP_APERTURE || op == QGPU_CMD_UPDATE_PT ||
+	       op == QGPU_CMD_FLUSH_TLB || op == QGPU_CMD_TRANSFER_VIRTUAL ||
+	       op == QGPU_CMD_FILL_VIRTUAL;
 }
 
 static int is_render_op(unsigned int op)
 {
 	return op == QGPU_CMD_EXEC || op == QGPU_CMD_CTX_CLEAR ||
-	       op == QGPU_CMD_CTX_UNBIND;
+	       op == QGPU_CMD_CTX_UNBIND || op == QGPU_CMD_CTX_SET_VM;
 }
 
 igt_main
@@ -69,11 +71,19 @@ igt_main
 		unsigned int op;
 
 		for (op = 0; op < 256; op++) {
-			int dma = op == QGPU_DMA_NOP ||
-				  (op >= QGPU_DMA_BIND &&
-				   op <= QGPU_DMA_TIMESTAMP);
+			int slot = op >= QGPU_DMA_BIND &&
+				   op <= QGPU_DMA_TIMESTAMP;
+			int virt = op >= QGPU_DMA_VCOPY &&
+				   op <= QGPU_DMA_VTIMESTAMP;
+			int dma = op == QGPU_DMA_NOP || slot || virt;
 
 			igt_assert_eq(!!qgpu_dma_cmd_len(op), dma);
+			igt_assert_eq(qgpu_dma_cmd_is_virtual(op), virt);
+			/* each context kind runs NOP and its own commands */
+			igt_assert_eq(qgpu_dma_cmd_in_mode(op, 0),
+				      op == QGPU_DMA_NOP || slot);
+			igt_assert_eq(qgpu_dma_cmd_in_mode(op, 1),
+				      op == QGPU_DMA_NOP || virt);
 			/* no ring command but NOP is valid in a DMA buffer */
 			if (op != QGPU_CMD_NOP && (is_paging_op(op) ||
 						   is_render_op(op) ||
@@ -93,7 +103,7 @@ igt_main
 	igt_subtest("fault-reason-names") {
 		unsigned int i, j;
 
-		for (i = QGPU_FAULT_NONE; i <= QGPU_FAULT_HAP_UNMAPPED; i++) {
+		for (i = QGPU_FAULT_NONE; i <= QGPU_FAULT_PAGE_READ_ONLY; i++) {
 			igt_assert(strcmp(qgpu_fault_reason_name(i), "?"));
 			for (j = 0; j < i; j++)
 				igt_assert(strcmp(qgpu_fault_reason_name(i),

@@ -54,7 +54,7 @@ static enum qgpu_parse_rule parse(const struct buf *b, unsigned int *at)
 	igt_assert(dw);
 	memcpy(dw, b->dw, b->n * sizeof(*dw));
 	memset(starts, 0, sizeof(starts));
-	r = qgpu_dma_parse(dw, b->n, b->pe, b->npe, starts, at);
+	r = qgpu_dma_parse(dw, b->n, b->pe, b->npe, starts, at, 0);
 	free(dw);
 	return r;
 }

@@ -1,0 +1,1 @@
+../include/qgpu/qgpu_mmu.h
