@@ -97,6 +97,32 @@
  *   only keeps each allocation's content safe across its own moves (and
  *   adds implicit synchronisation for sharing, see the memory rules).
  *
+ * - GPU virtual addressing ("GpuMmu Example Scenarios"; device
+ *   capability %QGPU_INFO_CAP_MMU, %QGPU_QUERY_MMU): the second addressing
+ *   model, beside the physical one above. Each DRM file is a process with
+ *   its own GPU virtual address space (a VM), whose page tables the kernel
+ *   keeps in VRAM and writes only through paging buffers run by the
+ *   paging process (the kernel's own address space). A process reserves
+ *   ranges of its address space (%DRM_IOCTL_QGPU_VM_RESERVE), maps
+ *   allocations, or parts of them, into them read-only or read-write
+ *   (%DRM_IOCTL_QGPU_VM_MAP) and unmaps them (%DRM_IOCTL_QGPU_VM_UNMAP,
+ *   %DRM_IOCTL_QGPU_VM_FREE). An allocation mapped into a VM stays
+ *   reachable at its virtual addresses wherever the memory manager moves
+ *   it: its page-table entries point at VRAM while it is resident in a
+ *   VRAM segment and at its system pages otherwise.
+ * - Residency in the virtual model is the process's job:
+ *   %DRM_IOCTL_QGPU_MAKE_RESIDENT commits allocations to VRAM, or evicts
+ *   them, and returns at once with a paging fence value: the point of the
+ *   process's paging-fence timeline (a syncobj, %QGPU_QUERY_VM_INFO) that
+ *   signals when the memory manager's worker has done the paging (page
+ *   table updates, transfers, zero fills). Every DMA buffer of a virtual
+ *   context waits for the process's latest paging fence before it runs.
+ * - Virtual context: a context created with %QGPU_CTX_CREATE_VIRTUAL runs
+ *   in its file's VM. Its DMA buffers carry GPU virtual addresses directly
+ *   (the QGPU_DMA_V* commands); they have no allocation list and no
+ *   patch-location list, and are never split. Contexts of both models run
+ *   side by side on one device.
+ *
  * How they relate: a DRM file owns allocations, contexts and syncobjs. One
  * %DRM_IOCTL_QGPU_SUBMIT names a context, a DMA buffer, an allocation list
  * of the file's handles, a patch-location list whose entries index the
@@ -159,6 +185,20 @@
  *   nothing moved and no syncobj was signalled. Between split portions the
  *   device's slot table keeps only the bindings of allocations the kernel
  *   keeps in place; every other slot is unbound, and using it faults.
+ * - Virtual addresses: a process's DMA buffers reach only what its own VM
+ *   maps: there is no way to name another process's memory. An access to
+ *   a virtual address that is not mapped, or a write to a read-only
+ *   mapping, is a device fault: the context is lost (ECANCELED on its next
+ *   submit) with the faulting address in &drm_qgpu_context_status, and
+ *   other contexts go on. Unmapping writes invalid entries and flushes
+ *   the device's TLB behind all of the process's queued work on the
+ *   allocation, before the memory can be given to anyone else.
+ * - Virtual residency: the memory manager may still evict an allocation
+ *   a process made resident, but only once that process's queued work is
+ *   complete; it moves the content, rewrites the page-table entries and
+ *   flushes the TLB, so the next DMA buffer finds the same bytes at the
+ *   same virtual address. Mapped allocations must be the file's own (not
+ *   imported from another device).
  */
 
 /**
@@ -194,6 +234,18 @@
  *   space), ENOSPC (every context id is in use).
  * - %DRM_IOCTL_QGPU_CTX_DESTROY, &struct drm_qgpu_ctx_destroy: destroy a
  *   context without waiting for its work. EINVAL (pad), ENOENT.
+ * - %DRM_IOCTL_QGPU_VM_RESERVE, &struct drm_qgpu_vm_reserve: reserve a
+ *   range of the file's GPU virtual address space. EINVAL, ENODEV (no
+ *   MMU), ENOSPC, EEXIST.
+ * - %DRM_IOCTL_QGPU_VM_FREE, &struct drm_qgpu_vm_range: free a reserved
+ *   range, unmapping what it holds. EINVAL, ENOENT.
+ * - %DRM_IOCTL_QGPU_VM_MAP, &struct drm_qgpu_vm_map: map (part of) an
+ *   allocation at a virtual address. EINVAL, ENOENT, EEXIST, ENOSPC.
+ * - %DRM_IOCTL_QGPU_VM_UNMAP, &struct drm_qgpu_vm_range: unmap a range.
+ *   EINVAL.
+ * - %DRM_IOCTL_QGPU_MAKE_RESIDENT, &struct drm_qgpu_make_resident:
+ *   MakeResident or Evict a list of allocations; returns a paging fence
+ *   value. EINVAL, ENOENT, ENODEV, EBUSY.
  *
  * Everything else is the DRM core's: closing handles (DRM_IOCTL_GEM_CLOSE),
  * dumb buffers, PRIME, and syncobjs (DRM_IOCTL_SYNCOBJ_*).
@@ -212,7 +264,8 @@
  *   &drm_qgpu_gem_lock.flags, &drm_qgpu_gem_unlock.flags,
  *   &drm_qgpu_gem_reside.flags, &drm_qgpu_submit.flags,
  *   &drm_qgpu_ctx_create.flags, &drm_qgpu_alloc_entry.flags,
- *   &drm_qgpu_sync_entry.flags) rejects unknown bits with EINVAL. A new
+ *   &drm_qgpu_sync_entry.flags, &drm_qgpu_vm_reserve.flags,
+ *   &drm_qgpu_vm_map.flags, &drm_qgpu_make_resident.flags) rejects unknown bits with EINVAL. A new
  *   behaviour is a new bit: old binaries never set it, and an old kernel
  *   refuses it, which is how new user space detects it.
  * - Pad and reserved inputs: every pad field an ioctl reads
@@ -240,7 +293,7 @@
  * - Reserved values: 0 is not a valid query type, residency operation or
  *   context id, and DMA-buffer opcodes the kernel does not know, or
  *   command flags it does not know, are rejected (EINVAL). New ioctls take
- *   the next free DRM_QGPU_* numbers (0x09 and up). Segment ids are stable;
+ *   the next free DRM_QGPU_* numbers (0x0e and up). Segment ids are stable;
  *   new segments take new ids. User space must ignore unknown
  *   QGPU_INFO_CAP_* and QGPU_SEGF_* bits, must treat unknown QGPU_CTX_*
  *   states as lost and unknown QGPU_CPU_PATH_* values as "some other path".
@@ -262,6 +315,11 @@ extern "C" {
 #define DRM_QGPU_SUBMIT		0x06
 #define DRM_QGPU_CTX_CREATE	0x07
 #define DRM_QGPU_CTX_DESTROY	0x08
+#define DRM_QGPU_VM_RESERVE	0x09
+#define DRM_QGPU_VM_FREE	0x0a
+#define DRM_QGPU_VM_MAP		0x0b
+#define DRM_QGPU_VM_UNMAP	0x0c
+#define DRM_QGPU_MAKE_RESIDENT	0x0d
 
 /**
  * enum qgpu_query_type - what &struct drm_qgpu_query asks for
@@ -278,13 +336,24 @@ extern "C" {
  *	%DRM_IOCTL_QGPU_GEM_RESIDE calls caused. Allocation counts stay 0.
  * @QGPU_QUERY_CONTEXT: &struct drm_qgpu_context_status for the context
  *	given in &drm_qgpu_query.arg.
+ * @QGPU_QUERY_MMU: &struct drm_qgpu_mmu_info: the GPU MMU's capabilities
+ *	and the device-wide virtual-addressing counters. ENODEV without an
+ *	MMU.
+ * @QGPU_QUERY_VM_INFO: &struct drm_qgpu_vm_info: the calling file's
+ *	address space. ENODEV without an MMU.
+ * @QGPU_QUERY_VM_LAYOUT: an array of &struct drm_qgpu_vm_layout_entry,
+ *	the calling file's reserved ranges and mappings in address order
+ *	(two-call pattern). ENODEV without an MMU.
  */
 enum qgpu_query_type {
 	QGPU_QUERY_DEVICE = 1,
 	QGPU_QUERY_SEGMENTS = 2,
 	QGPU_QUERY_STATS = 3,
 	QGPU_QUERY_FILE_STATS = 4,
-	QGPU_QUERY_CONTEXT = 5
+	QGPU_QUERY_CONTEXT = 5,
+	QGPU_QUERY_MMU = 6,
+	QGPU_QUERY_VM_INFO = 7,
+	QGPU_QUERY_VM_LAYOUT = 8
 };
 
 /**
@@ -320,6 +389,9 @@ struct drm_qgpu_query {
 #define QGPU_INFO_CAP_RENDER		(1u << 4)
 /* Split portions of different contexts may interleave (slot tables saved) */
 #define QGPU_INFO_CAP_CTX_SAVE		(1u << 5)
+#define QGPU_INFO_CAP_FAULT_QUEUE	(1u << 6)
+/* GPU MMU: virtual contexts and the VM ioctls (%QGPU_QUERY_MMU) */
+#define QGPU_INFO_CAP_MMU		(1u << 7)
 
 /**
  * struct drm_qgpu_device_info - identity and capabilities
@@ -708,6 +780,15 @@ struct drm_qgpu_sync_entry {
  * Then the walk of "Splitting a DMA Buffer" is planned over the whole
  * patch-location list before anything is queued.
  *
+ * On a virtual context (%QGPU_CTX_CREATE_VIRTUAL) the buffer may hold only
+ * NOP and the virtual commands (QGPU_DMA_V*, addresses in the file's VM),
+ * and on a physical context only NOP and the slot commands (EINVAL
+ * otherwise). A virtual context's submit has no allocation or patch list
+ * (@num_allocs and @num_patches zero, EINVAL otherwise), is one portion,
+ * and runs after the file's latest paging fence and its in-syncs; its
+ * fence is added to every allocation mapped in the file's VM, so that the
+ * memory manager moves none of them before it is done.
+ *
  * Errors, after which nothing was queued, moved or signalled: EINVAL
  * (@flags, @dma_size, a count above its limit, a command, an allocation,
  * patch or sync entry), ENOENT (context, handle or syncobj), E2BIG (more
@@ -735,14 +816,20 @@ struct drm_qgpu_submit {
 	__u32 portions;
 };
 
+/* &drm_qgpu_ctx_create.flags */
+#define QGPU_CTX_CREATE_VIRTUAL	(1u << 0)  /* runs in the file's VM */
+#define QGPU_CTX_CREATE_FLAGS	QGPU_CTX_CREATE_VIRTUAL
+
 /**
  * struct drm_qgpu_ctx_create - create a GPU context
- * @flags: must be zero.
+ * @flags: QGPU_CTX_CREATE_* flags. With %QGPU_CTX_CREATE_VIRTUAL the
+ *	context runs in the file's GPU virtual address space: its DMA
+ *	buffers use the virtual commands, with no allocation or patch list.
  * @ctx: out: context id, 1 .. &drm_qgpu_device_info.max_contexts - 1
  *	(context 0 is the kernel's); its input value is ignored.
  *
  * Errors: EINVAL (@flags), ENODEV (the device saves fewer than two
- * contexts), ENOSPC (every context id is in use, by any file).
+ * contexts, or %QGPU_CTX_CREATE_VIRTUAL without an MMU), ENOSPC (every context id is in use, by any file).
  */
 struct drm_qgpu_ctx_create {
 	__u32 flags;
@@ -790,6 +877,221 @@ struct drm_qgpu_context_status {
 	__u64 fault_addr;
 };
 
+/**
+ * struct drm_qgpu_mmu_info - the GPU MMU (%QGPU_QUERY_MMU), after
+ *	DXGK_GPUMMUCAPS, and device-wide virtual-addressing counters
+ * @va_bits: bits of a GPU virtual address.
+ * @levels: page-table levels (the root included).
+ * @page_sizes: supported page sizes: bit n set means 4 KiB << n.
+ * @pte_size: bytes of a page-table entry.
+ * @tlb_entries: translations each engine's TLB holds.
+ * @pad: zero.
+ * @va_start: first virtual address a process may reserve.
+ * @va_end: end (exclusive) of what a process may reserve.
+ * @page_tables: page tables that exist now, the paging process's included
+ *	(current value).
+ * @page_table_bytes: VRAM they take (current value; also counted in the
+ *	segments' used bytes).
+ * @pte_writes: page-table entries written by UPDATE_PAGE_TABLE.
+ * @update_pt_cmds: UPDATE_PAGE_TABLE commands queued.
+ * @tlb_flushes: FLUSH_TLB commands queued.
+ * @transfer_virtual_bytes: bytes moved by TRANSFER_VIRTUAL.
+ * @fill_virtual_bytes: bytes written by FILL_VIRTUAL.
+ * @make_resident_calls: %DRM_IOCTL_QGPU_MAKE_RESIDENT calls.
+ */
+struct drm_qgpu_mmu_info {
+	__u32 va_bits;
+	__u32 levels;
+	__u32 page_sizes;
+	__u32 pte_size;
+	__u32 tlb_entries;
+	__u32 pad;
+	__u64 va_start;
+	__u64 va_end;
+	__u64 page_tables;
+	__u64 page_table_bytes;
+	__u64 pte_writes;
+	__u64 update_pt_cmds;
+	__u64 tlb_flushes;
+	__u64 transfer_virtual_bytes;
+	__u64 fill_virtual_bytes;
+	__u64 make_resident_calls;
+};
+
+/**
+ * struct drm_qgpu_vm_info - the calling file's address space
+ *	(%QGPU_QUERY_VM_INFO)
+ * @paging_fence_syncobj: handle of the file's paging-fence timeline
+ *	syncobj (created with the file's VM; the file may wait on it, and a
+ *	destroyed handle is not given out again).
+ * @pad: zero.
+ * @paging_fence: the last paging fence value handed out (0: none yet).
+ * @reserved_bytes: bytes of reserved ranges.
+ * @mapped_bytes: bytes mapped.
+ * @page_tables: the file's page tables (its root included).
+ * @page_table_bytes: VRAM they take.
+ * @root: the device address of the file's root page table (a root
+ *	descriptor, docs/hw-spec.md), for tools; 0 until it exists.
+ */
+struct drm_qgpu_vm_info {
+	__u32 paging_fence_syncobj;
+	__u32 pad;
+	__u64 paging_fence;
+	__u64 reserved_bytes;
+	__u64 mapped_bytes;
+	__u64 page_tables;
+	__u64 page_table_bytes;
+	__u64 root;
+};
+
+/* &drm_qgpu_vm_layout_entry.kind */
+#define QGPU_VM_LAYOUT_RESERVED	1	/* a reserved range */
+#define QGPU_VM_LAYOUT_MAPPING	2	/* a mapping inside one */
+
+/**
+ * struct drm_qgpu_vm_layout_entry - one range of a file's address space
+ *	(%QGPU_QUERY_VM_LAYOUT)
+ * @start: first virtual address.
+ * @size: bytes.
+ * @kind: QGPU_VM_LAYOUT_*.
+ * @flags: for a mapping, its QGPU_VM_MAP_* flags; else 0.
+ * @offset: for a mapping, the offset in the allocation; else 0.
+ * @segment: for a mapping, where its allocation is now (QGPU_SEG_*, 0 =
+ *	system memory, reached through system page-table entries); else 0.
+ * @pad: zero.
+ */
+struct drm_qgpu_vm_layout_entry {
+	__u64 start;
+	__u64 size;
+	__u32 kind;
+	__u32 flags;
+	__u64 offset;
+	__u32 segment;
+	__u32 pad;
+};
+
+/* &drm_qgpu_vm_reserve.flags */
+#define QGPU_VM_RESERVE_FIXED	(1u << 0)  /* at @addr exactly */
+
+/**
+ * struct drm_qgpu_vm_reserve - reserve a range of GPU virtual addresses
+ * @addr: in: with %QGPU_VM_RESERVE_FIXED, the start (64 KiB aligned),
+ *	else must be zero; out: the start of the reserved range.
+ * @size: bytes, > 0, a multiple of 64 KiB.
+ * @flags: QGPU_VM_RESERVE_* flags.
+ * @pad: must be zero.
+ *
+ * The range lies inside [&drm_qgpu_mmu_info.va_start,
+ * &drm_qgpu_mmu_info.va_end) and overlaps no other reservation. Without
+ * %QGPU_VM_RESERVE_FIXED the kernel picks the lowest free range, 64 KiB
+ * aligned (so that 64 KiB pages can map it). Nothing is mapped: an access
+ * to a reserved but unmapped address faults.
+ *
+ * Errors: EINVAL (@flags, @pad, @size, @addr alignment, or a fixed range
+ * outside the process's part of the address space), ENODEV (no MMU),
+ * EEXIST (a fixed range overlaps a reservation), ENOSPC (no free range).
+ */
+struct drm_qgpu_vm_reserve {
+	__u64 addr;
+	__u64 size;
+	__u32 flags;
+	__u32 pad;
+};
+
+/**
+ * struct drm_qgpu_vm_range - a range of GPU virtual addresses
+ * @addr: first address, 4 KiB aligned.
+ * @size: bytes, > 0, a multiple of 4 KiB.
+ *
+ * For %DRM_IOCTL_QGPU_VM_FREE the range must be exactly one reservation
+ * (ENOENT otherwise); every mapping in it is unmapped first. For
+ * %DRM_IOCTL_QGPU_VM_UNMAP it may cover any part of the address space:
+ * every mapping, or part of one, inside it is unmapped (the rest of a
+ * mapping cut by the range stays mapped) and nothing else changes; a range
+ * with no mapping in it is not an error.
+ *
+ * Errors: EINVAL (alignment, zero size, wrap or beyond the VA size),
+ * ENODEV (no MMU), ENOENT (VM_FREE, above).
+ */
+struct drm_qgpu_vm_range {
+	__u64 addr;
+	__u64 size;
+};
+
+/* &drm_qgpu_vm_map.flags */
+#define QGPU_VM_MAP_READ_ONLY	(1u << 0)  /* device writes fault */
+#define QGPU_VM_MAP_FLAGS	QGPU_VM_MAP_READ_ONLY
+
+/**
+ * struct drm_qgpu_vm_map - map an allocation into the file's address space
+ * @handle: GEM handle of one of the file's own allocations.
+ * @flags: QGPU_VM_MAP_* flags.
+ * @addr: virtual address, 4 KiB aligned.
+ * @offset: offset in the allocation, 4 KiB aligned.
+ * @size: bytes, > 0, a multiple of 4 KiB; @offset + @size at most the
+ *	allocation's size.
+ *
+ * [@addr, @addr + @size) must lie inside one reservation and overlap no
+ * mapping. The page-table entries are written by a paging buffer queued
+ * now; the process's next paging fence (%DRM_IOCTL_QGPU_MAKE_RESIDENT)
+ * and every later DMA buffer of its virtual contexts come after it.
+ * Where VRAM and virtual address are both 64 KiB aligned, the kernel uses
+ * 64 KiB pages.
+ *
+ * Errors: EINVAL (@flags, alignment, size, range not inside one
+ * reservation, an allocation imported from another device), ENOENT
+ * (handle), ENODEV (no MMU), EEXIST (overlaps a mapping), ENOSPC (no
+ * VRAM for page tables).
+ */
+struct drm_qgpu_vm_map {
+	__u32 handle;
+	__u32 flags;
+	__u64 addr;
+	__u64 offset;
+	__u64 size;
+};
+
+/* &drm_qgpu_make_resident.flags */
+#define QGPU_MAKE_RESIDENT_EVICT	(1u << 0)  /* Evict instead */
+#define QGPU_MAKE_RESIDENT_FLAGS	QGPU_MAKE_RESIDENT_EVICT
+/* Most allocations one call names */
+#define QGPU_MAX_RESIDENT		4096
+
+/**
+ * struct drm_qgpu_make_resident - MakeResident or Evict a list of
+ *	allocations ("GpuMmu Example Scenarios")
+ * @handles: user pointer to an array of @count __u32 GEM handles.
+ * @count: entries, 1..%QGPU_MAX_RESIDENT.
+ * @flags: QGPU_MAKE_RESIDENT_* flags.
+ * @paging_fence: out: the paging fence value: the point of the file's
+ *	paging-fence timeline (&drm_qgpu_vm_info.paging_fence_syncobj) that
+ *	signals when the paging is done.
+ *
+ * In the caller's thread the kernel checks the list, takes the system
+ * pages the allocations need, takes a new paging fence value and hands the
+ * request to the memory manager's worker; it returns without waiting. The
+ * worker commits each allocation to its preferred VRAM segment (evicting
+ * others that are not in use by queued work), or with
+ * %QGPU_MAKE_RESIDENT_EVICT moves it to system memory, updates the
+ * page-table entries of every mapping of it and flushes the TLB, fills an
+ * allocation placed in VRAM for the first time with zeros, and signals the
+ * paging fence. A request the worker cannot complete (no room in VRAM)
+ * signals the paging fence with an error; the allocations it did place
+ * stay placed, and the rest stay reachable in system memory. Nothing is
+ * pinned: under pressure an allocation can be evicted again once the
+ * process's queued work on it is done.
+ *
+ * Errors: EINVAL (@flags, @count, a duplicate handle), ENOENT (a handle),
+ * ENODEV (no MMU), EBUSY (an allocation that may not go to VRAM now:
+ * Lock2, PRIME attachments, imported), EINTR.
+ */
+struct drm_qgpu_make_resident {
+	__u64 handles;
+	__u32 count;
+	__u32 flags;
+	__u64 paging_fence;
+};
+
 #define DRM_IOCTL_QGPU_QUERY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_QGPU_QUERY, struct drm_qgpu_query)
 #define DRM_IOCTL_QGPU_GEM_CREATE \
@@ -808,6 +1110,16 @@ struct drm_qgpu_context_status {
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_QGPU_CTX_CREATE, struct drm_qgpu_ctx_create)
 #define DRM_IOCTL_QGPU_CTX_DESTROY \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_QGPU_CTX_DESTROY, struct drm_qgpu_ctx_destroy)
+#define DRM_IOCTL_QGPU_VM_RESERVE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_QGPU_VM_RESERVE, struct drm_qgpu_vm_reserve)
+#define DRM_IOCTL_QGPU_VM_FREE \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_QGPU_VM_FREE, struct drm_qgpu_vm_range)
+#define DRM_IOCTL_QGPU_VM_MAP \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_QGPU_VM_MAP, struct drm_qgpu_vm_map)
+#define DRM_IOCTL_QGPU_VM_UNMAP \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_QGPU_VM_UNMAP, struct drm_qgpu_vm_range)
+#define DRM_IOCTL_QGPU_MAKE_RESIDENT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_QGPU_MAKE_RESIDENT, struct drm_qgpu_make_resident)
 
 #if defined(__cplusplus)
 }
