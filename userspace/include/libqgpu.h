@@ -14,7 +14,13 @@
  *    placed at every binding change as "Splitting a DMA Buffer" asks, so
  *    that the kernel can split the buffer when its allocations do not fit
  *    at once;
- *  - submits them on a context with in/out syncobjs and waits for them.
+ *  - submits them on a context with in/out syncobjs and waits for them;
+ *  - GPU virtual addressing ("GpuMmu Example Scenarios"), on devices with
+ *    QGPU_INFO_CAP_MMU: reserves ranges of the file's GPU virtual address
+ *    space, maps allocations into them, makes allocations resident or
+ *    evicts them (MakeResident/Evict) and waits for the paging fence, and
+ *    builds and submits virtual-mode DMA buffers (QGPU_DMA_V* commands on
+ *    a virtual context: no allocation or patch-location list).
  *
  * Conventions: every function that can fail returns 0 (or a non-negative
  * value) on success and a negative errno on failure, like libdrm; errno is
@@ -261,7 +267,20 @@ int qgpu_dumb_destroy(int fd, uint32_t handle);
 /* Contexts and synchronisation                                              */
 /* ------------------------------------------------------------------------ */
 
+/** qgpu_ctx_create - a physical context (slot commands) */
 int qgpu_ctx_create(int fd, uint32_t *ctx);
+/**
+ * qgpu_ctx_create_flags - DRM_IOCTL_QGPU_CTX_CREATE with QGPU_CTX_CREATE_*
+ *	@flags
+ * Return: 0, -EINVAL (flags), -ENODEV (no context for user space, or
+ * QGPU_CTX_CREATE_VIRTUAL without an MMU), -ENOSPC.
+ */
+int qgpu_ctx_create_flags(int fd, uint32_t flags, uint32_t *ctx);
+/**
+ * qgpu_ctx_create_virtual - a context that runs in the file's GPU virtual
+ *	address space (QGPU_CTX_CREATE_VIRTUAL): submit qgpu_vcb buffers on it
+ */
+int qgpu_ctx_create_virtual(int fd, uint32_t *ctx);
 int qgpu_ctx_destroy(int fd, uint32_t ctx);
 
 /** qgpu_syncobj_create - a binary/timeline syncobj (unsignalled) */
@@ -458,6 +477,227 @@ int qgpu_submit(int fd, uint32_t ctx, const struct qgpu_cb *cb,
  */
 int qgpu_submit_wait(int fd, uint32_t ctx, const struct qgpu_cb *cb,
 		     int64_t timeout_ns, uint32_t *portions);
+
+/* ------------------------------------------------------------------------ */
+/* GPU virtual addressing ("GpuMmu Example Scenarios")                       */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Every DRM file is a process with its own GPU virtual address space (VM).
+ * The usual sequence: qgpu_vm_reserve() a range, qgpu_vm_map() (part of) an
+ * allocation into it, qgpu_make_resident() it (or leave it in system
+ * memory: its entries then point at its system pages), then submit
+ * qgpu_vcb buffers on a virtual context; they wait for the file's latest
+ * paging fence by themselves. All of these fail with -ENODEV on a device
+ * without an MMU (see qgpu_dev_has_mmu()).
+ */
+
+/** qgpu_dev_has_mmu - whether the device has a GPU MMU (QGPU_INFO_CAP_MMU) */
+static inline bool qgpu_dev_has_mmu(const struct qgpu_dev *dev)
+{
+	return dev->info.caps & QGPU_INFO_CAP_MMU;
+}
+
+/**
+ * qgpu_query_mmu - the MMU's capabilities and the device-wide virtual
+ *	addressing counters (QGPU_QUERY_MMU)
+ */
+int qgpu_query_mmu(int fd, struct drm_qgpu_mmu_info *mmu);
+
+/**
+ * qgpu_query_vm_info - the calling file's address space: its paging-fence
+ *	syncobj, last paging fence, reserved and mapped bytes, page tables
+ *	(QGPU_QUERY_VM_INFO)
+ */
+int qgpu_query_vm_info(int fd, struct drm_qgpu_vm_info *vm);
+
+/**
+ * qgpu_query_vm_layout - the file's reserved ranges and mappings in address
+ *	order, with the two-call pattern (QGPU_QUERY_VM_LAYOUT)
+ * @entries: receives a malloc'ed array (free() it; NULL when empty)
+ * @count: receives the number of elements
+ */
+int qgpu_query_vm_layout(int fd, struct drm_qgpu_vm_layout_entry **entries,
+			 unsigned int *count);
+
+/** qgpu_vm_layout_kind_name - "reserved", "mapping" or "?". Never NULL. */
+const char *qgpu_vm_layout_kind_name(uint32_t kind);
+
+/**
+ * qgpu_vm_reserve - reserve a range of the file's address space
+ * @addr: with QGPU_VM_RESERVE_FIXED the start (64 KiB aligned), else 0
+ * @size: bytes, a multiple of 64 KiB
+ * @flags: QGPU_VM_RESERVE_* flags
+ * @out_addr: receives the start of the range (may be NULL)
+ *
+ * Without QGPU_VM_RESERVE_FIXED the kernel picks the lowest free range.
+ * Return: 0, -EINVAL, -EEXIST (a fixed range overlaps a reservation),
+ * -ENOSPC, -ENODEV.
+ */
+int qgpu_vm_reserve(int fd, uint64_t addr, uint64_t size, uint32_t flags,
+		    uint64_t *out_addr);
+
+/**
+ * qgpu_vm_free - free a reservation (exactly one), unmapping what it holds
+ * Return: 0, -EINVAL (alignment, size), -ENOENT (not a reservation).
+ */
+int qgpu_vm_free(int fd, uint64_t addr, uint64_t size);
+
+/**
+ * qgpu_vm_map - map [@offset, @offset + @size) of an allocation at @addr
+ * @handle: GEM handle of one of the file's own allocations
+ * @addr: virtual address (4 KiB aligned) inside one reservation
+ * @offset: offset in the allocation (4 KiB aligned)
+ * @size: bytes, a multiple of 4 KiB
+ * @flags: QGPU_VM_MAP_* flags (QGPU_VM_MAP_READ_ONLY: device writes fault)
+ *
+ * The entries are written by a paging buffer queued now, which the file's
+ * next paging fence and virtual DMA buffers come after.
+ * Return: 0, -EINVAL, -ENOENT (handle), -EEXIST (overlaps a mapping),
+ * -ENOSPC (no VRAM for page tables), -ENODEV.
+ */
+int qgpu_vm_map(int fd, uint32_t handle, uint64_t addr, uint64_t offset,
+		uint64_t size, uint32_t flags);
+
+/**
+ * qgpu_vm_unmap - unmap every mapping, or part of one, in [@addr, @addr +
+ *	@size); a range with nothing mapped is not an error
+ * Return: 0, -EINVAL (alignment, zero size, beyond the VA size).
+ */
+int qgpu_vm_unmap(int fd, uint64_t addr, uint64_t size);
+
+/**
+ * qgpu_make_resident - MakeResident: commit allocations to VRAM
+ * @handles: @count GEM handles, no duplicates
+ * @count: 1..QGPU_MAX_RESIDENT
+ * @paging_fence: receives the paging fence value (may be NULL): the point
+ *	of the file's paging-fence timeline that signals when the paging is
+ *	done (qgpu_paging_fence_wait())
+ *
+ * Returns at once; the memory manager's worker does the paging.
+ * Return: 0, -EINVAL, -ENOENT (a handle), -EBUSY (an allocation that may
+ * not go to VRAM now: Lock2, PRIME), -ENODEV.
+ */
+int qgpu_make_resident(int fd, const uint32_t *handles, uint32_t count,
+		       uint64_t *paging_fence);
+
+/**
+ * qgpu_evict - Evict: move allocations to system memory (their mappings
+ *	then reach them through system page-table entries); as
+ *	qgpu_make_resident() with QGPU_MAKE_RESIDENT_EVICT
+ */
+int qgpu_evict(int fd, const uint32_t *handles, uint32_t count,
+	       uint64_t *paging_fence);
+
+/**
+ * qgpu_paging_fence_wait - wait until the file's paging fence reaches
+ *	@value (drmSyncobjTimelineWait on its paging-fence syncobj)
+ * @value: a value qgpu_make_resident()/qgpu_evict() returned; 0 returns at
+ *	once
+ * @timeout_ns: relative timeout
+ * Return: 0, -ETIME on timeout, or another negative errno.
+ */
+int qgpu_paging_fence_wait(int fd, uint64_t value, int64_t timeout_ns);
+
+/* ------------------------------------------------------------------------ */
+/* Virtual-mode DMA-buffer builder                                           */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * struct qgpu_vcb - a virtual-mode DMA buffer being built: QGPU_DMA_V*
+ *	commands naming GPU virtual addresses of the file's address space
+ * @dw: the command stream
+ * @ndw: dwords used
+ * @cap_dw: dwords allocated
+ * @error: sticky: first error (negative errno) hit while building; the
+ *	submit helpers refuse to submit a buffer with an error
+ *
+ * A virtual context runs it as it is: no allocation list, no patch-location
+ * list, never split. The fields are public so that tests can craft
+ * malformed submissions.
+ */
+struct qgpu_vcb {
+	uint32_t *dw;
+	uint32_t ndw, cap_dw;
+	int error;
+};
+
+/** qgpu_vcb_init - start an empty virtual DMA buffer */
+int qgpu_vcb_init(struct qgpu_vcb *vcb);
+/** qgpu_vcb_reset - empty it again (keeps the memory) */
+void qgpu_vcb_reset(struct qgpu_vcb *vcb);
+/** qgpu_vcb_fini - free its memory */
+void qgpu_vcb_fini(struct qgpu_vcb *vcb);
+
+/** Byte offset of the next command. */
+static inline uint32_t qgpu_vcb_offset(const struct qgpu_vcb *vcb)
+{
+	return vcb->ndw * 4;
+}
+
+/*
+ * Commands (QGPU_DMA_V*). Addresses are GPU virtual addresses; an address
+ * the file's VM does not map, or a write through a read-only mapping, is a
+ * device fault that makes the context lost.
+ */
+/** qgpu_vcb_nop - NOP of @ndw dwords (1..0xffff) */
+int qgpu_vcb_nop(struct qgpu_vcb *vcb, uint32_t ndw);
+/** qgpu_vcb_copy - VCOPY @size bytes from @src to @dst */
+int qgpu_vcb_copy(struct qgpu_vcb *vcb, uint64_t dst, uint64_t src,
+		  uint32_t size);
+/** qgpu_vcb_fill - VFILL @size bytes (a multiple of 4) at @dst */
+int qgpu_vcb_fill(struct qgpu_vcb *vcb, uint64_t dst, uint32_t size,
+		  uint32_t pattern);
+/** qgpu_vcb_add - VADD: d[i] = a[i] + b[i] for @n 32-bit words */
+int qgpu_vcb_add(struct qgpu_vcb *vcb, uint64_t d, uint64_t a, uint64_t b,
+		 uint32_t n);
+/** qgpu_vcb_xor - VXOR: d[i] = a[i] ^ b[i] for @n 32-bit words */
+int qgpu_vcb_xor(struct qgpu_vcb *vcb, uint64_t d, uint64_t a, uint64_t b,
+		 uint32_t n);
+/**
+ * qgpu_vcb_checksum - VCHECKSUM: the 32-bit FNV-1a (qgpu_csum()) of @size
+ *	bytes at @src, written at @dst
+ */
+int qgpu_vcb_checksum(struct qgpu_vcb *vcb, uint64_t src, uint32_t size,
+		      uint64_t dst);
+/** qgpu_vcb_fence - VFENCE: write the 64-bit @value at @addr (8-aligned) */
+int qgpu_vcb_fence(struct qgpu_vcb *vcb, uint64_t addr, uint64_t value);
+/** qgpu_vcb_wait - VWAIT: stall until the 64-bit value at @addr >= @value */
+int qgpu_vcb_wait(struct qgpu_vcb *vcb, uint64_t addr, uint64_t value);
+/** qgpu_vcb_timestamp - VTIMESTAMP: 64-bit device time in ns at @addr */
+int qgpu_vcb_timestamp(struct qgpu_vcb *vcb, uint64_t addr);
+/** qgpu_vcb_emit_raw - append raw dwords (no validation; for tests) */
+int qgpu_vcb_emit_raw(struct qgpu_vcb *vcb, const uint32_t *dw, uint32_t n);
+
+/**
+ * qgpu_vcb_to_submit - fill a submit ioctl argument from a virtual buffer
+ * @args: zeroed and filled (dma, dma_size, ctx); no lists, syncs empty
+ */
+void qgpu_vcb_to_submit(const struct qgpu_vcb *vcb, uint32_t ctx,
+			struct drm_qgpu_submit *args);
+
+/**
+ * qgpu_vcb_submit - submit a virtual DMA buffer on a virtual context
+ * @in: syncobjs to wait on first (may be NULL)
+ * @nin: entries in @in
+ * @out: syncobjs to signal when the buffer completed (may be NULL)
+ * @nout: entries in @out
+ *
+ * The buffer also waits for the file's latest paging fence.
+ * Return: 0 or a negative errno (-ECANCELED: the context is lost).
+ */
+int qgpu_vcb_submit(int fd, uint32_t ctx, const struct qgpu_vcb *vcb,
+		    const struct drm_qgpu_sync_entry *in, uint32_t nin,
+		    const struct drm_qgpu_sync_entry *out, uint32_t nout);
+
+/**
+ * qgpu_vcb_submit_wait - submit, then wait for completion (temporary
+ *	syncobj)
+ * @timeout_ns: relative wait timeout
+ * Return: 0, the submit's error, or the wait's (-ETIME).
+ */
+int qgpu_vcb_submit_wait(int fd, uint32_t ctx, const struct qgpu_vcb *vcb,
+			 int64_t timeout_ns);
 
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                   */

@@ -52,27 +52,6 @@ static int qgpu_cb_fail(struct qgpu_cb *cb, int err)
 	return err;
 }
 
-/* Grow *arr (of elem bytes, capacity *cap) to hold need elements. */
-static int qgpu_grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
-{
-	uint32_t n = *cap ? *cap : 64;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need) {
-		if (n > 0x7fffffffu)
-			return -ENOMEM;
-		n *= 2;
-	}
-	p = realloc(*arr, (size_t)n * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = n;
-	return 0;
-}
-
 /* Room for n more dwords; returns a pointer to them or NULL (sticky error). */
 static uint32_t *qgpu_cb_reserve(struct qgpu_cb *cb, uint32_t n)
 {
@@ -85,7 +64,7 @@ static uint32_t *qgpu_cb_reserve(struct qgpu_cb *cb, uint32_t n)
 		qgpu_cb_fail(cb, -E2BIG);
 		return NULL;
 	}
-	ret = qgpu_grow((void **)&cb->dw, &cb->cap_dw, cb->ndw + n,
+	ret = qgpu_grow_array((void **)&cb->dw, &cb->cap_dw, cb->ndw + n,
 			sizeof(uint32_t));
 	if (ret) {
 		qgpu_cb_fail(cb, ret);
@@ -140,7 +119,7 @@ static int qgpu_cb_alloc_index(struct qgpu_cb *cb, uint32_t handle,
 	}
 	if (cb->nallocs >= QGPU_MAX_ALLOCS)
 		return -E2BIG;
-	ret = qgpu_grow((void **)&cb->allocs, &cb->cap_allocs,
+	ret = qgpu_grow_array((void **)&cb->allocs, &cb->cap_allocs,
 			cb->nallocs + 1, sizeof(*cb->allocs));
 	if (ret)
 		return ret;
@@ -167,7 +146,7 @@ static int qgpu_cb_bind_common(struct qgpu_cb *cb, uint32_t slot,
 	idx = qgpu_cb_alloc_index(cb, handle, handle ? flags : 0);
 	if (idx < 0)
 		return qgpu_cb_fail(cb, idx);
-	ret = qgpu_grow((void **)&cb->patches, &cb->cap_patches,
+	ret = qgpu_grow_array((void **)&cb->patches, &cb->cap_patches,
 			cb->npatches + 1, sizeof(*cb->patches));
 	if (ret)
 		return qgpu_cb_fail(cb, ret);
@@ -403,31 +382,30 @@ int qgpu_submit_raw(int fd, struct drm_qgpu_submit *args)
 	return qgpu_ioctl(fd, DRM_IOCTL_QGPU_SUBMIT, args);
 }
 
-int qgpu_submit(int fd, uint32_t ctx, const struct qgpu_cb *cb,
-		const struct drm_qgpu_sync_entry *in, uint32_t nin,
-		const struct drm_qgpu_sync_entry *out, uint32_t nout,
-		uint32_t *portions)
+/*
+ * Submit @args with the given syncobjs; the common tail of the physical and
+ * the virtual submit helpers (vcb.c).
+ */
+int qgpu_submit_syncs(int fd, struct drm_qgpu_submit *args,
+		      const struct drm_qgpu_sync_entry *in, uint32_t nin,
+		      const struct drm_qgpu_sync_entry *out, uint32_t nout,
+		      uint32_t *portions)
 {
-	struct drm_qgpu_submit args;
 	int ret;
 
-	if (cb->error) {
-		errno = -cb->error;
-		return cb->error;
-	}
-	qgpu_cb_to_submit(cb, ctx, &args);
-	args.in_syncs = (uintptr_t)in;
-	args.num_in_syncs = in ? nin : 0;
-	args.out_syncs = (uintptr_t)out;
-	args.num_out_syncs = out ? nout : 0;
-	ret = qgpu_submit_raw(fd, &args);
+	args->in_syncs = (uintptr_t)in;
+	args->num_in_syncs = in ? nin : 0;
+	args->out_syncs = (uintptr_t)out;
+	args->num_out_syncs = out ? nout : 0;
+	ret = qgpu_submit_raw(fd, args);
 	if (!ret && portions)
-		*portions = args.portions;
+		*portions = args->portions;
 	return ret;
 }
 
-int qgpu_submit_wait(int fd, uint32_t ctx, const struct qgpu_cb *cb,
-		     int64_t timeout_ns, uint32_t *portions)
+/* Submit @args signalling a temporary syncobj, and wait for it. */
+int qgpu_submit_args_wait(int fd, struct drm_qgpu_submit *args,
+			  int64_t timeout_ns, uint32_t *portions)
 {
 	struct drm_qgpu_sync_entry out = { 0 };
 	int ret, r2;
@@ -435,7 +413,7 @@ int qgpu_submit_wait(int fd, uint32_t ctx, const struct qgpu_cb *cb,
 	ret = qgpu_syncobj_create(fd, &out.handle);
 	if (ret)
 		return ret;
-	ret = qgpu_submit(fd, ctx, cb, NULL, 0, &out, 1, portions);
+	ret = qgpu_submit_syncs(fd, args, NULL, 0, &out, 1, portions);
 	if (!ret)
 		ret = qgpu_syncobj_wait(fd, out.handle, 0, timeout_ns);
 	/* errno tells the caller why only when something failed */
@@ -444,4 +422,32 @@ int qgpu_submit_wait(int fd, uint32_t ctx, const struct qgpu_cb *cb,
 	if (ret)
 		errno = r2;
 	return ret;
+}
+
+int qgpu_submit(int fd, uint32_t ctx, const struct qgpu_cb *cb,
+		const struct drm_qgpu_sync_entry *in, uint32_t nin,
+		const struct drm_qgpu_sync_entry *out, uint32_t nout,
+		uint32_t *portions)
+{
+	struct drm_qgpu_submit args;
+
+	if (cb->error) {
+		errno = -cb->error;
+		return cb->error;
+	}
+	qgpu_cb_to_submit(cb, ctx, &args);
+	return qgpu_submit_syncs(fd, &args, in, nin, out, nout, portions);
+}
+
+int qgpu_submit_wait(int fd, uint32_t ctx, const struct qgpu_cb *cb,
+		     int64_t timeout_ns, uint32_t *portions)
+{
+	struct drm_qgpu_submit args;
+
+	if (cb->error) {
+		errno = -cb->error;
+		return cb->error;
+	}
+	qgpu_cb_to_submit(cb, ctx, &args);
+	return qgpu_submit_args_wait(fd, &args, timeout_ns, portions);
 }

@@ -1,11 +1,32 @@
 // SPDX-License-Identifier: MIT
 /*
- * libqgpu: checksums, test patterns, size parsing.
+ * libqgpu: checksums, test patterns, size parsing, array growth.
  */
 #include <ctype.h>
 #include <stdlib.h>
 
 #include "qgpu_priv.h"
+
+/* The builders' arrays double from 64 elements (cb.c, vcb.c). */
+int qgpu_grow_array(void **arr, uint32_t *cap, uint32_t need, size_t elem)
+{
+	uint32_t n = *cap ? *cap : 64;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need) {
+		if (n > 0x7fffffffu)
+			return -ENOMEM;
+		n *= 2;
+	}
+	p = realloc(*arr, (size_t)n * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = n;
+	return 0;
+}
 
 uint32_t qgpu_csum_update(uint32_t h, const uint32_t *w, size_t nwords)
 {
