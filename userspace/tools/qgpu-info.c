@@ -2,13 +2,18 @@
 /*
  * qgpu-info: print the device's identity (and the running kernel's
  * release), capabilities, segment
- * descriptors (two-call QUERYSEGMENT) and memory-manager counters.
+ * descriptors (two-call QUERYSEGMENT), the GPU MMU's capabilities and
+ * counters with this process's GPU virtual address space (layout and page
+ * tables), and the memory-manager counters.
  *
- * usage: qgpu-info [-d NODE] [-s] [-c CTX]
+ * usage: qgpu-info [-d NODE] [-s] [-f] [-m SIZE]
  *   -d NODE  open this DRM node (default: first qgpu render node)
  *   -s       counters only
  *   -f       this file's counters too (QGPU_QUERY_FILE_STATS)
+ *   -m SIZE  first map an allocation of SIZE into this process's address
+ *            space and make it resident, so that the layout shows something
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +21,8 @@
 #include <sys/utsname.h>
 
 #include "libqgpu.h"
+
+#define SZ_64K	0x10000ull
 
 static void print_size(const char *name, unsigned long long v)
 {
@@ -67,6 +74,134 @@ static void print_info(const struct qgpu_dev *dev)
 	}
 }
 
+/* Reserve, map and make resident an allocation of @size: an example layout */
+static int map_example(int fd, uint64_t size)
+{
+	uint64_t va, fence;
+	uint32_t h;
+	int ret;
+
+	size = (size + SZ_64K - 1) & ~(SZ_64K - 1);
+	ret = qgpu_bo_create(fd, size, QGPU_SEGBIT(QGPU_SEG_VISIBLE) |
+			     QGPU_SEGBIT(QGPU_SEG_APERTURE), 0, 0, &h);
+	if (!ret)
+		ret = qgpu_vm_reserve(fd, 0, size, 0, &va);
+	if (!ret)
+		ret = qgpu_vm_map(fd, h, va, 0, size, 0);
+	if (!ret)
+		ret = qgpu_make_resident(fd, &h, 1, &fence);
+	if (!ret)
+		ret = qgpu_paging_fence_wait(fd, fence, 10ll * 1000000000);
+	if (ret)
+		fprintf(stderr, "qgpu-info: example mapping: %s\n",
+			strerror(-ret));
+	return ret;
+}
+
+static void print_vm(int fd)
+{
+	struct drm_qgpu_vm_layout_entry *e;
+	struct drm_qgpu_vm_info vm;
+	unsigned int n, i;
+	int ret;
+
+	ret = qgpu_query_vm_info(fd, &vm);
+	if (ret) {
+		fprintf(stderr, "qgpu-info: vm info: %s\n", strerror(-ret));
+		return;
+	}
+	printf("this process's GPU address space\n");
+	printf("  %-22s %#llx\n", "root page table",
+	       (unsigned long long)vm.root);
+	printf("  %-22s %llu (%llu KiB of VRAM)\n", "page tables",
+	       (unsigned long long)vm.page_tables,
+	       (unsigned long long)vm.page_table_bytes >> 10);
+	printf("  %-22s %llu KiB\n", "reserved",
+	       (unsigned long long)vm.reserved_bytes >> 10);
+	printf("  %-22s %llu KiB\n", "mapped",
+	       (unsigned long long)vm.mapped_bytes >> 10);
+	printf("  %-22s syncobj %u, last value %llu\n", "paging fence",
+	       vm.paging_fence_syncobj, (unsigned long long)vm.paging_fence);
+	ret = qgpu_query_vm_layout(fd, &e, &n);
+	if (ret) {
+		fprintf(stderr, "qgpu-info: vm layout: %s\n", strerror(-ret));
+		return;
+	}
+	printf("  layout (%u ranges)%s\n", n, n ? "" : ": nothing reserved");
+	for (i = 0; i < n; i++) {
+		if (e[i].kind == QGPU_VM_LAYOUT_MAPPING)
+			printf("    %#012llx-%#012llx   mapping  offset %#llx %s in %s\n",
+			       (unsigned long long)e[i].start,
+			       (unsigned long long)(e[i].start + e[i].size),
+			       (unsigned long long)e[i].offset,
+			       e[i].flags & QGPU_VM_MAP_READ_ONLY ? "ro" : "rw",
+			       qgpu_segment_name(e[i].segment));
+		else
+			printf("  %#012llx-%#012llx %s\n",
+			       (unsigned long long)e[i].start,
+			       (unsigned long long)(e[i].start + e[i].size),
+			       qgpu_vm_layout_kind_name(e[i].kind));
+	}
+	free(e);
+}
+
+/* The MMU's capabilities and counters (QGPU_QUERY_MMU), then our VM. */
+static int print_mmu(const struct qgpu_dev *dev, uint64_t example)
+{
+	struct drm_qgpu_mmu_info m;
+	char sizes[64] = "";
+	unsigned int i;
+	int ret;
+
+	if (!qgpu_dev_has_mmu(dev)) {
+		printf("gpu mmu: none (no QGPU_INFO_CAP_MMU): physical addressing only\n");
+		return 0;
+	}
+	ret = qgpu_query_mmu(dev->fd, &m);
+	if (ret == -EINVAL || ret == -ENODEV) {
+		/* a kernel older than the device: no QGPU_QUERY_MMU */
+		printf("gpu mmu: the device has one, the driver does not use it (%s)\n",
+		       strerror(-ret));
+		return 0;
+	}
+	if (ret) {
+		fprintf(stderr, "qgpu-info: mmu query: %s\n", strerror(-ret));
+		return 1;
+	}
+	for (i = 0; i < 32; i++)
+		if (m.page_sizes & (1u << i))
+			snprintf(sizes + strlen(sizes),
+				 sizeof(sizes) - strlen(sizes), "%s%u KiB",
+				 sizes[0] ? ", " : "", 4u << i);
+	printf("gpu mmu\n");
+	printf("  %-22s %u\n", "va bits", m.va_bits);
+	printf("  %-22s %u\n", "levels", m.levels);
+	printf("  %-22s %s\n", "page sizes", sizes);
+	printf("  %-22s %u bytes\n", "pte size", m.pte_size);
+	printf("  %-22s %u per engine\n", "tlb entries", m.tlb_entries);
+	printf("  %-22s %#llx-%#llx (%llu GiB)\n", "process va range",
+	       (unsigned long long)m.va_start, (unsigned long long)m.va_end,
+	       (unsigned long long)(m.va_end - m.va_start) >> 30);
+	printf("  %-22s %llu (%llu KiB of VRAM)\n", "page tables",
+	       (unsigned long long)m.page_tables,
+	       (unsigned long long)m.page_table_bytes >> 10);
+	printf("  %-22s %llu\n", "pte_writes", (unsigned long long)m.pte_writes);
+	printf("  %-22s %llu\n", "update_pt_cmds",
+	       (unsigned long long)m.update_pt_cmds);
+	printf("  %-22s %llu\n", "tlb_flushes",
+	       (unsigned long long)m.tlb_flushes);
+	printf("  %-22s %llu\n", "transfer_virtual_bytes",
+	       (unsigned long long)m.transfer_virtual_bytes);
+	printf("  %-22s %llu\n", "fill_virtual_bytes",
+	       (unsigned long long)m.fill_virtual_bytes);
+	printf("  %-22s %llu\n", "make_resident_calls",
+	       (unsigned long long)m.make_resident_calls);
+	if (example && map_example(dev->fd, example))
+		return 1;
+	print_vm(dev->fd);
+	return 0;
+}
+
 static int print_stats(int fd, bool file)
 {
 	struct drm_qgpu_segment_stats seg[8];
@@ -110,10 +245,11 @@ int main(int argc, char **argv)
 {
 	const char *node = NULL;
 	bool stats_only = false, file = false;
+	int64_t example = 0;
 	struct qgpu_dev dev;
-	int c, ret;
+	int c, ret, fail = 0;
 
-	while ((c = getopt(argc, argv, "d:sfh")) != -1) {
+	while ((c = getopt(argc, argv, "d:sfm:h")) != -1) {
 		switch (c) {
 		case 'd':
 			node = optarg;
@@ -124,8 +260,16 @@ int main(int argc, char **argv)
 		case 'f':
 			file = true;
 			break;
+		case 'm':
+			example = qgpu_parse_size(optarg);
+			if (example <= 0) {
+				fprintf(stderr, "qgpu-info: bad size %s\n",
+					optarg);
+				return 2;
+			}
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-d NODE] [-s] [-f]\n",
+			fprintf(stderr, "usage: %s [-d NODE] [-s] [-f] [-m SIZE]\n",
 				argv[0]);
 			return c == 'h' ? 0 : 2;
 		}
@@ -137,9 +281,11 @@ int main(int argc, char **argv)
 			node ? " at " : "", node ? node : "", strerror(-ret));
 		return 1;
 	}
-	if (!stats_only)
+	if (!stats_only) {
 		print_info(&dev);
-	ret = print_stats(dev.fd, file);
+		fail |= print_mmu(&dev, (uint64_t)example);
+	}
+	fail |= print_stats(dev.fd, file);
 	qgpu_close(&dev);
-	return ret;
+	return fail;
 }
