@@ -1,6 +1,6 @@
 /*
  * qgpu: render contexts -- per-context slot tables (context save) and the
- * faulted state.
+ * faulted state, and (1.2) the address space each context is bound to.
  *
  * Each of the max-contexts contexts has max-slots slots; DMA BIND sets a
  * slot to a range of VRAM or GART, and DMA-buffer commands address memory
@@ -33,6 +33,7 @@ void qgpu_context_realize(QGPUState *s)
 {
     s->slots = g_new0(QGPUSlot, (size_t)s->max_slots * s->max_contexts);
     s->ctx_faulted = g_new0(bool, s->max_contexts);
+    s->ctx_vm = g_new0(uint64_t, s->max_contexts);
 }
 
 void qgpu_context_finalize(QGPUState *s)
@@ -41,6 +42,8 @@ void qgpu_context_finalize(QGPUState *s)
     s->slots = NULL;
     g_free(s->ctx_faulted);
     s->ctx_faulted = NULL;
+    g_free(s->ctx_vm);
+    s->ctx_vm = NULL;
 }
 
 void qgpu_context_reset(QGPUState *s)
@@ -51,6 +54,9 @@ void qgpu_context_reset(QGPUState *s)
     }
     if (s->ctx_faulted) {
         memset(s->ctx_faulted, 0, sizeof(bool) * s->max_contexts);
+    }
+    if (s->ctx_vm) {
+        memset(s->ctx_vm, 0, sizeof(uint64_t) * s->max_contexts);
     }
     s->ctx_sel = 0;
 }
@@ -166,4 +172,23 @@ int qgpu_context_slot_addr(QGPUState *s, uint32_t ctx, uint32_t slot,
     }
     *addr = sl->addr + off;
     return QGPU_FAULT_NONE;
+}
+
+/*
+ * CTX_SET_VM of @ctx (< max_contexts): bind it to the address space of
+ * @root (VALID set), or back to physical mode (VALID clear). Neither
+ * CTX_CLEAR nor a fault changes the binding; a device reset does.
+ */
+void qgpu_context_set_vm(QGPUState *s, uint32_t ctx, uint64_t root)
+{
+    trace_qgpu_context_set_vm(ctx, root);
+    s->ctx_vm[ctx] = root & QGPU_PTE_VALID ? root : 0;
+}
+
+/* The address space of @ctx (< max_contexts) */
+QGPUSpace qgpu_context_space(QGPUState *s, uint32_t ctx)
+{
+    QGPUSpace as = { .virt = s->ctx_vm[ctx] != 0, .root = s->ctx_vm[ctx] };
+
+    return as;
 }

@@ -1,6 +1,7 @@
 /*
  * qgpu: render contexts -- per-context slot tables (context save) and the
- * faulted state that makes later EXECs of a context skip
+ * faulted state that makes later EXECs of a context skip, and (1.2) the
+ * address space each context is bound to
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -25,5 +26,7 @@ int qgpu_context_bind(QGPUState *s, uint32_t ctx, uint32_t slot,
 int qgpu_context_slot_addr(QGPUState *s, uint32_t ctx, uint32_t slot,
                            uint64_t off, uint64_t len, uint64_t *addr,
                            uint64_t *fault_addr);
+void qgpu_context_set_vm(QGPUState *s, uint32_t ctx, uint64_t root);
+QGPUSpace qgpu_context_space(QGPUState *s, uint32_t ctx);
 
 #endif /* HW_QGPU_CONTEXT_H */

@@ -17,6 +17,7 @@
 #include "qemu/host-utils.h"
 #include "qgpu-state.h"
 #include "qgpu-faultq.h"
+#include "qgpu-mmu.h"
 #include "qgpu-exec.h"
 #include "qgpu-context.h"
 #include "qgpu-paging.h"
@@ -60,12 +61,34 @@ static bool qgpu_engine_busy(QGPUEngine *e)
             e->dma.active);
 }
 
+/* No virtual-access fault is pending (QGPUEngine.fault_info/fault_vm) */
+static void qgpu_engine_clear_fault_vm(QGPUEngine *e)
+{
+    e->fault_info = 0;
+    e->fault_vm = 0;
+}
+
 /* Drop any command in progress (HEAD stays where it is). */
 static void qgpu_engine_abandon(QGPUEngine *e)
 {
     memset(&e->job, 0, sizeof(e->job));
     memset(&e->dma, 0, sizeof(e->dma));
     e->cmd_bytes = 0;
+    qgpu_engine_clear_fault_vm(e);
+}
+
+/*
+ * Record a fault of engine @n; a virtual access that faulted left
+ * FAULT_INFO and FAULT_VM in the engine (qgpu-mmu.c).
+ */
+static void qgpu_engine_record(QGPUState *s, unsigned n, int fault,
+                               uint32_t ctx, uint64_t addr, uint32_t offset)
+{
+    QGPUEngine *e = &s->eng[n];
+
+    qgpu_faultq_record_vm(s, fault, n, ctx, addr, offset, e->fault_info,
+                          e->fault_vm);
+    qgpu_engine_clear_fault_vm(e);
 }
 
 static void qgpu_engine_reset_ring(QGPUState *s, unsigned n)
@@ -122,9 +145,9 @@ static void qgpu_ring_fault(QGPUState *s, unsigned n, int fault,
 {
     QGPUEngine *e = &s->eng[n];
 
+    qgpu_engine_record(s, n, fault, ctx, addr, e->head);
     qgpu_engine_abandon(e);
     e->halted = true;
-    qgpu_faultq_record(s, fault, n, ctx, addr, e->head);
 }
 
 /* The ring command at HEAD completed: advance HEAD. */
@@ -153,7 +176,7 @@ static void qgpu_engine_dma_fault(QGPUState *s, unsigned n, int fault,
     QGPUEngine *e = &s->eng[n];
 
     qgpu_context_fault(s, e->dma.ctx);
-    qgpu_faultq_record(s, fault, n, e->dma.ctx, addr, e->dma.cur);
+    qgpu_engine_record(s, n, fault, e->dma.ctx, addr, e->dma.cur);
     memset(&e->job, 0, sizeof(e->job));
     memset(&e->dma, 0, sizeof(e->dma));
     qgpu_ring_advance(s, e);
@@ -224,7 +247,8 @@ static int qgpu_ring_start(QGPUState *s, unsigned n, const uint32_t *dw,
     case QGPU_CMD_NOP:
         return QGPU_FAULT_NONE;
     case QGPU_CMD_FENCE:
-        return qgpu_exec_fence(s, n, qgpu_cmd_u64(dw, 1), qgpu_cmd_u64(dw, 3),
+        return qgpu_exec_fence(s, n, qgpu_space_phys(), qgpu_cmd_u64(dw, 1),
+                               qgpu_cmd_u64(dw, 3),
                                QGPU_CMD_FLAGS(dw[0]) & QGPU_FENCE_FLAG_IRQ,
                                fault_addr);
     }
@@ -272,6 +296,7 @@ static bool qgpu_engine_run(QGPUState *s, unsigned n)
 
     while (budget > 0 && qgpu_engine_has_work(e)) {
         fault_addr = 0;
+        qgpu_engine_clear_fault_vm(e);
         if (e->job.kind != QGPU_JOB_NONE) {
             fault = qgpu_exec_run(s, n, &budget, &fault_addr);
             if (fault) {
@@ -316,6 +341,7 @@ static void qgpu_engine_poll_wait(QGPUState *s)
             !e->dma.waiting) {
             continue;
         }
+        qgpu_engine_clear_fault_vm(e);
         if (qgpu_render_wait_check(s, &fault, &fault_addr)) {
             e->dma.waiting = false;
             qgpu_engine_dma_advance(s, e);

@@ -4,7 +4,10 @@
  *
  * A command that moves data leaves a job (QGPUJob) on its engine: TRANSFER
  * and DMA COPY a copy, FILL and DMA FILL a fill, MAP/UNMAP_APERTURE a GART
- * table write, DMA ADD/XOR/CHECKSUM an ALU pass. The engine runs the job
+ * table write, DMA ADD/XOR/CHECKSUM an ALU pass, UPDATE_PT a page-table
+ * write. Each side of a job has an address space (QGPUSpace): physical GPU
+ * addresses, or VAs through the GPU MMU (qgpu-mmu.c) for the 1.2 virtual
+ * commands, translated page by page. The engine runs the job
  * in chunks bounded by its work budget, so a large command never holds up
  * the vCPU; progress is kept in the job. Every byte moved is counted in
  * the engine's BYTES and in CYCLES.
@@ -20,6 +23,7 @@
 #include "qgpu-state.h"
 #include "qgpu-irq.h"
 #include "qgpu-addr.h"
+#include "qgpu-mmu.h"
 #include "qgpu-exec.h"
 #include "trace.h"
 
@@ -41,12 +45,27 @@ static QGPUJob *qgpu_exec_job(QGPUState *s, unsigned n)
     return job;
 }
 
-void qgpu_exec_start_copy(QGPUState *s, unsigned n, uint64_t src,
-                          uint64_t dst, uint64_t size, uint32_t flags)
+static QGPUJob *qgpu_exec_job_in(QGPUState *s, unsigned n, QGPUSpace as)
 {
     QGPUJob *job = qgpu_exec_job(s, n);
 
-    trace_qgpu_transfer(n, size, src, dst, flags);
+    job->src_as = as;
+    job->dst_as = as;
+    return job;
+}
+
+/* Both sides in @as; page lists (@flags) only in the physical space */
+void qgpu_exec_start_copy(QGPUState *s, unsigned n, QGPUSpace as,
+                          uint64_t src, uint64_t dst, uint64_t size,
+                          uint32_t flags)
+{
+    QGPUJob *job = qgpu_exec_job_in(s, n, as);
+
+    if (as.virt) {
+        trace_qgpu_vtransfer(n, size, src, dst, as.root);
+    } else {
+        trace_qgpu_transfer(n, size, src, dst, flags);
+    }
     if (size) {
         job->kind = QGPU_JOB_COPY;
         job->flags = flags;
@@ -56,12 +75,17 @@ void qgpu_exec_start_copy(QGPUState *s, unsigned n, uint64_t src,
     }
 }
 
-void qgpu_exec_start_fill(QGPUState *s, unsigned n, uint64_t dst,
-                          uint64_t size, uint32_t pattern, uint32_t flags)
+void qgpu_exec_start_fill(QGPUState *s, unsigned n, QGPUSpace as,
+                          uint64_t dst, uint64_t size, uint32_t pattern,
+                          uint32_t flags)
 {
-    QGPUJob *job = qgpu_exec_job(s, n);
+    QGPUJob *job = qgpu_exec_job_in(s, n, as);
 
-    trace_qgpu_fill(n, size, dst, pattern, flags);
+    if (as.virt) {
+        trace_qgpu_vfill(n, size, dst, pattern, as.root);
+    } else {
+        trace_qgpu_fill(n, size, dst, pattern, flags);
+    }
     if (size) {
         job->kind = QGPU_JOB_FILL;
         job->flags = flags;
@@ -90,11 +114,34 @@ void qgpu_exec_start_gart(QGPUState *s, unsigned n, bool map,
     }
 }
 
-/* ADD or XOR of @size bytes: dst = a op b, 32-bit words */
-void qgpu_exec_start_alu(QGPUState *s, unsigned n, QGPUJobKind kind,
-                         uint64_t dst, uint64_t a, uint64_t b, uint64_t size)
+/*
+ * UPDATE_PT: @count 64-bit entries to @dst of @dst_as, from the physical
+ * list at @list, or (QGPU_PT_INLINE in @flags) from the command itself
+ */
+void qgpu_exec_start_update_pt(QGPUState *s, unsigned n, QGPUSpace dst_as,
+                               uint64_t dst, uint64_t count, uint64_t list,
+                               uint32_t flags)
 {
     QGPUJob *job = qgpu_exec_job(s, n);
+
+    trace_qgpu_update_pt(count, dst, list, flags);
+    if (count) {
+        job->kind = QGPU_JOB_UPDATE_PT;
+        job->flags = flags;
+        job->src = list;
+        job->src_as = qgpu_space_phys();
+        job->dst = dst;
+        job->dst_as = dst_as;
+        job->size = count;
+    }
+}
+
+/* ADD or XOR of @size bytes: dst = a op b, 32-bit words, all in @as */
+void qgpu_exec_start_alu(QGPUState *s, unsigned n, QGPUSpace as,
+                         QGPUJobKind kind, uint64_t dst, uint64_t a,
+                         uint64_t b, uint64_t size)
+{
+    QGPUJob *job = qgpu_exec_job_in(s, n, as);
 
     trace_qgpu_alu(n, kind == QGPU_JOB_ADD ? "add" : "xor", size, a, b, dst);
     if (size) {
@@ -106,17 +153,18 @@ void qgpu_exec_start_alu(QGPUState *s, unsigned n, QGPUJobKind kind,
     }
 }
 
-/* CHECKSUM of @size bytes at @src into the 32-bit word at @dst */
-int qgpu_exec_start_csum(QGPUState *s, unsigned n, uint64_t src,
-                         uint64_t dst, uint64_t size, uint64_t *fault_addr)
+/* CHECKSUM of @size bytes at @src into the 32-bit word at @dst, in @as */
+int qgpu_exec_start_csum(QGPUState *s, unsigned n, QGPUSpace as,
+                         uint64_t src, uint64_t dst, uint64_t size,
+                         uint64_t *fault_addr)
 {
-    QGPUJob *job = qgpu_exec_job(s, n);
+    QGPUJob *job = qgpu_exec_job_in(s, n, as);
 
     trace_qgpu_alu(n, "checksum", size, src, 0, dst);
     if (size == 0) {
         uint32_t h = cpu_to_le32(QGPU_CSUM_INIT);
 
-        return qgpu_addr_access(s, dst, &h, 4, true, fault_addr);
+        return qgpu_mmu_access(s, n, as, dst, &h, 4, true, fault_addr);
     }
     job->kind = QGPU_JOB_CSUM;
     job->src = src;
@@ -131,15 +179,21 @@ int qgpu_exec_start_csum(QGPUState *s, unsigned n, uint64_t src,
 /*
  * GPU address of byte "done" of one side of a copy or fill, and how many
  * bytes are contiguous from there. With a page list, "base" is the address
- * of an array of 64-bit GPU addresses of 4 KiB pages.
+ * of an array of 64-bit GPU addresses of 4 KiB pages; in a virtual space
+ * the address is translated, to the end of its page.
  */
-static int qgpu_exec_side(QGPUState *s, uint64_t base, bool pagelist,
+static int qgpu_exec_side(QGPUState *s, unsigned n, QGPUSpace as,
+                          uint64_t base, bool pagelist, bool is_write,
                           uint64_t done, uint64_t *addr, uint64_t *max,
                           uint64_t *fault_addr)
 {
     uint64_t idx, off, entry;
     int fault;
 
+    if (as.virt) {
+        return qgpu_mmu_translate(s, n, as, base + done, UINT64_MAX, is_write,
+                                  addr, max, fault_addr);
+    }
     if (!pagelist) {
         *addr = base + done;
         *max = UINT64_MAX;
@@ -166,101 +220,120 @@ static int qgpu_exec_side(QGPUState *s, uint64_t base, bool pagelist,
     return QGPU_FAULT_NONE;
 }
 
-/* Move one translated piece; returns the bytes moved (0 on a fault). */
+/*
+ * Move one translated piece; returns the bytes moved, or 0 on a DMA error
+ * with *dst_failed telling which side failed.
+ */
 static uint64_t qgpu_exec_move(QGPUState *s, QGPUSeg *ss, QGPUSeg *ds,
-                               uint8_t **bounce, uint64_t a, uint64_t d,
-                               int *fault, uint64_t *fault_addr)
+                               uint8_t **bounce, bool *dst_failed)
 {
     PCIDevice *pdev = PCI_DEVICE(s);
     uint64_t n = ds->len;
 
+    *dst_failed = false;
     if (ss->host && ds->host) {
         memmove(ds->host, ss->host, n);
         return n;
     }
     if (ss->host) {
-        if (pci_dma_write(pdev, ds->gpa, ss->host, n) != MEMTX_OK) {
-            goto dst_error;
-        }
-        return n;
+        *dst_failed = true;
+        return pci_dma_write(pdev, ds->gpa, ss->host, n) == MEMTX_OK ? n : 0;
     }
     if (ds->host) {
-        if (pci_dma_read(pdev, ss->gpa, ds->host, n) != MEMTX_OK) {
-            goto src_error;
-        }
-        return n;
+        return pci_dma_read(pdev, ss->gpa, ds->host, n) == MEMTX_OK ? n : 0;
     }
     n = MIN(n, QGPU_BOUNCE_SIZE);
     if (!*bounce) {
         *bounce = g_malloc(QGPU_BOUNCE_SIZE);
     }
     if (pci_dma_read(pdev, ss->gpa, *bounce, n) != MEMTX_OK) {
-        goto src_error;
+        return 0;
     }
-    if (pci_dma_write(pdev, ds->gpa, *bounce, n) != MEMTX_OK) {
-        goto dst_error;
-    }
-    return n;
-
-src_error:
-    *fault_addr = a;
-    *fault = QGPU_FAULT_DMA_ERROR;
-    return 0;
-dst_error:
-    *fault_addr = d;
-    *fault = QGPU_FAULT_DMA_ERROR;
-    return 0;
+    *dst_failed = true;
+    return pci_dma_write(pdev, ds->gpa, *bounce, n) == MEMTX_OK ? n : 0;
 }
 
-static int qgpu_exec_copy_run(QGPUState *s, QGPUEngine *e, int64_t *budget,
+/*
+ * Copy one piece at job->done: @a and @d are the physical GPU addresses of
+ * the two sides; a fault reports the address in the side's own space.
+ */
+static uint64_t qgpu_exec_copy_piece(QGPUState *s, unsigned n, QGPUJob *job,
+                                     uint64_t a, uint64_t d, uint64_t want,
+                                     uint8_t **bounce, int *fault,
+                                     uint64_t *fault_addr)
+{
+    uint64_t va = job->src + job->done, vd = job->dst + job->done, moved;
+    QGPUSeg ss, ds;
+    bool dst_failed;
+
+    *fault = qgpu_addr_translate(s, a, want, &ss);
+    if (*fault) {
+        *fault = qgpu_mmu_data_fault(s, n, job->src_as,
+                                     job->src_as.virt ? va : a, false,
+                                     *fault, fault_addr);
+        return 0;
+    }
+    *fault = qgpu_addr_translate(s, d, ss.len, &ds);
+    if (*fault) {
+        *fault = qgpu_mmu_data_fault(s, n, job->dst_as,
+                                     job->dst_as.virt ? vd : d, true,
+                                     *fault, fault_addr);
+        return 0;
+    }
+    moved = qgpu_exec_move(s, &ss, &ds, bounce, &dst_failed);
+    if (!moved) {
+        *fault = dst_failed
+            ? qgpu_mmu_data_fault(s, n, job->dst_as,
+                                  job->dst_as.virt ? vd : d, true,
+                                  QGPU_FAULT_DMA_ERROR, fault_addr)
+            : qgpu_mmu_data_fault(s, n, job->src_as,
+                                  job->src_as.virt ? va : a, false,
+                                  QGPU_FAULT_DMA_ERROR, fault_addr);
+    }
+    return moved;
+}
+
+static int qgpu_exec_copy_run(QGPUState *s, unsigned n, int64_t *budget,
                               uint64_t *fault_addr)
 {
     g_autofree uint8_t *bounce = NULL;
+    QGPUEngine *e = &s->eng[n];
     QGPUJob *job = &e->job;
 
     while (job->done < job->size && *budget > 0) {
         uint64_t want = MIN(job->size - job->done, (uint64_t)*budget);
-        uint64_t a, d, amax, dmax, n;
-        QGPUSeg ss, ds;
+        uint64_t a, d, amax, dmax, moved;
         int fault;
 
-        fault = qgpu_exec_side(s, job->src,
-                               job->flags & QGPU_XFER_SRC_PAGELIST,
+        fault = qgpu_exec_side(s, n, job->src_as, job->src,
+                               job->flags & QGPU_XFER_SRC_PAGELIST, false,
                                job->done, &a, &amax, fault_addr);
         if (fault) {
             return fault;
         }
-        fault = qgpu_exec_side(s, job->dst,
-                               job->flags & QGPU_XFER_DST_PAGELIST,
+        fault = qgpu_exec_side(s, n, job->dst_as, job->dst,
+                               job->flags & QGPU_XFER_DST_PAGELIST, true,
                                job->done, &d, &dmax, fault_addr);
         if (fault) {
             return fault;
         }
         want = MIN(want, MIN(amax, dmax));
-        fault = qgpu_addr_translate(s, a, want, &ss);
-        if (fault) {
-            *fault_addr = a;
+        moved = qgpu_exec_copy_piece(s, n, job, a, d, want, &bounce, &fault,
+                                     fault_addr);
+        if (!moved) {
             return fault;
         }
-        fault = qgpu_addr_translate(s, d, ss.len, &ds);
-        if (fault) {
-            *fault_addr = d;
-            return fault;
-        }
-        n = qgpu_exec_move(s, &ss, &ds, &bounce, a, d, &fault, fault_addr);
-        if (!n) {
-            return fault;
-        }
-        job->done += n;
-        *budget -= n;
-        qgpu_exec_account(s, e, n);
+        job->done += moved;
+        *budget -= moved;
+        qgpu_exec_account(s, e, moved);
     }
     return QGPU_FAULT_NONE;
 }
 
-static int qgpu_exec_fill_run(QGPUState *s, QGPUEngine *e, int64_t *budget,
+static int qgpu_exec_fill_run(QGPUState *s, unsigned n, int64_t *budget,
                               uint64_t *fault_addr)
 {
+    QGPUEngine *e = &s->eng[n];
     QGPUJob *job = &e->job;
 
     while (job->done < job->size && *budget > 0) {
@@ -268,8 +341,8 @@ static int qgpu_exec_fill_run(QGPUState *s, QGPUEngine *e, int64_t *budget,
         uint64_t d, dmax;
         int fault;
 
-        fault = qgpu_exec_side(s, job->dst,
-                               job->flags & QGPU_XFER_DST_PAGELIST,
+        fault = qgpu_exec_side(s, n, job->dst_as, job->dst,
+                               job->flags & QGPU_XFER_DST_PAGELIST, true,
                                job->done, &d, &dmax, fault_addr);
         if (fault) {
             return fault;
@@ -278,6 +351,12 @@ static int qgpu_exec_fill_run(QGPUState *s, QGPUEngine *e, int64_t *budget,
         fault = qgpu_addr_fill(s, d, want, job->pattern, job->done,
                                fault_addr);
         if (fault) {
+            if (job->dst_as.virt) {
+                fault = qgpu_mmu_data_fault(s, n, job->dst_as,
+                                            job->dst + job->done +
+                                            (*fault_addr - d), true, fault,
+                                            fault_addr);
+            }
             return fault;
         }
         job->done += want;
@@ -329,48 +408,108 @@ static int qgpu_exec_gart_run(QGPUState *s, QGPUEngine *e, int64_t *budget,
     return QGPU_FAULT_NONE;
 }
 
-/* ADD or XOR of @n bytes at job->done; @ba holds operand a */
-static int qgpu_exec_alu_chunk(QGPUState *s, QGPUJob *job, uint32_t *ba,
-                               uint32_t *bb, uint64_t n, uint64_t *fault_addr)
+/*
+ * The inline entries of the UPDATE_PT at the engine's RING_HEAD: @len
+ * bytes from byte @off of the command, read from the ring with wraparound
+ */
+static int qgpu_exec_ring_read(QGPUState *s, QGPUEngine *e, uint64_t off,
+                               uint8_t *buf, uint64_t len,
+                               uint64_t *fault_addr)
+{
+    while (len) {
+        uint64_t o = (e->head + off) & (e->ring_size - 1);
+        uint64_t n = MIN(len, e->ring_size - o);
+
+        if (pci_dma_read(PCI_DEVICE(s), e->ring_base + o, buf, n) !=
+            MEMTX_OK) {
+            *fault_addr = e->ring_base + o;
+            return QGPU_FAULT_DMA_ERROR;
+        }
+        buf += n;
+        off += n;
+        len -= n;
+    }
+    return QGPU_FAULT_NONE;
+}
+
+/* UPDATE_PT: copy page-table entries, up to QGPU_GART_BATCH at a time */
+static int qgpu_exec_pt_run(QGPUState *s, unsigned n, int64_t *budget,
+                            uint64_t *fault_addr)
+{
+    QGPUEngine *e = &s->eng[n];
+    QGPUJob *job = &e->job;
+    uint64_t ents[QGPU_GART_BATCH];
+
+    while (job->done < job->size && *budget > 0) {
+        uint64_t cnt = MIN(job->size - job->done, QGPU_GART_BATCH);
+        int fault;
+
+        if (job->flags & QGPU_PT_INLINE) {
+            fault = qgpu_exec_ring_read(s, e, QGPU_CMD_UPDATE_PT_LEN * 4 +
+                                        job->done * 8, (uint8_t *)ents,
+                                        cnt * 8, fault_addr);
+        } else {
+            fault = qgpu_addr_access(s, job->src + job->done * 8, ents,
+                                     cnt * 8, false, fault_addr);
+        }
+        if (!fault) {
+            fault = qgpu_mmu_access(s, n, job->dst_as, job->dst + job->done * 8,
+                                    ents, cnt * 8, true, fault_addr);
+        }
+        if (fault) {
+            return fault;
+        }
+        job->done += cnt;
+        *budget -= cnt * 16;
+    }
+    return QGPU_FAULT_NONE;
+}
+
+/* ADD or XOR of @len bytes at job->done; @ba holds operand a */
+static int qgpu_exec_alu_chunk(QGPUState *s, unsigned n, QGPUJob *job,
+                               uint32_t *ba, uint32_t *bb, uint64_t len,
+                               uint64_t *fault_addr)
 {
     uint64_t i;
     int fault;
 
-    fault = qgpu_addr_access(s, job->src2 + job->done, bb, n, false,
-                             fault_addr);
+    fault = qgpu_mmu_access(s, n, job->src_as, job->src2 + job->done, bb, len,
+                            false, fault_addr);
     if (fault) {
         return fault;
     }
-    for (i = 0; i < n / 4; i++) {
+    for (i = 0; i < len / 4; i++) {
         uint32_t x = le32_to_cpu(ba[i]), y = le32_to_cpu(bb[i]);
 
         ba[i] = cpu_to_le32(job->kind == QGPU_JOB_ADD ? x + y : x ^ y);
     }
-    return qgpu_addr_access(s, job->dst + job->done, ba, n, true, fault_addr);
+    return qgpu_mmu_access(s, n, job->dst_as, job->dst + job->done, ba, len,
+                           true, fault_addr);
 }
 
 /* ADD, XOR and CHECKSUM, in bounded chunks */
-static int qgpu_exec_alu_run(QGPUState *s, QGPUEngine *e, int64_t *budget,
+static int qgpu_exec_alu_run(QGPUState *s, unsigned n, int64_t *budget,
                              uint64_t *fault_addr)
 {
     g_autofree uint32_t *ba = g_malloc(QGPU_BOUNCE_SIZE);
     g_autofree uint32_t *bb = NULL;
+    QGPUEngine *e = &s->eng[n];
     QGPUJob *job = &e->job;
     int fault;
 
     while (job->done < job->size && *budget > 0) {
-        uint64_t n = MIN(job->size - job->done, QGPU_BOUNCE_SIZE);
+        uint64_t len = MIN(job->size - job->done, QGPU_BOUNCE_SIZE);
         uint64_t i;
 
-        fault = qgpu_addr_access(s, job->src + job->done, ba, n, false,
-                                 fault_addr);
+        fault = qgpu_mmu_access(s, n, job->src_as, job->src + job->done, ba,
+                                len, false, fault_addr);
         if (fault) {
             return fault;
         }
         if (job->kind == QGPU_JOB_CSUM) {
             uint32_t h = job->csum;
 
-            for (i = 0; i < n / 4; i++) {
+            for (i = 0; i < len / 4; i++) {
                 h ^= le32_to_cpu(ba[i]);
                 h *= QGPU_CSUM_PRIME;
             }
@@ -379,18 +518,19 @@ static int qgpu_exec_alu_run(QGPUState *s, QGPUEngine *e, int64_t *budget,
             if (!bb) {
                 bb = g_malloc(QGPU_BOUNCE_SIZE);
             }
-            fault = qgpu_exec_alu_chunk(s, job, ba, bb, n, fault_addr);
+            fault = qgpu_exec_alu_chunk(s, n, job, ba, bb, len, fault_addr);
             if (fault) {
                 return fault;
             }
         }
-        job->done += n;
-        *budget -= n;
-        qgpu_exec_account(s, e, n);
+        job->done += len;
+        *budget -= len;
+        qgpu_exec_account(s, e, len);
         if (job->kind == QGPU_JOB_CSUM && job->done == job->size) {
             uint32_t h = cpu_to_le32(job->csum);
 
-            return qgpu_addr_access(s, job->dst, &h, 4, true, fault_addr);
+            return qgpu_mmu_access(s, n, job->dst_as, job->dst, &h, 4, true,
+                                   fault_addr);
         }
     }
     return QGPU_FAULT_NONE;
@@ -403,16 +543,18 @@ int qgpu_exec_run(QGPUState *s, unsigned n, int64_t *budget,
 
     switch (e->job.kind) {
     case QGPU_JOB_COPY:
-        return qgpu_exec_copy_run(s, e, budget, fault_addr);
+        return qgpu_exec_copy_run(s, n, budget, fault_addr);
     case QGPU_JOB_FILL:
-        return qgpu_exec_fill_run(s, e, budget, fault_addr);
+        return qgpu_exec_fill_run(s, n, budget, fault_addr);
     case QGPU_JOB_GART_MAP:
     case QGPU_JOB_GART_UNMAP:
         return qgpu_exec_gart_run(s, e, budget, fault_addr);
     case QGPU_JOB_ADD:
     case QGPU_JOB_XOR:
     case QGPU_JOB_CSUM:
-        return qgpu_exec_alu_run(s, e, budget, fault_addr);
+        return qgpu_exec_alu_run(s, n, budget, fault_addr);
+    case QGPU_JOB_UPDATE_PT:
+        return qgpu_exec_pt_run(s, n, budget, fault_addr);
     default:
         e->job.done = e->job.size;
         return QGPU_FAULT_NONE;
@@ -450,9 +592,12 @@ int qgpu_exec_discard(QGPUState *s, uint64_t addr, uint64_t size,
     return QGPU_FAULT_NONE;
 }
 
-/* Write a 64-bit fence value; with @irq, then raise engine @n's interrupt */
-int qgpu_exec_fence(QGPUState *s, unsigned n, uint64_t addr, uint64_t value,
-                    bool irq, uint64_t *fault_addr)
+/*
+ * Write a 64-bit fence value at @addr of @as; with @irq, then raise engine
+ * @n's interrupt
+ */
+int qgpu_exec_fence(QGPUState *s, unsigned n, QGPUSpace as, uint64_t addr,
+                    uint64_t value, bool irq, uint64_t *fault_addr)
 {
     uint64_t le = cpu_to_le64(value);
     int fault;
@@ -462,7 +607,7 @@ int qgpu_exec_fence(QGPUState *s, unsigned n, uint64_t addr, uint64_t value,
         *fault_addr = addr;
         return QGPU_FAULT_BAD_ALIGN;
     }
-    fault = qgpu_addr_access(s, addr, &le, 8, true, fault_addr);
+    fault = qgpu_mmu_access(s, n, as, addr, &le, 8, true, fault_addr);
     if (fault) {
         return fault;
     }

@@ -3,9 +3,10 @@
  *
  * Every fault is counted (FAULT_COUNT) and raises INT_FAULT; its record
  * goes to the tail of a FIFO of QGPU_FAULTQ_DEPTH records, or, when the
- * FIFO is full, only FAULTQ_LOST counts it. FAULT_REASON..FAULT_OFFSET show
- * the oldest record; FAULTQ_POP removes it. A fault is always bad guest
- * input, so each is also logged as a guest error (-d guest_errors).
+ * FIFO is full, only FAULTQ_LOST counts it. FAULT_REASON..FAULT_OFFSET
+ * (1.2: and FAULT_INFO, FAULT_VM) show the oldest record; FAULTQ_POP
+ * removes it. A fault is always bad guest input, so each is also logged as
+ * a guest error (-d guest_errors).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -17,14 +18,27 @@
 #include "qgpu-faultq.h"
 #include "trace.h"
 
-void qgpu_faultq_record(QGPUState *s, uint32_t reason, uint32_t engine,
-                        uint32_t context, uint64_t addr, uint32_t offset)
+/*
+ * Record a fault; @info and @vm are FAULT_INFO and FAULT_VM (1.2), both 0
+ * for a fault that is not one of a virtual access.
+ */
+void qgpu_faultq_record_vm(QGPUState *s, uint32_t reason, uint32_t engine,
+                           uint32_t context, uint64_t addr, uint32_t offset,
+                           uint32_t info, uint64_t vm)
 {
     trace_qgpu_fault(reason, engine, context, addr, offset);
     qemu_log_mask(LOG_GUEST_ERROR, "qgpu: fault %s: engine 0x%x context 0x%x "
                   "addr 0x%" PRIx64 " offset 0x%x\n",
                   qgpu_fault_reason_name(reason), engine, context, addr,
                   offset);
+    if (info) {
+        trace_qgpu_fault_vm(info, vm);
+        qemu_log_mask(LOG_GUEST_ERROR, "qgpu: fault %s: virtual, %s, level "
+                      "%u, root 0x%" PRIx64 "\n",
+                      qgpu_fault_reason_name(reason),
+                      info & QGPU_FAULT_INFO_WRITE ? "write" : "read",
+                      QGPU_FAULT_INFO_LEVEL(info), vm);
+    }
     s->fault_count++;
     if (s->faultq_len < QGPU_FAULTQ_DEPTH) {
         QGPUFault *f = &s->faultq[(s->faultq_head + s->faultq_len) %
@@ -35,6 +49,8 @@ void qgpu_faultq_record(QGPUState *s, uint32_t reason, uint32_t engine,
         f->context = context;
         f->addr = addr;
         f->offset = offset;
+        f->info = info;
+        f->vm = vm;
         s->faultq_len++;
     } else {
         s->faultq_lost++;
@@ -42,9 +58,15 @@ void qgpu_faultq_record(QGPUState *s, uint32_t reason, uint32_t engine,
     qgpu_irq_raise(s, QGPU_INT_FAULT);
 }
 
+void qgpu_faultq_record(QGPUState *s, uint32_t reason, uint32_t engine,
+                        uint32_t context, uint64_t addr, uint32_t offset)
+{
+    qgpu_faultq_record_vm(s, reason, engine, context, addr, offset, 0, 0);
+}
+
 /*
- * FAULT_COUNT, FAULT_REASON..FAULT_OFFSET (the oldest record, all 0 when
- * the queue is empty), FAULTQ_COUNT, FAULTQ_LOST
+ * FAULT_COUNT, FAULT_REASON..FAULT_OFFSET and FAULT_INFO, FAULT_VM (the
+ * oldest record, all 0 when the queue is empty), FAULTQ_COUNT, FAULTQ_LOST
  */
 uint32_t qgpu_faultq_reg_read(QGPUState *s, hwaddr addr)
 {
@@ -66,6 +88,12 @@ uint32_t qgpu_faultq_reg_read(QGPUState *s, hwaddr addr)
         return f->addr >> 32;
     case QGPU_REG_FAULT_OFFSET:
         return f->offset;
+    case QGPU_REG_FAULT_INFO:
+        return f->info;
+    case QGPU_REG_FAULT_VM_LO:
+        return f->vm;
+    case QGPU_REG_FAULT_VM_HI:
+        return f->vm >> 32;
     case QGPU_REG_FAULTQ_COUNT:
         return s->faultq_len;
     default:

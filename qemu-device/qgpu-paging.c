@@ -1,8 +1,11 @@
 /*
  * qgpu: paging-engine command decode (engine 0), modelled on
  * DxgkDdiBuildPagingBuffer: TRANSFER, FILL, DISCARD, MAP_APERTURE,
- * UNMAP_APERTURE. Each command's parameters are all checked before anything
- * moves; the executors (qgpu-exec.c) then do the work.
+ * UNMAP_APERTURE, and (1.2, the GPU MMU) UPDATE_PT, FLUSH_TLB,
+ * TRANSFER_VIRTUAL, FILL_VIRTUAL. Each command's parameters are all checked
+ * before anything moves; the executors (qgpu-exec.c) then do the work. The
+ * virtual commands address the paging process's address space
+ * (MMU_PAGING_ROOT) through the paging engine's TLB.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -10,6 +13,7 @@
 #include "qemu/osdep.h"
 #include "qgpu-state.h"
 #include "qgpu-addr.h"
+#include "qgpu-mmu.h"
 #include "qgpu-exec.h"
 #include "qgpu-paging.h"
 
@@ -48,7 +52,8 @@ static int qgpu_paging_cmd_transfer(QGPUState *s, uint32_t flags,
     if (fault) {
         return fault;
     }
-    qgpu_exec_start_copy(s, QGPU_ENGINE_PAGING, src, dst, size, flags);
+    qgpu_exec_start_copy(s, QGPU_ENGINE_PAGING, qgpu_space_phys(), src, dst,
+                         size, flags);
     return QGPU_FAULT_NONE;
 }
 
@@ -68,7 +73,8 @@ static int qgpu_paging_cmd_fill(QGPUState *s, uint32_t flags,
     if (fault) {
         return fault;
     }
-    qgpu_exec_start_fill(s, QGPU_ENGINE_PAGING, dst, size, dw[5], flags);
+    qgpu_exec_start_fill(s, QGPU_ENGINE_PAGING, qgpu_space_phys(), dst, size,
+                         dw[5], flags);
     return QGPU_FAULT_NONE;
 }
 
@@ -96,6 +102,88 @@ static int qgpu_paging_cmd_aperture(QGPUState *s, bool map,
 }
 
 /*
+ * UPDATE_PT: checks in order: the inline entries fit in the command
+ * (BAD_LENGTH), dst 8-byte aligned (BAD_ALIGN), the list (BAD_ADDRESS),
+ * the destination range, physical or in the paging address space.
+ */
+static int qgpu_paging_cmd_update_pt(QGPUState *s, uint32_t flags,
+                                     const uint32_t *dw, uint64_t *fault_addr)
+{
+    uint64_t dst = qgpu_cmd_u64(dw, 1), count = dw[3];
+    uint64_t list = qgpu_cmd_u64(dw, 4);
+    QGPUSpace as = flags & QGPU_PT_DST_VIRTUAL ? qgpu_mmu_paging_space(s)
+                                               : qgpu_space_phys();
+    int fault;
+
+    flags &= QGPU_PT_DST_VIRTUAL | QGPU_PT_INLINE;
+    if ((flags & QGPU_PT_INLINE) &&
+        QGPU_CMD_LEN(dw[0]) < QGPU_CMD_UPDATE_PT_LEN + 2 * count) {
+        *fault_addr = dw[0];
+        return QGPU_FAULT_BAD_LENGTH;
+    }
+    if (dst & 7) {
+        *fault_addr = dst;
+        return QGPU_FAULT_BAD_ALIGN;
+    }
+    if (!(flags & QGPU_PT_INLINE) && qgpu_addr_check(s, list, count * 8)) {
+        *fault_addr = list;
+        return QGPU_FAULT_BAD_ADDRESS;
+    }
+    fault = qgpu_mmu_check(s, QGPU_ENGINE_PAGING, as, dst, count * 8, true,
+                           fault_addr);
+    if (fault) {
+        return fault;
+    }
+    qgpu_exec_start_update_pt(s, QGPU_ENGINE_PAGING, as, dst, count, list,
+                              flags);
+    return QGPU_FAULT_NONE;
+}
+
+/* TRANSFER_VIRTUAL: both ranges checked (src, then dst) before any copy */
+static int qgpu_paging_cmd_transfer_virtual(QGPUState *s, const uint32_t *dw,
+                                            uint64_t *fault_addr)
+{
+    uint64_t size = qgpu_cmd_u64(dw, 1);
+    uint64_t src = qgpu_cmd_u64(dw, 3);
+    uint64_t dst = qgpu_cmd_u64(dw, 5);
+    QGPUSpace as = qgpu_mmu_paging_space(s);
+    int fault;
+
+    fault = qgpu_mmu_check(s, QGPU_ENGINE_PAGING, as, src, size, false,
+                           fault_addr);
+    if (!fault) {
+        fault = qgpu_mmu_check(s, QGPU_ENGINE_PAGING, as, dst, size, true,
+                               fault_addr);
+    }
+    if (fault) {
+        return fault;
+    }
+    qgpu_exec_start_copy(s, QGPU_ENGINE_PAGING, as, src, dst, size, 0);
+    return QGPU_FAULT_NONE;
+}
+
+static int qgpu_paging_cmd_fill_virtual(QGPUState *s, const uint32_t *dw,
+                                        uint64_t *fault_addr)
+{
+    uint64_t size = qgpu_cmd_u64(dw, 1);
+    uint64_t dst = qgpu_cmd_u64(dw, 3);
+    QGPUSpace as = qgpu_mmu_paging_space(s);
+    int fault;
+
+    if (size & 3) {
+        *fault_addr = size;
+        return QGPU_FAULT_BAD_ALIGN;
+    }
+    fault = qgpu_mmu_check(s, QGPU_ENGINE_PAGING, as, dst, size, true,
+                           fault_addr);
+    if (fault) {
+        return fault;
+    }
+    qgpu_exec_start_fill(s, QGPU_ENGINE_PAGING, as, dst, size, dw[5], 0);
+    return QGPU_FAULT_NONE;
+}
+
+/*
  * Start paging command @op (its length already checked): it completes here
  * or leaves a job on the paging engine.
  */
@@ -114,6 +202,15 @@ int qgpu_paging_cmd(QGPUState *s, uint32_t op, uint32_t flags,
     case QGPU_CMD_UNMAP_APERTURE:
         return qgpu_paging_cmd_aperture(s, op == QGPU_CMD_MAP_APERTURE, dw,
                                         fault_addr);
+    case QGPU_CMD_UPDATE_PT:
+        return qgpu_paging_cmd_update_pt(s, flags, dw, fault_addr);
+    case QGPU_CMD_FLUSH_TLB:
+        qgpu_mmu_flush(s, qgpu_cmd_u64(dw, 1), flags & QGPU_FLUSH_TLB_ALL);
+        return QGPU_FAULT_NONE;
+    case QGPU_CMD_TRANSFER_VIRTUAL:
+        return qgpu_paging_cmd_transfer_virtual(s, dw, fault_addr);
+    case QGPU_CMD_FILL_VIRTUAL:
+        return qgpu_paging_cmd_fill_virtual(s, dw, fault_addr);
     default:
         *fault_addr = op;
         return QGPU_FAULT_BAD_OPCODE;

@@ -1,6 +1,9 @@
 /*
  * qgpu: render-engine decode (engine 1) -- EXEC of DMA buffers in a
- * context, CTX_CLEAR, CTX_UNBIND, and one handler per DMA-buffer command.
+ * context, CTX_CLEAR, CTX_UNBIND, CTX_SET_VM, and one handler per
+ * DMA-buffer command. A context bound to an address space (1.2) runs the
+ * virtual DMA-buffer commands, which name VAs translated through the
+ * render engine's TLB; a physical context runs the slot commands.
  *
  * A fault inside a DMA buffer is recorded, abandons the rest of that buffer
  * and the ring continues with its next command. Any fault of an EXEC also
@@ -13,6 +16,7 @@
 #include "qemu/timer.h"
 #include "qgpu-state.h"
 #include "qgpu-addr.h"
+#include "qgpu-mmu.h"
 #include "qgpu-exec.h"
 #include "qgpu-context.h"
 #include "qgpu-faultq.h"
@@ -57,6 +61,7 @@ static int qgpu_render_exec(QGPUState *s, uint32_t ctx, const uint32_t *dw,
     memset(x, 0, sizeof(*x));
     x->active = true;
     x->ctx = ctx;
+    x->as = qgpu_context_space(s, ctx);
     x->buf = buf;
     x->cur = start;
     x->end = end;
@@ -64,8 +69,9 @@ static int qgpu_render_exec(QGPUState *s, uint32_t ctx, const uint32_t *dw,
 }
 
 /*
- * Start render ring command @op (EXEC, CTX_CLEAR or CTX_UNBIND; its length
- * already checked). On a fault, *fault_ctx is the context it belongs to.
+ * Start render ring command @op (EXEC, CTX_CLEAR, CTX_UNBIND or CTX_SET_VM;
+ * its length already checked). On a fault, *fault_ctx is the context it
+ * belongs to.
  */
 int qgpu_render_ring_cmd(QGPUState *s, uint32_t op, const uint32_t *dw,
                          uint64_t *fault_addr, uint32_t *fault_ctx)
@@ -88,6 +94,9 @@ int qgpu_render_ring_cmd(QGPUState *s, uint32_t op, const uint32_t *dw,
             *fault_ctx = ctx;
         }
         return fault;
+    case QGPU_CMD_CTX_SET_VM:
+        qgpu_context_set_vm(s, ctx, qgpu_cmd_u64(dw, 2));
+        return QGPU_FAULT_NONE;
     case QGPU_CMD_EXEC:
         return qgpu_render_exec(s, ctx, dw, fault_addr, fault_ctx);
     default:
@@ -129,7 +138,8 @@ static int qgpu_dma_copy(QGPUState *s, QGPUDmaBuffer *x, const uint32_t *dw,
     if (fault) {
         return fault;
     }
-    qgpu_exec_start_copy(s, QGPU_ENGINE_RENDER, src, dst, size, 0);
+    qgpu_exec_start_copy(s, QGPU_ENGINE_RENDER, qgpu_space_phys(), src, dst,
+                         size, 0);
     return QGPU_FAULT_NONE;
 }
 
@@ -148,7 +158,8 @@ static int qgpu_dma_fill(QGPUState *s, QGPUDmaBuffer *x, const uint32_t *dw,
     if (fault) {
         return fault;
     }
-    qgpu_exec_start_fill(s, QGPU_ENGINE_RENDER, dst, size, dw[4], 0);
+    qgpu_exec_start_fill(s, QGPU_ENGINE_RENDER, qgpu_space_phys(), dst, size,
+                         dw[4], 0);
     return QGPU_FAULT_NONE;
 }
 
@@ -172,7 +183,7 @@ static int qgpu_dma_alu(QGPUState *s, QGPUDmaBuffer *x, const uint32_t *dw,
     if (fault) {
         return fault;
     }
-    qgpu_exec_start_alu(s, QGPU_ENGINE_RENDER,
+    qgpu_exec_start_alu(s, QGPU_ENGINE_RENDER, qgpu_space_phys(),
                         QGPU_CMD_OPCODE(dw[0]) == QGPU_DMA_ADD ? QGPU_JOB_ADD
                                                                : QGPU_JOB_XOR,
                         dst, a, b, size);
@@ -198,8 +209,8 @@ static int qgpu_dma_checksum(QGPUState *s, QGPUDmaBuffer *x,
     if (fault) {
         return fault;
     }
-    return qgpu_exec_start_csum(s, QGPU_ENGINE_RENDER, src, dst, size,
-                                fault_addr);
+    return qgpu_exec_start_csum(s, QGPU_ENGINE_RENDER, qgpu_space_phys(),
+                                src, dst, size, fault_addr);
 }
 
 /* The 8-byte aligned slot address of FENCE, WAIT and TIMESTAMP */
@@ -228,7 +239,8 @@ static int qgpu_dma_fence(QGPUState *s, QGPUDmaBuffer *x, const uint32_t *dw,
     if (fault) {
         return fault;
     }
-    return qgpu_exec_fence(s, QGPU_ENGINE_RENDER, addr, qgpu_cmd_u64(dw, 3),
+    return qgpu_exec_fence(s, QGPU_ENGINE_RENDER, qgpu_space_phys(), addr,
+                           qgpu_cmd_u64(dw, 3),
                            QGPU_CMD_FLAGS(dw[0]) & QGPU_FENCE_FLAG_IRQ,
                            fault_addr);
 }
@@ -263,6 +275,164 @@ static int qgpu_dma_timestamp(QGPUState *s, QGPUDmaBuffer *x,
     return qgpu_addr_access(s, addr, &v, 8, true, fault_addr);
 }
 
+/*
+ * Virtual DMA-buffer commands (1.2): as their slot counterparts, with VA
+ * ranges of the context's address space in place of slot accesses
+ */
+
+static int qgpu_dma_vrange(QGPUState *s, QGPUDmaBuffer *x, uint64_t va,
+                           uint64_t len, bool is_write, uint64_t *fault_addr)
+{
+    return qgpu_mmu_check(s, QGPU_ENGINE_RENDER, x->as, va, len, is_write,
+                          fault_addr);
+}
+
+static int qgpu_dma_vcopy(QGPUState *s, QGPUDmaBuffer *x, const uint32_t *dw,
+                          uint64_t *fault_addr)
+{
+    uint64_t dst = qgpu_cmd_u64(dw, 1), src = qgpu_cmd_u64(dw, 3);
+    uint64_t size = dw[5];
+    int fault = qgpu_dma_vrange(s, x, dst, size, true, fault_addr);
+
+    if (!fault) {
+        fault = qgpu_dma_vrange(s, x, src, size, false, fault_addr);
+    }
+    if (fault) {
+        return fault;
+    }
+    qgpu_exec_start_copy(s, QGPU_ENGINE_RENDER, x->as, src, dst, size, 0);
+    return QGPU_FAULT_NONE;
+}
+
+static int qgpu_dma_vfill(QGPUState *s, QGPUDmaBuffer *x, const uint32_t *dw,
+                          uint64_t *fault_addr)
+{
+    uint64_t dst = qgpu_cmd_u64(dw, 1), size = dw[3];
+    int fault;
+
+    if (size & 3) {
+        *fault_addr = size;
+        return QGPU_FAULT_BAD_ALIGN;
+    }
+    fault = qgpu_dma_vrange(s, x, dst, size, true, fault_addr);
+    if (fault) {
+        return fault;
+    }
+    qgpu_exec_start_fill(s, QGPU_ENGINE_RENDER, x->as, dst, size, dw[4], 0);
+    return QGPU_FAULT_NONE;
+}
+
+/* VADD and VXOR: d = a op b over n words */
+static int qgpu_dma_valu(QGPUState *s, QGPUDmaBuffer *x, const uint32_t *dw,
+                         uint64_t *fault_addr)
+{
+    uint64_t d = qgpu_cmd_u64(dw, 1), a = qgpu_cmd_u64(dw, 3);
+    uint64_t b = qgpu_cmd_u64(dw, 5), size = (uint64_t)dw[7] * 4;
+    int fault = qgpu_dma_vrange(s, x, d, size, true, fault_addr);
+
+    if (!fault) {
+        fault = qgpu_dma_vrange(s, x, a, size, false, fault_addr);
+    }
+    if (!fault) {
+        fault = qgpu_dma_vrange(s, x, b, size, false, fault_addr);
+    }
+    if (fault) {
+        return fault;
+    }
+    qgpu_exec_start_alu(s, QGPU_ENGINE_RENDER, x->as,
+                        QGPU_CMD_OPCODE(dw[0]) == QGPU_DMA_VADD ? QGPU_JOB_ADD
+                                                                : QGPU_JOB_XOR,
+                        d, a, b, size);
+    return QGPU_FAULT_NONE;
+}
+
+static int qgpu_dma_vchecksum(QGPUState *s, QGPUDmaBuffer *x,
+                              const uint32_t *dw, uint64_t *fault_addr)
+{
+    uint64_t src = qgpu_cmd_u64(dw, 1), size = dw[3];
+    uint64_t dst = qgpu_cmd_u64(dw, 4);
+    int fault;
+
+    if (size & 3) {
+        *fault_addr = size;
+        return QGPU_FAULT_BAD_ALIGN;
+    }
+    fault = qgpu_dma_vrange(s, x, src, size, false, fault_addr);
+    if (!fault) {
+        fault = qgpu_dma_vrange(s, x, dst, 4, true, fault_addr);
+    }
+    if (fault) {
+        return fault;
+    }
+    return qgpu_exec_start_csum(s, QGPU_ENGINE_RENDER, x->as, src, dst, size,
+                                fault_addr);
+}
+
+/* The 8-byte aligned VA of VFENCE, VWAIT and VTIMESTAMP */
+static int qgpu_dma_vaddr64(QGPUState *s, QGPUDmaBuffer *x,
+                            const uint32_t *dw, bool is_write, uint64_t *addr,
+                            uint64_t *fault_addr)
+{
+    int fault;
+
+    *addr = qgpu_cmd_u64(dw, 1);
+    fault = qgpu_dma_vrange(s, x, *addr, 8, is_write, fault_addr);
+    if (fault) {
+        return fault;
+    }
+    if (*addr & 7) {
+        *fault_addr = *addr;
+        return QGPU_FAULT_BAD_ALIGN;
+    }
+    return QGPU_FAULT_NONE;
+}
+
+static int qgpu_dma_vfence(QGPUState *s, QGPUDmaBuffer *x,
+                           const uint32_t *dw, uint64_t *fault_addr)
+{
+    uint64_t addr;
+    int fault = qgpu_dma_vaddr64(s, x, dw, true, &addr, fault_addr);
+
+    if (fault) {
+        return fault;
+    }
+    return qgpu_exec_fence(s, QGPU_ENGINE_RENDER, x->as, addr,
+                           qgpu_cmd_u64(dw, 3),
+                           QGPU_CMD_FLAGS(dw[0]) & QGPU_FENCE_FLAG_IRQ,
+                           fault_addr);
+}
+
+static int qgpu_dma_vwait(QGPUState *s, QGPUDmaBuffer *x, const uint32_t *dw,
+                          uint64_t *fault_addr)
+{
+    int fault = qgpu_dma_vaddr64(s, x, dw, false, &x->wait_addr, fault_addr);
+
+    if (fault) {
+        return fault;
+    }
+    x->wait_value = qgpu_cmd_u64(dw, 3);
+    if (qgpu_render_wait_check(s, &fault, fault_addr) || fault) {
+        return fault;
+    }
+    trace_qgpu_dma_wait(x->ctx, x->wait_addr, x->wait_value);
+    x->waiting = true;
+    return QGPU_FAULT_NONE;
+}
+
+static int qgpu_dma_vtimestamp(QGPUState *s, QGPUDmaBuffer *x,
+                               const uint32_t *dw, uint64_t *fault_addr)
+{
+    uint64_t addr, v;
+    int fault = qgpu_dma_vaddr64(s, x, dw, true, &addr, fault_addr);
+
+    if (fault) {
+        return fault;
+    }
+    v = cpu_to_le64(qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
+    return qgpu_mmu_access(s, QGPU_ENGINE_RENDER, x->as, addr, &v, 8, true,
+                           fault_addr);
+}
+
 static QGPUDmaHandler *const qgpu_dma_handlers[] = {
     [QGPU_DMA_NOP] = qgpu_dma_nop,
     [QGPU_DMA_BIND] = qgpu_dma_bind,
@@ -274,11 +444,21 @@ static QGPUDmaHandler *const qgpu_dma_handlers[] = {
     [QGPU_DMA_FENCE] = qgpu_dma_fence,
     [QGPU_DMA_WAIT] = qgpu_dma_wait,
     [QGPU_DMA_TIMESTAMP] = qgpu_dma_timestamp,
+    [QGPU_DMA_VCOPY] = qgpu_dma_vcopy,
+    [QGPU_DMA_VFILL] = qgpu_dma_vfill,
+    [QGPU_DMA_VADD] = qgpu_dma_valu,
+    [QGPU_DMA_VXOR] = qgpu_dma_valu,
+    [QGPU_DMA_VCHECKSUM] = qgpu_dma_vchecksum,
+    [QGPU_DMA_VFENCE] = qgpu_dma_vfence,
+    [QGPU_DMA_VWAIT] = qgpu_dma_vwait,
+    [QGPU_DMA_VTIMESTAMP] = qgpu_dma_vtimestamp,
 };
 
 /*
  * Read the DMA-buffer command at x->cur: its fixed dwords into @dw, its
- * opcode into *op. Checks the opcode and the length in its header.
+ * opcode into *op. Checks the opcode (one the context's mode runs: slot
+ * commands in a physical context, virtual ones in a bound one) and the
+ * length in its header.
  */
 static int qgpu_dma_fetch(QGPUState *s, QGPUDmaBuffer *x, uint32_t *dw,
                           uint32_t *op, uint64_t *fault_addr)
@@ -296,8 +476,8 @@ static int qgpu_dma_fetch(QGPUState *s, QGPUDmaBuffer *x, uint32_t *dw,
     fixed = qgpu_dma_cmd_len(*op);
     trace_qgpu_dma_cmd(x->ctx, *op, x->cur);
     *fault_addr = dw[0];
-    if (!fixed || *op >= ARRAY_SIZE(qgpu_dma_handlers) ||
-        !qgpu_dma_handlers[*op]) {
+    if (!fixed || !qgpu_dma_cmd_in_mode(*op, x->as.virt) ||
+        *op >= ARRAY_SIZE(qgpu_dma_handlers) || !qgpu_dma_handlers[*op]) {
         return QGPU_FAULT_BAD_OPCODE;
     }
     if (len == 0 || len < fixed || (uint64_t)len * 4 > x->end - x->cur) {
@@ -339,7 +519,8 @@ bool qgpu_render_wait_check(QGPUState *s, int *fault, uint64_t *fault_addr)
     QGPUDmaBuffer *x = &s->eng[QGPU_ENGINE_RENDER].dma;
     uint64_t v;
 
-    *fault = qgpu_addr_access(s, x->wait_addr, &v, 8, false, fault_addr);
+    *fault = qgpu_mmu_access(s, QGPU_ENGINE_RENDER, x->as, x->wait_addr, &v,
+                             8, false, fault_addr);
     if (*fault) {
         return false;
     }

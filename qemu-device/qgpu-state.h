@@ -11,6 +11,7 @@
  *   qgpu-paging.c   paging decode: TRANSFER, FILL, DISCARD, (UN)MAP_APERTURE
  *   qgpu-context.c  render contexts: slot tables, faulted state
  *   qgpu-exec.c     executors: copy, fill, GART writes, ALU, fence writes
+ *   qgpu-mmu.c      the GPU MMU: page-table walks, TLBs, virtual accesses
  *   qgpu-hap.c      the CPU host aperture (BAR4)
  *   qgpu-addr.c     the GPU address space: VRAM, GART, system memory
  *   qgpu-faultq.c   the fault queue
@@ -42,19 +43,50 @@ typedef enum QGPUJobKind {
     QGPU_JOB_ADD,               /* DMA ADD */
     QGPU_JOB_XOR,               /* DMA XOR */
     QGPU_JOB_CSUM,              /* DMA CHECKSUM */
+    QGPU_JOB_UPDATE_PT,         /* UPDATE_PT */
 } QGPUJobKind;
+
+/*
+ * An address space an access goes through: GPU physical addresses, or GPU
+ * virtual addresses translated through the page tables of a root
+ * descriptor (qgpu-mmu.c). A virtual space's root may lack VALID (then
+ * every access faults PAGE_NOT_PRESENT), hence the separate flag.
+ */
+typedef struct QGPUSpace {
+    bool virt;
+    uint64_t root;              /* root descriptor, when virt */
+} QGPUSpace;
 
 typedef struct QGPUJob {
     QGPUJobKind kind;
-    uint32_t flags;             /* QGPU_XFER_* for COPY/FILL */
-    uint64_t size;              /* bytes (GART jobs: entries) */
+    uint32_t flags;             /* QGPU_XFER_* for COPY/FILL, QGPU_PT_* */
+    uint64_t size;              /* bytes (GART, UPDATE_PT jobs: entries) */
     uint64_t done;              /* progress, same unit as size */
     uint64_t src;               /* GPU address or page-list address */
     uint64_t src2;              /* second ALU operand */
     uint64_t dst;               /* GPU address, page-list address, GART page */
+    QGPUSpace src_as;           /* address space of src and src2 */
+    QGPUSpace dst_as;           /* address space of dst */
     uint32_t pattern;
     uint32_t csum;
 } QGPUJob;
+
+/* One TLB entry: a valid leaf translation of one 4 KiB or 64 KiB page */
+typedef struct QGPUTlbEntry {
+    bool valid;
+    bool system;                /* pa is guest-physical, else a VRAM offset */
+    bool read_only;
+    uint64_t root;              /* tag: root address | QGPU_PTE_SYSTEM */
+    uint64_t va;                /* tag: VA of the page */
+    uint64_t size;              /* tag: QGPU_MMU_PAGE_4K or _64K */
+    uint64_t pa;                /* the page */
+} QGPUTlbEntry;
+
+/* Per-engine TLB: fully associative, FIFO replacement */
+typedef struct QGPUTlb {
+    QGPUTlbEntry e[QGPU_MMU_TLB_ENTRIES];
+    uint32_t next;              /* the entry the next fill replaces */
+} QGPUTlb;
 
 /* Per-context slot table entry */
 typedef struct QGPUSlot {
@@ -73,6 +105,7 @@ typedef struct QGPUDmaBuffer {
     uint32_t cmd_bytes;         /* length of the DMA command in progress */
     uint64_t wait_addr;
     uint64_t wait_value;
+    QGPUSpace as;               /* the context's address space at EXEC */
 } QGPUDmaBuffer;
 
 typedef struct QGPUEngine {
@@ -87,6 +120,9 @@ typedef struct QGPUEngine {
     QGPUDmaBuffer dma;
     uint64_t cmds;
     uint64_t bytes;
+    QGPUTlb tlb;                /* qgpu-mmu.c */
+    uint32_t fault_info;        /* FAULT_INFO/FAULT_VM of the fault being */
+    uint64_t fault_vm;          /* returned (virtual accesses), else 0 */
 } QGPUEngine;
 
 /* One fault record (docs/hw-spec.md section 10) */
@@ -96,6 +132,8 @@ typedef struct QGPUFault {
     uint32_t context;
     uint32_t offset;
     uint64_t addr;
+    uint32_t info;              /* 1.2: QGPU_FAULT_INFO_*, 0 if physical */
+    uint64_t vm;                /* 1.2: root descriptor, 0 if physical */
 } QGPUFault;
 
 typedef struct QGPUHapRun {
@@ -162,6 +200,13 @@ struct QGPUState {
     uint32_t ctx_sel;           /* CTX_SEL */
     QGPUSlot *slots;
     bool *ctx_faulted;          /* per context: EXECs skipped until CLEAR */
+    uint64_t *ctx_vm;           /* per context: root descriptor, 0: physical */
+
+    /* GPU MMU (qgpu-mmu.c); TLBs are per engine */
+    uint64_t mmu_paging_root;   /* MMU_PAGING_ROOT: address space 0 */
+    uint64_t tlb_hits;          /* statistics, kept across reset */
+    uint64_t tlb_misses;
+    uint64_t tlb_flushes;
 };
 
 #endif /* HW_QGPU_STATE_H */

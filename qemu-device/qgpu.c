@@ -23,6 +23,7 @@
 #include "qgpu-faultq.h"
 #include "qgpu-addr.h"
 #include "qgpu-hap.h"
+#include "qgpu-mmu.h"
 #include "qgpu-context.h"
 #include "qgpu-engine.h"
 #include "trace.h"
@@ -53,6 +54,7 @@ static void qgpu_device_reset(QGPUState *s)
     qgpu_hap_reset(s);
     qgpu_faultq_reset(s);
     qgpu_addr_reset(s);
+    qgpu_mmu_reset(s);
     s->scratch = 0;
     qgpu_irq_reset(s);
 }
@@ -67,7 +69,7 @@ static void qgpu_qdev_reset(DeviceState *dev)
 static uint32_t qgpu_caps(QGPUState *s)
 {
     uint32_t caps = QGPU_CAP_FENCE | QGPU_CAP_PAGING | QGPU_CAP_RENDER |
-                    QGPU_CAP_CTX_SAVE | QGPU_CAP_FAULT_QUEUE;
+                    QGPU_CAP_CTX_SAVE | QGPU_CAP_FAULT_QUEUE | QGPU_CAP_MMU;
 
     if (s->gart_size) {
         caps |= QGPU_CAP_GART;
@@ -158,7 +160,12 @@ static uint32_t qgpu_reg_read(QGPUState *s, hwaddr addr)
     case QGPU_REG_FAULT_COUNT ... QGPU_REG_FAULT_OFFSET:
     case QGPU_REG_FAULTQ_COUNT:
     case QGPU_REG_FAULTQ_LOST:
+    case QGPU_REG_FAULT_INFO ... QGPU_REG_FAULT_VM_HI:
         return qgpu_faultq_reg_read(s, addr);
+    case QGPU_REG_MMU_VA_BITS ... QGPU_REG_MMU_PAGING_ROOT_HI:
+    case QGPU_REG_TLB_HITS_LO ... QGPU_REG_TLB_FLUSHES_HI:
+        val = qgpu_mmu_reg_read(s, addr, &ok);
+        break;
     case QGPU_REG_GART_BASE_LO:
     case QGPU_REG_GART_BASE_HI:
     case QGPU_REG_GART_CTRL:
@@ -211,6 +218,9 @@ static bool qgpu_reg_write(QGPUState *s, hwaddr addr, uint32_t val)
     case QGPU_REG_CTX_SEL:
         qgpu_context_reg_write(s, addr, val);
         return true;
+    case QGPU_REG_MMU_PAGING_ROOT_LO:
+    case QGPU_REG_MMU_PAGING_ROOT_HI:
+        return qgpu_mmu_reg_write(s, addr, val);
     default:
         return false;           /* unknown or read-only */
     }
