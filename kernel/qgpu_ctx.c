@@ -9,6 +9,8 @@
 
 #include "qgpu_device.h"
 #include "qgpu_ctx.h"
+#include "qgpu_ring_cmd.h"
+#include "qgpu_vm.h"
 
 /* How long a destroyed context's queued work may still take to finish */
 #define QGPU_CTX_GRACE_MS	(4 * QGPU_JOB_TIMEOUT_MS)
@@ -40,6 +42,7 @@ static void qgpu_ctx_release(struct kref *ref)
 
 	qgpu_ctx_free_id(ctx);
 	qgpu_usage_put(ctx->usage);
+	qgpu_vm_put(ctx->vm);
 	kfree_rcu(ctx, rcu);
 }
 
@@ -95,6 +98,44 @@ void qgpu_ctx_hw_end(struct qgpu_ctx *ctx)
 		wake_up_all(&ctx->hw_idle);
 }
 
+/* A virtual context runs in its file's address space, initialised now. */
+static int qgpu_ctx_vm(struct qgpu_ctx *ctx, struct drm_file *file)
+{
+	struct qgpu_vm *vm = qgpu_vm_get(file);
+	int ret;
+
+	if (IS_ERR(vm))
+		return PTR_ERR(vm);
+	ret = qgpu_vm_ready(vm);
+	if (ret) {
+		qgpu_vm_put(vm);
+		return ret;
+	}
+	ctx->vm = vm;
+	return 0;
+}
+
+/*
+ * The commands that start a context's first DMA buffer: an empty slot
+ * table and no fault (CTX_CLEAR), and, with an MMU, the addressing model:
+ * the file's address space for a virtual context, physical for the others
+ * (a hardware context keeps its binding from one user to the next).
+ * Writing them (@cmds not NULL) marks the context started.
+ */
+u32 qgpu_ctx_enc_first(struct qgpu_ctx *ctx, u32 *cmds)
+{
+	u32 n;
+
+	n = qgpu_enc_ctx_clear(cmds, ctx->id);
+	if (ctx->qdev->has_mmu)
+		n += qgpu_enc_ctx_set_vm(cmds ? cmds + n : NULL, ctx->id,
+					 ctx->vm ? qgpu_vm_root_desc(ctx->vm) :
+					 0);
+	if (cmds)
+		ctx->cleared = true;
+	return n;
+}
+
 int qgpu_ctx_create_ioctl(struct drm_device *drm, void *data,
 			  struct drm_file *file)
 {
@@ -106,7 +147,7 @@ int qgpu_ctx_create_ioctl(struct drm_device *drm, void *data,
 	u32 id;
 	int ret;
 
-	if (QGPU_IOCTL_DBG(qdev, args->flags))
+	if (QGPU_IOCTL_DBG(qdev, args->flags & ~QGPU_CTX_CREATE_FLAGS))
 		return -EINVAL;
 	if (QGPU_IOCTL_DBG(qdev, qdev->max_contexts < 2))
 		return -ENODEV;
@@ -114,6 +155,13 @@ int qgpu_ctx_create_ioctl(struct drm_device *drm, void *data,
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
 	if (!ctx)
 		return -ENOMEM;
+	if (args->flags & QGPU_CTX_CREATE_VIRTUAL) {
+		ret = qgpu_ctx_vm(ctx, file);
+		if (ret) {
+			kfree(ctx);
+			return ret;
+		}
+	}
 	kref_init(&ctx->ref);
 	ctx->qdev = qdev;
 	ctx->usage = qf->usage;
@@ -148,6 +196,7 @@ err_entity:
 	drm_sched_entity_destroy(&ctx->entity);
 err_free:
 	qgpu_usage_put(ctx->usage);
+	qgpu_vm_put(ctx->vm);
 	kfree(ctx);
 	return ret;
 }

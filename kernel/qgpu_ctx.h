@@ -9,6 +9,8 @@
 
 #include "qgpu_device.h"
 
+struct qgpu_vm;
+
 /**
  * struct qgpu_ctx - a GPU context: a scheduler entity on the render engine
  * and a device slot table (the id is the hardware context number)
@@ -34,6 +36,7 @@ struct qgpu_ctx {
 	atomic_t hw_jobs;		/* its jobs on the device now */
 	struct qgpu_usage *usage;	/* its file's engine time */
 	wait_queue_head_t hw_idle;	/* woken when hw_jobs drops to 0 */
+	struct qgpu_vm *vm;		/* virtual context: its address space */
 };
 
 int qgpu_ctx_create_ioctl(struct drm_device *drm, void *data,
@@ -42,6 +45,7 @@ int qgpu_ctx_destroy_ioctl(struct drm_device *drm, void *data,
 			   struct drm_file *file);
 struct qgpu_ctx *qgpu_ctx_lookup(struct qgpu_file *qf, u32 id);
 void qgpu_ctx_put(struct qgpu_ctx *ctx);
+u32 qgpu_ctx_enc_first(struct qgpu_ctx *ctx, u32 *cmds);
 int qgpu_ctx_begin_submit(struct qgpu_ctx *ctx);
 void qgpu_ctx_end_submit(struct qgpu_ctx *ctx);
 void qgpu_ctx_queued(struct qgpu_ctx *ctx, struct dma_fence *fence);

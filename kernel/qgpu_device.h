@@ -85,6 +85,21 @@ struct qgpu_counters {
 #define QGPU_STAT(field) \
 	(offsetof(struct drm_qgpu_stats, field) / sizeof(__u64))
 
+/**
+ * struct qgpu_mmu_stats - GPU virtual addressing counters (QGPU_QUERY_MMU)
+ */
+struct qgpu_mmu_stats {
+	atomic64_t pte_writes;
+	atomic64_t update_pt_cmds;
+	atomic64_t tlb_flushes;
+	atomic64_t transfer_virtual_bytes;
+	atomic64_t fill_virtual_bytes;
+	atomic64_t make_resident_calls;
+};
+
+struct qgpu_pp;
+struct qgpu_vm;
+
 struct qgpu_device {
 	struct drm_device drm;
 	struct pci_dev *pdev;
@@ -129,6 +144,13 @@ struct qgpu_device {
 	struct xarray contexts;		/* global id -> qgpu_ctx */
 	u32 next_ctx;
 
+	/* GPU MMU (qgpu_pagetable.c, qgpu_vm.c) */
+	bool has_mmu;
+	struct qgpu_pp *pp;		/* the paging process */
+	u64 page_tables;		/* under mm_lock */
+	struct qgpu_mmu_stats mmu_stats;
+	struct workqueue_struct *mm_wq;	/* the memory manager's worker */
+
 	struct qgpu_counters stats;
 	u32 faults_seen;
 	struct dentry *debugfs;
@@ -153,6 +175,8 @@ void qgpu_usage_put(struct qgpu_usage *usage);
 
 struct qgpu_file {
 	struct qgpu_device *qdev;
+	struct mutex vm_lock;		/* creates @vm */
+	struct qgpu_vm *vm;		/* its GPU address space, or NULL */
 	struct xarray contexts;		/* ids owned by this file */
 	struct qgpu_counters stats;
 	struct qgpu_usage *usage;

@@ -22,6 +22,7 @@
 #include "qgpu_query.h"
 #include "qgpu_submit.h"
 #include "qgpu_debugfs.h"
+#include "qgpu_vm.h"
 
 static int qgpu_open(struct drm_device *drm, struct drm_file *file)
 {
@@ -37,6 +38,7 @@ static int qgpu_open(struct drm_device *drm, struct drm_file *file)
 	}
 	kref_init(&qf->usage->ref);
 	qf->qdev = to_qdev(drm);
+	mutex_init(&qf->vm_lock);
 	xa_init_flags(&qf->contexts, XA_FLAGS_ALLOC1);
 	file->driver_priv = qf;
 	return 0;
@@ -47,6 +49,7 @@ static void qgpu_postclose(struct drm_device *drm, struct drm_file *file)
 	struct qgpu_file *qf = file->driver_priv;
 
 	qgpu_ctx_file_fini(qf);
+	qgpu_vm_file_fini(qf);
 	xa_destroy(&qf->contexts);
 	qgpu_usage_put(qf->usage);
 	kfree(qf);
@@ -65,6 +68,11 @@ static const struct drm_ioctl_desc qgpu_ioctls[] = {
 	QGPU_IOCTL(SUBMIT, qgpu_submit_ioctl),
 	QGPU_IOCTL(CTX_CREATE, qgpu_ctx_create_ioctl),
 	QGPU_IOCTL(CTX_DESTROY, qgpu_ctx_destroy_ioctl),
+	QGPU_IOCTL(VM_RESERVE, qgpu_vm_reserve_ioctl),
+	QGPU_IOCTL(VM_FREE, qgpu_vm_free_ioctl),
+	QGPU_IOCTL(VM_MAP, qgpu_vm_map_ioctl),
+	QGPU_IOCTL(VM_UNMAP, qgpu_vm_unmap_ioctl),
+	QGPU_IOCTL(MAKE_RESIDENT, qgpu_make_resident_ioctl),
 };
 
 /* drm-total-memory, drm-resident-memory... in /proc/PID/fdinfo/FD */
@@ -124,7 +132,7 @@ static const struct file_operations qgpu_fops = {
 
 static const struct drm_driver qgpu_driver = {
 	.driver_features = DRIVER_GEM | DRIVER_RENDER | DRIVER_SYNCOBJ |
-			   DRIVER_SYNCOBJ_TIMELINE,
+			   DRIVER_SYNCOBJ_TIMELINE | DRIVER_GEM_GPUVA,
 	.open = qgpu_open,
 	.postclose = qgpu_postclose,
 	.ioctls = qgpu_ioctls,

@@ -121,3 +121,28 @@ u32 qgpu_hw_hap_fault_count(struct qgpu_device *qdev)
 {
 	return qgpu_rd(qdev, QGPU_REG_HAP_FAULT_COUNT);
 }
+
+/* The GPU MMU, if the device has one (QGPU_CAP_MMU, version 1.2) */
+bool qgpu_hw_has_mmu(struct qgpu_device *qdev)
+{
+	return qdev->caps & QGPU_CAP_MMU &&
+	       qgpu_rd(qdev, QGPU_REG_MMU_VA_BITS) == QGPU_MMU_VA_BITS &&
+	       qgpu_rd(qdev, QGPU_REG_MMU_LEVELS) == QGPU_MMU_LEVELS &&
+	       qgpu_rd(qdev, QGPU_REG_MMU_PTE_SIZE) == QGPU_MMU_PTE_SIZE;
+}
+
+/* Address space 0, the paging process's: its root descriptor */
+void qgpu_hw_mmu_paging_root(struct qgpu_device *qdev, u64 root)
+{
+	qgpu_wr(qdev, QGPU_REG_MMU_PAGING_ROOT_LO, lower_32_bits(root));
+	qgpu_wr(qdev, QGPU_REG_MMU_PAGING_ROOT_HI, upper_32_bits(root));
+}
+
+/* The device's TLB counters: hits, misses (walks), flushes */
+void qgpu_hw_tlb_counters(struct qgpu_device *qdev, u64 *hits, u64 *misses,
+			  u64 *flushes)
+{
+	*hits = qgpu_rd64(qdev, QGPU_REG_TLB_HITS_LO);
+	*misses = qgpu_rd64(qdev, QGPU_REG_TLB_MISSES_LO);
+	*flushes = qgpu_rd64(qdev, QGPU_REG_TLB_FLUSHES_LO);
+}

@@ -2,7 +2,9 @@
 /*
  * qgpu: moving an allocation between segments and system memory. Every
  * move is a paging buffer on the paging engine (TRANSFER, FILL, GART
- * map/unmap); the CPU never copies VRAM. A move zaps the allocation's CPU
+ * map/unmap; for an allocation mapped in a GPU address space, TransferVirtual
+ * and FillVirtual through the paging process, and the rewrite of its
+ * page-table entries); the CPU never copies VRAM. A move zaps the allocation's CPU
  * mappings, queues behind all of qgpu's work on the allocation and puts
  * its fence in the allocation's reservation object; the books (segment,
  * range, LRU) change at once. In a plan's dry run only the books change.
@@ -18,6 +20,7 @@
 #include "qgpu_paging.h"
 #include "qgpu_plan.h"
 #include "qgpu_trace.h"
+#include "qgpu_vm.h"
 
 /* Drop every CPU mapping of @bo; the next access faults and re-resolves. */
 void qgpu_mm_zap(struct qgpu_bo *bo)
@@ -103,7 +106,16 @@ static int qgpu_mm_build_move(struct qgpu_paging *pb, struct qgpu_bo *bo,
 			return ret;
 	}
 
-	if (dst_vram && bo->pristine) {
+	if (qgpu_pp_can_move(bo, src, dst)) {
+		/* mapped in a GPU address space: through the paging process */
+		ret = qgpu_pp_build_move(pb, bo, src_addr, src, dst_addr, dst);
+		stat = dst_vram && bo->pristine ? QGPU_STAT(bytes_filled) :
+		       src_vram && dst_vram ? QGPU_STAT(bytes_vram_to_vram) :
+		       src_vram ? QGPU_STAT(bytes_from_vram) :
+		       QGPU_STAT(bytes_to_vram);
+		if (!dst_vram && bo->pristine)
+			stat = 0;
+	} else if (dst_vram && bo->pristine) {
 		/* a new allocation in local memory is zero-filled ("GpuMmu
 		 * Example Scenarios")
 		 */
@@ -132,6 +144,9 @@ static int qgpu_mm_build_move(struct qgpu_paging *pb, struct qgpu_bo *bo,
 	if (src == QGPU_SEG_APERTURE)
 		ret = qgpu_paging_unmap_aperture(pb, bo->node.start >> PAGE_SHIFT,
 						 bo->npages);
+	/* Its GPU virtual addresses follow it. */
+	if (!ret && qdev->pp)
+		ret = qgpu_vm_bo_moved(pb, bo, dst, dst_addr);
 	return ret;
 }
 

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * qgpu: paging buffers. The encoder for paging-engine commands
- * (TRANSFER, FILL, DISCARD, MAP/UNMAP_APERTURE) and the paging buffer that
+ * (TRANSFER, FILL, DISCARD, MAP/UNMAP_APERTURE, and the GPU MMU's
+ * UPDATE_PAGE_TABLE, FLUSH_TLB, TRANSFER_VIRTUAL, FILL_VIRTUAL) and the paging buffer that
  * holds their page lists. The paging buffer is reserved at init in the
  * aperture segment (PagingBufferSegmentId), mapped through the GART by the
  * paging engine itself, and used as a bump allocator that restarts when
  * the paging engine is idle.
  */
 #include <linux/dma-mapping.h>
+
+#include <qgpu/qgpu_mmu.h>
 
 #include "qgpu_device.h"
 #include "qgpu_hw.h"
@@ -129,6 +132,39 @@ static u64 *qgpu_paging_list_extra(struct qgpu_paging *pb, u32 bytes,
 	return x->cpu;
 }
 
+/* Room for @bytes of command data (lists), in the paging buffer or not. */
+static u64 *qgpu_paging_alloc_data(struct qgpu_paging *pb, u32 bytes,
+				   u64 *gpu_addr)
+{
+	struct qgpu_device *qdev = pb->qdev;
+	u64 *p;
+
+	if (qdev->pbuf_head + bytes > qdev->pbuf_size && !pb->ndw &&
+	    (!qdev->pbuf_last || dma_fence_is_signaled(qdev->pbuf_last)))
+		qdev->pbuf_head = 0;
+	if (qdev->pbuf_head + bytes > qdev->pbuf_size)
+		return qgpu_paging_list_extra(pb, bytes, gpu_addr);
+	p = qdev->pbuf + qdev->pbuf_head;
+	*gpu_addr = qdev->seg[QGPU_PBUF_SEGMENT].base + qdev->pbuf_head;
+	qdev->pbuf_head += ALIGN(bytes, 64);
+	return p;
+}
+
+/* Copy @n 64-bit words (page-table entries) where a command can read them */
+int qgpu_paging_data(struct qgpu_paging *pb, const u64 *data, u32 n,
+		     u64 *gpu_addr)
+{
+	u64 *p;
+
+	if (!n || n * sizeof(u64) > QGPU_PBUF_MAX_LIST)
+		return -EINVAL;
+	p = qgpu_paging_alloc_data(pb, n * sizeof(u64), gpu_addr);
+	if (!p)
+		return -ENOMEM;
+	memcpy(p, data, n * sizeof(u64));
+	return 0;
+}
+
 /**
  * qgpu_paging_list - write a page list for a paging command
  * @pb: paging buffer being built
@@ -146,25 +182,15 @@ static u64 *qgpu_paging_list_extra(struct qgpu_paging *pb, u32 bytes,
 int qgpu_paging_list(struct qgpu_paging *pb, const dma_addr_t *pages,
 		     u32 npages, bool gpu_addrs, u64 *gpu_addr)
 {
-	struct qgpu_device *qdev = pb->qdev;
 	u32 bytes = npages * sizeof(u64);
 	u64 *list;
 	u32 i;
 
 	if (!npages || bytes > QGPU_PBUF_MAX_LIST)
 		return -EINVAL;
-	if (qdev->pbuf_head + bytes > qdev->pbuf_size && !pb->ndw &&
-	    (!qdev->pbuf_last || dma_fence_is_signaled(qdev->pbuf_last)))
-		qdev->pbuf_head = 0;
-	if (qdev->pbuf_head + bytes > qdev->pbuf_size) {
-		list = qgpu_paging_list_extra(pb, bytes, gpu_addr);
-		if (!list)
-			return -ENOMEM;
-	} else {
-		list = qdev->pbuf + qdev->pbuf_head;
-		*gpu_addr = qdev->seg[QGPU_PBUF_SEGMENT].base + qdev->pbuf_head;
-		qdev->pbuf_head += ALIGN(bytes, 64);
-	}
+	list = qgpu_paging_alloc_data(pb, bytes, gpu_addr);
+	if (!list)
+		return -ENOMEM;
 	for (i = 0; i < npages; i++)
 		list[i] = (gpu_addrs ? QGPU_SYS_BIT : 0) | pages[i];
 	return 0;
@@ -218,6 +244,104 @@ int qgpu_paging_unmap_aperture(struct qgpu_paging *pb, u32 first, u32 count)
 	atomic64_inc(&pb->qdev->stats.c[QGPU_STAT(aperture_unmaps)]);
 	return qgpu_paging_emit(pb, dw,
 				qgpu_enc_unmap_aperture(dw, first, count));
+}
+
+/* Room for @ndw more dwords in the paging buffer being built? */
+bool qgpu_paging_room(struct qgpu_paging *pb, u32 ndw)
+{
+	return pb->ndw + ndw <= pb->max_dw;
+}
+
+/* Most entries an UPDATE_PAGE_TABLE carries inline (else from a list) */
+#define QGPU_PT_INLINE_MAX	16
+
+/**
+ * qgpu_paging_update_pt - UpdatePageTable: write page-table entries
+ * @pb: paging buffer being built
+ * @table: root descriptor of the address space the table belongs to (for
+ *	tracing only)
+ * @dst: address of the first entry: a VA of the paging process with
+ *	@virt, else a GPU physical address
+ * @entries: the entries
+ * @n: how many, at most one table's worth (QGPU_MMU_ENTRIES)
+ * @virt: @dst is a paging-process VA
+ *
+ * A few entries go into the command; more go into the paging buffer as a
+ * list the command points at.
+ */
+int qgpu_paging_update_pt(struct qgpu_paging *pb, u64 table, u64 dst,
+			  const u64 *entries, u32 n, bool virt)
+{
+	struct qgpu_device *qdev = pb->qdev;
+	u32 flags = virt ? QGPU_PT_DST_VIRTUAL : 0;
+	u32 dw[QGPU_CMD_UPDATE_PT_LEN + 2 * QGPU_PT_INLINE_MAX];
+	u64 list = 0;
+	u32 len;
+	int ret;
+
+	if (!n || n > QGPU_MMU_ENTRIES)
+		return -EINVAL;
+	if (n <= QGPU_PT_INLINE_MAX) {
+		flags |= QGPU_PT_INLINE;
+	} else {
+		ret = qgpu_paging_data(pb, entries, n, &list);
+		if (ret)
+			return ret;
+	}
+	len = qgpu_enc_update_pt(dw, dst, n, list, entries, flags);
+	ret = qgpu_paging_emit(pb, dw, len);
+	if (ret)
+		return ret;
+	atomic64_add(n, &qdev->mmu_stats.pte_writes);
+	atomic64_inc(&qdev->mmu_stats.update_pt_cmds);
+	trace_qgpu_update_pt(table, dst, n, virt);
+	return 0;
+}
+
+/* FlushTLB(@root): the device forgets the address space's translations. */
+int qgpu_paging_flush_tlb(struct qgpu_paging *pb, u64 root)
+{
+	u32 dw[QGPU_CMD_MAX_FIXED_LEN];
+	int ret;
+
+	ret = qgpu_paging_emit(pb, dw, qgpu_enc_flush_tlb(dw, root));
+	if (ret)
+		return ret;
+	atomic64_inc(&pb->qdev->mmu_stats.tlb_flushes);
+	trace_qgpu_flush_tlb(root);
+	return 0;
+}
+
+/* TransferVirtual between two VAs of the paging process */
+int qgpu_paging_transfer_virtual(struct qgpu_paging *pb, u64 size, u64 src,
+				 u64 dst)
+{
+	u32 dw[QGPU_CMD_MAX_FIXED_LEN];
+	int ret;
+
+	ret = qgpu_paging_emit(pb, dw,
+			       qgpu_enc_transfer_virtual(dw, size, src, dst));
+	if (ret)
+		return ret;
+	atomic64_add(size, &pb->qdev->mmu_stats.transfer_virtual_bytes);
+	trace_qgpu_transfer_virtual(src, dst, size);
+	return 0;
+}
+
+/* FillVirtual at a VA of the paging process */
+int qgpu_paging_fill_virtual(struct qgpu_paging *pb, u64 size, u64 dst,
+			     u32 pattern)
+{
+	u32 dw[QGPU_CMD_MAX_FIXED_LEN];
+	int ret;
+
+	ret = qgpu_paging_emit(pb, dw,
+			       qgpu_enc_fill_virtual(dw, size, dst, pattern));
+	if (ret)
+		return ret;
+	atomic64_add(size, &pb->qdev->mmu_stats.fill_virtual_bytes);
+	trace_qgpu_fill_virtual(dst, size, pattern);
+	return 0;
 }
 
 /**

@@ -40,5 +40,15 @@ int qgpu_paging_map_aperture(struct qgpu_paging *pb, u32 first, u32 count,
 			     u64 list);
 int qgpu_paging_unmap_aperture(struct qgpu_paging *pb, u32 first, u32 count);
 int qgpu_paging_nop(struct qgpu_paging *pb);
+bool qgpu_paging_room(struct qgpu_paging *pb, u32 ndw);
+int qgpu_paging_data(struct qgpu_paging *pb, const u64 *data, u32 n,
+		     u64 *gpu_addr);
+int qgpu_paging_update_pt(struct qgpu_paging *pb, u64 table, u64 dst,
+			  const u64 *entries, u32 n, bool virt);
+int qgpu_paging_flush_tlb(struct qgpu_paging *pb, u64 root);
+int qgpu_paging_transfer_virtual(struct qgpu_paging *pb, u64 size, u64 src,
+				 u64 dst);
+int qgpu_paging_fill_virtual(struct qgpu_paging *pb, u64 size, u64 dst,
+			     u32 pattern);
 
 #endif /* QGPU_PAGING_H */

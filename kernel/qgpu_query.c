@@ -11,6 +11,7 @@
 #include "qgpu_mm.h"
 #include "qgpu_paging.h"
 #include "qgpu_query.h"
+#include "qgpu_vm.h"
 
 void qgpu_query_stats(struct qgpu_counters *c, struct drm_qgpu_stats *st)
 {
@@ -69,6 +70,31 @@ static u32 qgpu_query_segments(struct qgpu_device *qdev,
 	return n;
 }
 
+/* The GPU MMU after DXGK_GPUMMUCAPS, and the virtual-addressing counters */
+static void qgpu_query_mmu(struct qgpu_device *qdev,
+			   struct drm_qgpu_mmu_info *m)
+{
+	struct qgpu_mmu_stats *st = &qdev->mmu_stats;
+
+	m->va_bits = QGPU_MMU_VA_BITS;
+	m->levels = QGPU_MMU_LEVELS;
+	m->page_sizes = QGPU_MMU_PAGE_SIZES;
+	m->pte_size = QGPU_MMU_PTE_SIZE;
+	m->tlb_entries = QGPU_MMU_TLB_ENTRIES;
+	m->va_start = QGPU_VM_USER_START;
+	m->va_end = QGPU_VM_USER_END;
+	qgpu_mm_lock(qdev, NULL);
+	m->page_tables = qdev->page_tables;
+	qgpu_mm_unlock(qdev);
+	m->page_table_bytes = m->page_tables * QGPU_MMU_TABLE_SIZE;
+	m->pte_writes = atomic64_read(&st->pte_writes);
+	m->update_pt_cmds = atomic64_read(&st->update_pt_cmds);
+	m->tlb_flushes = atomic64_read(&st->tlb_flushes);
+	m->transfer_virtual_bytes = atomic64_read(&st->transfer_virtual_bytes);
+	m->fill_virtual_bytes = atomic64_read(&st->fill_virtual_bytes);
+	m->make_resident_calls = atomic64_read(&st->make_resident_calls);
+}
+
 int qgpu_query_ioctl(struct drm_device *drm, void *data,
 		     struct drm_file *file)
 {
@@ -98,9 +124,21 @@ int qgpu_query_ioctl(struct drm_device *drm, void *data,
 	case QGPU_QUERY_CONTEXT:
 		size = sizeof(struct drm_qgpu_context_status);
 		break;
+	case QGPU_QUERY_MMU:
+		size = sizeof(struct drm_qgpu_mmu_info);
+		break;
+	case QGPU_QUERY_VM_INFO:
+		size = sizeof(struct drm_qgpu_vm_info);
+		break;
+	case QGPU_QUERY_VM_LAYOUT:
+		qgpu_vm_layout(qf, NULL, 0, &count);
+		size = count * sizeof(struct drm_qgpu_vm_layout_entry);
+		break;
 	default:
 		return -EINVAL;
 	}
+	if (QGPU_IOCTL_DBG(qdev, q->type >= QGPU_QUERY_MMU && !qdev->pp))
+		return -ENODEV;
 	if (QGPU_IOCTL_DBG(qdev, q->arg && q->type != QGPU_QUERY_CONTEXT))
 		return -EINVAL;
 	q->count = count;
@@ -138,6 +176,17 @@ int qgpu_query_ioctl(struct drm_device *drm, void *data,
 		break;
 	case QGPU_QUERY_CONTEXT:
 		ret = qgpu_ctx_status(qf, q->arg, buf);
+		break;
+	case QGPU_QUERY_MMU:
+		qgpu_query_mmu(qdev, buf);
+		break;
+	case QGPU_QUERY_VM_INFO:
+		ret = qgpu_vm_info(qf, buf);
+		break;
+	case QGPU_QUERY_VM_LAYOUT:
+		/* a layout that grew since it was sized is cut to @count */
+		ret = qgpu_vm_layout(qf, buf, count, &q->count);
+		q->count = min(q->count, count);
 		break;
 	}
 	if (!ret && copy_to_user(u64_to_user_ptr(q->ptr), buf, size))

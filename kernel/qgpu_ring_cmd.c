@@ -106,3 +106,69 @@ u32 qgpu_enc_ctx_unbind(u32 *dw, u32 ctx, u32 first, u32 count)
 
 	return qgpu_enc(dw, QGPU_CMD_CTX_UNBIND, 0, a);
 }
+
+/*
+ * UPDATE_PAGE_TABLE of @count entries at @dst (a paging-space VA with
+ * QGPU_PT_DST_VIRTUAL in @flags): from the list at @list, or with
+ * QGPU_PT_INLINE from @entries written into the command itself. Returns
+ * the command's length, which for inline entries is 6 + 2 * @count.
+ */
+u32 qgpu_enc_update_pt(u32 *dw, u64 dst, u32 count, u64 list,
+		       const u64 *entries, u32 flags)
+{
+	const u32 a[] = {
+		lower_32_bits(dst), upper_32_bits(dst), count,
+		lower_32_bits(list), upper_32_bits(list),
+	};
+	u32 len = qgpu_cmd_len(QGPU_CMD_UPDATE_PT), i;
+
+	if (!(flags & QGPU_PT_INLINE))
+		return qgpu_enc(dw, QGPU_CMD_UPDATE_PT, flags, a);
+	if (dw) {
+		qgpu_enc(dw, QGPU_CMD_UPDATE_PT, flags, a);
+		dw[0] = QGPU_CMD_HDR(QGPU_CMD_UPDATE_PT, flags,
+				     len + 2 * count);
+		for (i = 0; i < count; i++) {
+			dw[len + 2 * i] = lower_32_bits(entries[i]);
+			dw[len + 2 * i + 1] = upper_32_bits(entries[i]);
+		}
+	}
+	return len + 2 * count;
+}
+
+/* FLUSH_TLB of the address space whose root descriptor is @root. */
+u32 qgpu_enc_flush_tlb(u32 *dw, u64 root)
+{
+	const u32 a[] = { lower_32_bits(root), upper_32_bits(root) };
+
+	return qgpu_enc(dw, QGPU_CMD_FLUSH_TLB, 0, a);
+}
+
+u32 qgpu_enc_transfer_virtual(u32 *dw, u64 size, u64 src, u64 dst)
+{
+	const u32 a[] = {
+		lower_32_bits(size), upper_32_bits(size),
+		lower_32_bits(src), upper_32_bits(src),
+		lower_32_bits(dst), upper_32_bits(dst),
+	};
+
+	return qgpu_enc(dw, QGPU_CMD_TRANSFER_VIRTUAL, 0, a);
+}
+
+u32 qgpu_enc_fill_virtual(u32 *dw, u64 size, u64 dst, u32 pattern)
+{
+	const u32 a[] = {
+		lower_32_bits(size), upper_32_bits(size),
+		lower_32_bits(dst), upper_32_bits(dst), pattern,
+	};
+
+	return qgpu_enc(dw, QGPU_CMD_FILL_VIRTUAL, 0, a);
+}
+
+/* Bind context @ctx to the address space at @root (0: physical mode). */
+u32 qgpu_enc_ctx_set_vm(u32 *dw, u32 ctx, u64 root)
+{
+	const u32 a[] = { ctx, lower_32_bits(root), upper_32_bits(root) };
+
+	return qgpu_enc(dw, QGPU_CMD_CTX_SET_VM, 0, a);
+}

@@ -31,15 +31,6 @@
 #include "qgpu_submit_sync.h"
 #include "qgpu_trace.h"
 
-/* The patched DMA buffer, shared by the portions that execute it. */
-struct qgpu_dmabuf {
-	struct kref ref;
-	struct device *dev;
-	void *cpu;
-	dma_addr_t dma;
-	u32 size;
-};
-
 static void qgpu_dmabuf_release(struct kref *ref)
 {
 	struct qgpu_dmabuf *b = container_of(ref, struct qgpu_dmabuf, ref);
@@ -48,11 +39,43 @@ static void qgpu_dmabuf_release(struct kref *ref)
 	kfree(b);
 }
 
-static void qgpu_dmabuf_put(void *data)
+void qgpu_dmabuf_put(void *data)
 {
 	struct qgpu_dmabuf *b = data;
 
 	kref_put(&b->ref, qgpu_dmabuf_release);
+}
+
+/**
+ * qgpu_dmabuf_copy - the kernel's copy of a user DMA buffer
+ * @qdev: device
+ * @user: user pointer
+ * @size: bytes (checked by the caller)
+ * @out: the copy, in memory the device reads (a reference)
+ *
+ * The device runs this copy, never the user's memory: what it executes is
+ * what the kernel parsed.
+ */
+int qgpu_dmabuf_copy(struct qgpu_device *qdev, u64 user, u32 size,
+		     struct qgpu_dmabuf **out)
+{
+	struct qgpu_dmabuf *b;
+
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return -ENOMEM;
+	kref_init(&b->ref);
+	b->dev = qdev->drm.dev;
+	b->size = size;
+	b->cpu = dma_alloc_coherent(b->dev, size, &b->dma, GFP_KERNEL);
+	if (!b->cpu) {
+		kfree(b);
+		return -ENOMEM;
+	}
+	*out = b;
+	if (copy_from_user(b->cpu, u64_to_user_ptr(user), size))
+		return -EFAULT;
+	return 0;
 }
 
 struct qgpu_submit {
@@ -146,6 +169,7 @@ static int qgpu_submit_copy(struct qgpu_submit *s)
 	struct drm_qgpu_submit *a = s->args;
 	struct qgpu_device *qdev = s->qdev;
 	u32 i, prev_split = 0, prev_patch = 0, splits = 0;
+	int ret;
 
 	if (a->dma_size < 4 || a->dma_size > QGPU_MAX_DMA_SIZE ||
 	    a->dma_size % 4 || a->num_allocs > QGPU_MAX_ALLOCS ||
@@ -156,22 +180,10 @@ static int qgpu_submit_copy(struct qgpu_submit *s)
 		return -EINVAL;
 	}
 
-	s->buf = kzalloc(sizeof(*s->buf), GFP_KERNEL);
-	if (!s->buf)
-		return -ENOMEM;
-	kref_init(&s->buf->ref);
-	s->buf->dev = qdev->drm.dev;
-	s->buf->size = a->dma_size;
-	s->buf->cpu = dma_alloc_coherent(s->buf->dev, a->dma_size,
-					 &s->buf->dma, GFP_KERNEL);
-	if (!s->buf->cpu) {
-		kfree(s->buf);
-		s->buf = NULL;
-		return -ENOMEM;
-	}
+	ret = qgpu_dmabuf_copy(qdev, a->dma, a->dma_size, &s->buf);
+	if (ret)
+		return ret;
 	s->dw = s->buf->cpu;
-	if (copy_from_user(s->dw, u64_to_user_ptr(a->dma), a->dma_size))
-		return -EFAULT;
 
 	s->ae = kvmalloc_array(a->num_allocs + 1, sizeof(*s->ae), GFP_KERNEL);
 	s->bos = kvcalloc(a->num_allocs + 1, sizeof(*s->bos), GFP_KERNEL);
@@ -279,11 +291,8 @@ static u32 qgpu_submit_prologue(struct qgpu_submit *s, u32 *cmds)
 	 * a context the device marked faulted stays dead until the driver has
 	 * seen the fault, even when its next submit is on the ring already.
 	 */
-	if (!s->portions && !s->ctx->cleared) {
-		if (cmds)
-			s->ctx->cleared = true;
-		return qgpu_enc_ctx_clear(cmds, s->ctx->id);
-	}
+	if (!s->portions && !s->ctx->cleared)
+		return qgpu_ctx_enc_first(s->ctx, cmds);
 	if (!s->portions)
 		return qgpu_enc_ctx_unbind(cmds, s->ctx->id, 0,
 					   s->qdev->max_slots);
@@ -728,6 +737,10 @@ int qgpu_submit_ioctl(struct drm_device *drm, void *data,
 	}
 	if (qgpu_ctx_is_lost(s.ctx)) {
 		ret = -ECANCELED;
+		goto out_ctx;
+	}
+	if (s.ctx->vm) {
+		ret = qgpu_submit_virtual(qdev, file, s.ctx, args);
 		goto out_ctx;
 	}
 	ret = qgpu_submit_copy(&s);

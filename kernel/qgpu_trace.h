@@ -194,6 +194,80 @@ TRACE_EVENT(qgpu_reset,
 	    TP_printk("engine=%u", __entry->engine)
 );
 
+/*
+ * GPU virtual addressing ("GpuMmu Example Scenarios"): the paging
+ * operations as the memory manager queues them. @table is the root
+ * descriptor of the address space whose page table an UPDATE_PAGE_TABLE
+ * writes (the paging process's or a process's); @vm of a FLUSH_TLB is the
+ * address space flushed.
+ */
+TRACE_EVENT(qgpu_update_pt,
+	    TP_PROTO(u64 table, u64 dst, u32 count, bool virt),
+	    TP_ARGS(table, dst, count, virt),
+	    TP_STRUCT__entry(__field(u64, table)
+			     __field(u64, dst)
+			     __field(u32, count)
+			     __field(bool, virt)),
+	    TP_fast_assign(__entry->table = table;
+			   __entry->dst = dst;
+			   __entry->count = count;
+			   __entry->virt = virt;),
+	    TP_printk("root=%#llx dst=%#llx count=%u virtual=%d",
+		      __entry->table, __entry->dst, __entry->count,
+		      __entry->virt)
+);
+
+TRACE_EVENT(qgpu_flush_tlb,
+	    TP_PROTO(u64 vm),
+	    TP_ARGS(vm),
+	    TP_STRUCT__entry(__field(u64, vm)),
+	    TP_fast_assign(__entry->vm = vm;),
+	    TP_printk("root=%#llx", __entry->vm)
+);
+
+TRACE_EVENT(qgpu_transfer_virtual,
+	    TP_PROTO(u64 src, u64 dst, u64 size),
+	    TP_ARGS(src, dst, size),
+	    TP_STRUCT__entry(__field(u64, src)
+			     __field(u64, dst)
+			     __field(u64, size)),
+	    TP_fast_assign(__entry->src = src;
+			   __entry->dst = dst;
+			   __entry->size = size;),
+	    TP_printk("src=%#llx dst=%#llx size=%llu", __entry->src,
+		      __entry->dst, __entry->size)
+);
+
+TRACE_EVENT(qgpu_fill_virtual,
+	    TP_PROTO(u64 dst, u64 size, u32 pattern),
+	    TP_ARGS(dst, size, pattern),
+	    TP_STRUCT__entry(__field(u64, dst)
+			     __field(u64, size)
+			     __field(u32, pattern)),
+	    TP_fast_assign(__entry->dst = dst;
+			   __entry->size = size;
+			   __entry->pattern = pattern;),
+	    TP_printk("dst=%#llx size=%llu pattern=%#x", __entry->dst,
+		      __entry->size, __entry->pattern)
+);
+
+/* A process's paging fence: handed out (@signalled 0) and signalled (1) */
+TRACE_EVENT(qgpu_paging_signal,
+	    TP_PROTO(u64 root, u64 fence, bool signalled, int error),
+	    TP_ARGS(root, fence, signalled, error),
+	    TP_STRUCT__entry(__field(u64, root)
+			     __field(u64, fence)
+			     __field(bool, signalled)
+			     __field(int, error)),
+	    TP_fast_assign(__entry->root = root;
+			   __entry->fence = fence;
+			   __entry->signalled = signalled;
+			   __entry->error = error;),
+	    TP_printk("root=%#llx fence=%llu signalled=%d error=%d",
+		      __entry->root, __entry->fence, __entry->signalled,
+		      __entry->error)
+);
+
 #endif /* QGPU_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH

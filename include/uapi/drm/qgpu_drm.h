@@ -829,7 +829,8 @@ struct drm_qgpu_submit {
  *	(context 0 is the kernel's); its input value is ignored.
  *
  * Errors: EINVAL (@flags), ENODEV (the device saves fewer than two
- * contexts, or %QGPU_CTX_CREATE_VIRTUAL without an MMU), ENOSPC (every context id is in use, by any file).
+ * contexts, or %QGPU_CTX_CREATE_VIRTUAL without an MMU), ENOSPC (every
+ * context id is in use, by any file).
  */
 struct drm_qgpu_ctx_create {
 	__u32 flags;

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qgpu: MakeResident and Evict in the virtual addressing model, "Making an
+ * allocation resident" of "GpuMmu Example Scenarios" (WDK).
+ *
+ * In the caller's thread: the list is checked, the allocations' system
+ * pages are taken (pinned for as long as the allocation lives), a new
+ * paging fence value is taken from the process's paging-fence timeline,
+ * and the request goes to the memory manager's worker; the ioctl returns.
+ * In the worker: each allocation is committed to VRAM (or evicted), which
+ * updates the process's page-table entries and flushes its TLB and, for an
+ * allocation new in VRAM, fills it with zeros (qgpu_migrate.c,
+ * qgpu_pagetable.c); then the paging fence signals once the paging engine
+ * has run all of it. A DMA buffer of the process waits for its latest
+ * paging fence.
+ */
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <drm/drm_file.h>
+#include <drm/drm_syncobj.h>
+
+#include "qgpu_device.h"
+#include "qgpu_gem.h"
+#include "qgpu_mm.h"
+#include "qgpu_trace.h"
+#include "qgpu_vm.h"
+
+/**
+ * struct qgpu_paging_fence - a process's paging fence value
+ * @base: the fence (seqno = the value)
+ * @lock: its lock
+ * @root: the process's address space, for tracing
+ * @cb: signals @base when the paging it waits for is done
+ */
+struct qgpu_paging_fence {
+	struct dma_fence base;
+	spinlock_t lock;		/* the fence's */
+	u64 root;
+	struct dma_fence_cb cb;
+};
+
+/**
+ * struct qgpu_residency_req - one MakeResident or Evict for the worker
+ * @work: the worker's item
+ * @vm: the process's address space (a reference)
+ * @fence: its paging fence (a reference)
+ * @bos: the allocations (a reference each)
+ * @count: how many
+ * @evict: Evict rather than MakeResident
+ */
+struct qgpu_residency_req {
+	struct work_struct work;
+	struct qgpu_vm *vm;
+	struct qgpu_paging_fence *fence;
+	struct qgpu_bo **bos;
+	u32 count;
+	bool evict;
+};
+
+static const char *qgpu_pf_driver_name(struct dma_fence *f)
+{
+	return QGPU_DRIVER_NAME;
+}
+
+static const char *qgpu_pf_timeline_name(struct dma_fence *f)
+{
+	return "paging-fence";
+}
+
+static const struct dma_fence_ops qgpu_paging_fence_ops = {
+	.get_driver_name = qgpu_pf_driver_name,
+	.get_timeline_name = qgpu_pf_timeline_name,
+};
+
+static void qgpu_pf_signal(struct qgpu_paging_fence *pf, int error)
+{
+	if (error)
+		dma_fence_set_error(&pf->base, error);
+	trace_qgpu_paging_signal(pf->root, pf->base.seqno, true, error);
+	dma_fence_signal(&pf->base);
+	dma_fence_put(&pf->base);
+}
+
+static void qgpu_pf_done(struct dma_fence *f, struct dma_fence_cb *cb)
+{
+	struct qgpu_paging_fence *pf = container_of(cb, typeof(*pf), cb);
+
+	qgpu_pf_signal(pf, f->error);
+}
+
+static void qgpu_req_free(struct qgpu_residency_req *req)
+{
+	u32 i;
+
+	for (i = 0; i < req->count; i++)
+		if (req->bos[i])
+			drm_gem_object_put(&req->bos[i]->base);
+	kvfree(req->bos);
+	qgpu_vm_put(req->vm);
+	kfree(req);
+}
+
+/* Everything queued on the paging engine so far (a reference), or NULL */
+static struct dma_fence *qgpu_paging_tail(struct qgpu_device *qdev)
+{
+	lockdep_assert_held(&qdev->mm_lock);
+	return dma_fence_get(qdev->pbuf_last);
+}
+
+static void qgpu_residency_work(struct work_struct *work)
+{
+	struct qgpu_residency_req *req = container_of(work, typeof(*req),
+						      work);
+	struct qgpu_device *qdev = req->vm->qdev;
+	struct qgpu_paging_fence *pf = req->fence;
+	struct dma_fence *tail;
+	int ret = 0, r;
+	u32 i;
+
+	qgpu_mm_lock(qdev, NULL);
+	for (i = 0; i < req->count; i++) {
+		r = req->evict ? qgpu_mm_evict(req->bos[i], true) :
+		    qgpu_mm_make_resident(req->bos[i], 0);
+		if (r && !ret)
+			ret = r;
+	}
+	tail = qgpu_paging_tail(qdev);
+	qgpu_mm_unlock(qdev);
+	/* SignalSynchronizationObject: once the paging engine ran it all */
+	if (ret || !tail || dma_fence_add_callback(tail, &pf->cb, qgpu_pf_done))
+		qgpu_pf_signal(pf, ret ?: tail ? tail->error : 0);
+	dma_fence_put(tail);
+	qgpu_req_free(req);
+}
+
+/* Look up, check and pin the system pages of the listed allocations. */
+static int qgpu_req_fill(struct drm_file *file, struct qgpu_residency_req *req,
+			 const u32 *handles)
+{
+	struct qgpu_device *qdev = to_qdev(file->minor->dev);
+	u32 i, j;
+	int ret = 0;
+
+	for (i = 0; i < req->count; i++) {
+		for (j = 0; j < i; j++)
+			if (QGPU_IOCTL_DBG(qdev, handles[j] == handles[i]))
+				return -EINVAL;
+		req->bos[i] = qgpu_bo_lookup(file, handles[i]);
+		if (!req->bos[i])
+			return -ENOENT;
+	}
+	qgpu_mm_lock(qdev, file->driver_priv);
+	for (i = 0; i < req->count && !ret; i++) {
+		struct qgpu_bo *bo = req->bos[i];
+
+		if (!req->evict && QGPU_IOCTL_DBG(qdev, bo->sgt ||
+						  bo->attachments))
+			ret = -EBUSY;
+		else
+			ret = qgpu_bo_backing(bo);
+	}
+	qgpu_mm_unlock(qdev);
+	return ret;
+}
+
+/* A new paging fence value, on the process's timeline; under vm->lock */
+static int qgpu_pf_new(struct qgpu_vm *vm, struct qgpu_paging_fence **out)
+{
+	struct dma_fence_chain *chain;
+	struct qgpu_paging_fence *pf;
+
+	pf = kzalloc(sizeof(*pf), GFP_KERNEL);
+	chain = dma_fence_chain_alloc();
+	if (!pf || !chain) {
+		kfree(pf);
+		dma_fence_chain_free(chain);
+		return -ENOMEM;
+	}
+	spin_lock_init(&pf->lock);
+	pf->root = qgpu_vm_root_desc(vm);
+	dma_fence_init(&pf->base, &qgpu_paging_fence_ops, &pf->lock,
+		       vm->fence_context, ++vm->paging_seqno);
+	drm_syncobj_add_point(vm->syncobj, chain, &pf->base,
+			      vm->paging_seqno);
+	qgpu_vm_set_fence(vm, &vm->paging_fence, &pf->base);
+	trace_qgpu_paging_signal(pf->root, pf->base.seqno, false, 0);
+	*out = pf;
+	return 0;
+}
+
+int qgpu_make_resident_ioctl(struct drm_device *drm, void *data,
+			     struct drm_file *file)
+{
+	struct qgpu_device *qdev = to_qdev(drm);
+	struct drm_qgpu_make_resident *args = data;
+	struct qgpu_residency_req *req;
+	u32 *handles = NULL;
+	int ret;
+
+	if (QGPU_IOCTL_DBG(qdev, args->flags & ~QGPU_MAKE_RESIDENT_FLAGS) ||
+	    QGPU_IOCTL_DBG(qdev, !args->count ||
+			   args->count > QGPU_MAX_RESIDENT))
+		return -EINVAL;
+	req = kzalloc(sizeof(*req), GFP_KERNEL);
+	if (!req)
+		return -ENOMEM;
+	req->evict = args->flags & QGPU_MAKE_RESIDENT_EVICT;
+	req->vm = qgpu_vm_get(file);
+	if (IS_ERR(req->vm)) {
+		ret = PTR_ERR(req->vm);
+		req->vm = NULL;
+		goto err;
+	}
+	req->bos = kvcalloc(args->count, sizeof(*req->bos), GFP_KERNEL);
+	handles = kvmalloc_array(args->count, sizeof(*handles), GFP_KERNEL);
+	ret = !req->bos || !handles ? -ENOMEM : 0;
+	if (!ret && copy_from_user(handles, u64_to_user_ptr(args->handles),
+				   args->count * sizeof(*handles)))
+		ret = -EFAULT;
+	req->count = req->bos ? args->count : 0;
+	if (!ret)
+		ret = qgpu_req_fill(file, req, handles);
+	/* the process's tables exist before its first paging fence */
+	if (!ret)
+		ret = qgpu_vm_ready(req->vm);
+	if (ret)
+		goto err;
+	mutex_lock(&req->vm->lock);
+	ret = qgpu_pf_new(req->vm, &req->fence);
+	if (!ret)
+		args->paging_fence = req->fence->base.seqno;
+	mutex_unlock(&req->vm->lock);
+	if (ret)
+		goto err;
+	atomic64_inc(&qdev->mmu_stats.make_resident_calls);
+	kvfree(handles);
+	INIT_WORK(&req->work, qgpu_residency_work);
+	queue_work(qdev->mm_wq, &req->work);
+	return 0;
+err:
+	kvfree(handles);
+	qgpu_req_free(req);
+	return ret;
+}

@@ -1,0 +1,786 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qgpu: a process's GPU virtual address space ("GpuMmu Example
+ * Scenarios", WDK), on the kernel's drm_gpuvm. Each DRM file gets one when
+ * it first asks: reserved ranges (a drm_mm), mappings of allocations into
+ * them (drm_gpuvm's tree, linked to each allocation's GEM object), and the
+ * page tables the device walks (qgpu_pagetable.c), written only by paging
+ * buffers. An allocation mapped here stays reachable at its virtual
+ * addresses wherever the memory manager moves it: every move rewrites its
+ * entries (qgpu_vm_bo_moved()).
+ *
+ * Locks: vm->lock, then mm_lock, then one reservation object at a time.
+ * The tree changes only under both vm->lock and mm_lock, so the memory
+ * manager reads it under mm_lock alone.
+ */
+#include <linux/slab.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_syncobj.h>
+
+#include "qgpu_device.h"
+#include "qgpu_gem.h"
+#include "qgpu_mm.h"
+#include "qgpu_paging.h"
+#include "qgpu_vm.h"
+
+/* Reservations and mappings one address space may hold */
+#define QGPU_VM_MAX_RANGES	65536
+
+struct qgpu_vm_unmap {
+	struct qgpu_vm *vm;
+	struct drm_gem_object **objs;	/* one reference each */
+	u32 nobjs;
+	u32 max;
+	u64 bytes;
+};
+
+static void qgpu_vm_free(struct drm_gpuvm *gpuvm)
+{
+	struct qgpu_vm *vm = to_qvm(gpuvm);
+
+	drm_mm_takedown(&vm->reserved);
+	dma_fence_put(vm->pt_fence);
+	dma_fence_put(vm->paging_fence);
+	dma_fence_put(vm->last_render);
+	mutex_destroy(&vm->lock);
+	kfree(vm);
+}
+
+/* Remember @obj (referenced) so that the unmap's fence goes into it. */
+static int qgpu_vm_unmap_keep(struct qgpu_vm_unmap *u,
+			      struct drm_gem_object *obj)
+{
+	struct drm_gem_object **n;
+	u32 i;
+
+	for (i = 0; i < u->nobjs; i++)
+		if (u->objs[i] == obj)
+			return 0;
+	if (u->nobjs == u->max) {
+		n = krealloc_array(u->objs, u->max * 2 + 8, sizeof(*n),
+				   GFP_KERNEL);
+		if (!n)
+			return -ENOMEM;
+		u->objs = n;
+		u->max = u->max * 2 + 8;
+	}
+	drm_gem_object_get(obj);
+	u->objs[u->nobjs++] = obj;
+	return 0;
+}
+
+static int qgpu_vm_sm_unmap(struct drm_gpuva_op *op, void *priv)
+{
+	struct qgpu_vm_unmap *u = priv;
+	struct drm_gpuva *va = op->unmap.va;
+	struct drm_gem_object *obj = va->gem.obj;
+	int ret;
+
+	ret = qgpu_vm_unmap_keep(u, obj);
+	if (ret)
+		return ret;
+	u->bytes += va->va.range;
+	dma_resv_lock(obj->resv, NULL);
+	drm_gpuva_unmap(&op->unmap);
+	drm_gpuva_unlink(va);
+	dma_resv_unlock(obj->resv);
+	kfree(va);
+	return 0;
+}
+
+static int qgpu_vm_sm_remap(struct drm_gpuva_op *op, void *priv)
+{
+	struct qgpu_vm_unmap *u = priv;
+	struct drm_gpuva_op_remap *r = &op->remap;
+	struct drm_gpuva *va = r->unmap->va, *prev = NULL, *next = NULL;
+	struct drm_gem_object *obj = va->gem.obj;
+	u64 start, range;
+	int ret;
+
+	ret = qgpu_vm_unmap_keep(u, obj);
+	if (ret)
+		return ret;
+	prev = r->prev ? kzalloc(sizeof(*prev), GFP_KERNEL) : NULL;
+	next = r->next ? kzalloc(sizeof(*next), GFP_KERNEL) : NULL;
+	if ((r->prev && !prev) || (r->next && !next)) {
+		kfree(prev);
+		kfree(next);
+		return -ENOMEM;
+	}
+	drm_gpuva_op_remap_to_unmap_range(r, &start, &range);
+	u->bytes += range;
+	dma_resv_lock(obj->resv, NULL);
+	drm_gpuva_remap(prev, next, r);
+	if (prev) {
+		prev->flags = va->flags;
+		drm_gpuva_link(prev, va->vm_bo);
+	}
+	if (next) {
+		next->flags = va->flags;
+		drm_gpuva_link(next, va->vm_bo);
+	}
+	drm_gpuva_unlink(va);
+	dma_resv_unlock(obj->resv);
+	kfree(va);
+	return 0;
+}
+
+static const struct drm_gpuvm_ops qgpu_gpuvm_ops = {
+	.vm_free = qgpu_vm_free,
+	.sm_step_remap = qgpu_vm_sm_remap,
+	.sm_step_unmap = qgpu_vm_sm_unmap,
+};
+
+u64 qgpu_vm_root_desc(struct qgpu_vm *vm)
+{
+	return qgpu_pt_desc(vm->root);
+}
+
+void qgpu_vm_set_fence(struct qgpu_vm *vm, struct dma_fence **slot,
+		       struct dma_fence *f)
+{
+	struct dma_fence *old;
+
+	spin_lock(&vm->fence_lock);
+	old = *slot;
+	*slot = dma_fence_get(f);
+	spin_unlock(&vm->fence_lock);
+	dma_fence_put(old);
+}
+
+struct dma_fence *qgpu_vm_fence(struct qgpu_vm *vm, struct dma_fence **slot)
+{
+	struct dma_fence *f;
+
+	spin_lock(&vm->fence_lock);
+	f = dma_fence_get(*slot);
+	spin_unlock(&vm->fence_lock);
+	return f;
+}
+
+static int qgpu_vm_create(struct drm_file *file, struct qgpu_vm **out)
+{
+	struct qgpu_device *qdev = to_qdev(file->minor->dev);
+	struct drm_gem_object *r_obj;
+	struct qgpu_vm *vm;
+	int ret;
+
+	vm = kzalloc(sizeof(*vm), GFP_KERNEL);
+	if (!vm)
+		return -ENOMEM;
+	r_obj = drm_gpuvm_resv_object_alloc(&qdev->drm);
+	if (!r_obj) {
+		kfree(vm);
+		return -ENOMEM;
+	}
+	drm_gpuvm_init(&vm->gpuvm, "qgpu", 0, &qdev->drm, r_obj,
+		       QGPU_VM_USER_START,
+		       QGPU_VM_USER_END - QGPU_VM_USER_START, 0, 0,
+		       &qgpu_gpuvm_ops);
+	drm_gem_object_put(r_obj);
+	vm->qdev = qdev;
+	mutex_init(&vm->lock);
+	spin_lock_init(&vm->fence_lock);
+	drm_mm_init(&vm->reserved, QGPU_VM_USER_START,
+		    QGPU_VM_USER_END - QGPU_VM_USER_START);
+	vm->fence_context = dma_fence_context_alloc(1);
+	qgpu_mm_lock(qdev, file->driver_priv);
+	ret = qgpu_pt_alloc(qdev, 2, &vm->root);
+	qgpu_mm_unlock(qdev);
+	if (!ret)
+		vm->page_tables = 1;
+	if (!ret)
+		ret = drm_syncobj_create(&vm->syncobj, 0, NULL);
+	if (!ret)
+		ret = drm_syncobj_get_handle(file, vm->syncobj,
+					     &vm->syncobj_handle);
+	if (ret) {
+		if (vm->syncobj)
+			drm_syncobj_put(vm->syncobj);
+		if (vm->root) {
+			qgpu_mm_lock(qdev, NULL);
+			qgpu_pt_free(qdev, vm->root);
+			qgpu_mm_unlock(qdev);
+		}
+		drm_gpuvm_put(&vm->gpuvm);
+		return ret;
+	}
+	*out = vm;
+	return 0;
+}
+
+/**
+ * qgpu_vm_get - the file's address space, created on first use
+ * @file: DRM file
+ *
+ * Client process initialisation ("GpuMmu Example Scenarios"): its root
+ * page table is created here; it is initialised (zeroed, reachable through
+ * the paging process's window) when the process first needs its tables.
+ * Return: a reference, or an ERR_PTR (-ENODEV without an MMU).
+ */
+struct qgpu_vm *qgpu_vm_get(struct drm_file *file)
+{
+	struct qgpu_file *qf = file->driver_priv;
+	struct qgpu_vm *vm;
+	int ret = 0;
+
+	if (!qf->qdev->pp)
+		return ERR_PTR(-ENODEV);
+	mutex_lock(&qf->vm_lock);
+	if (!qf->vm) {
+		ret = qgpu_vm_create(file, &vm);
+		if (!ret)
+			qf->vm = vm;
+	}
+	vm = qf->vm;
+	if (!ret)
+		drm_gpuvm_get(&vm->gpuvm);
+	mutex_unlock(&qf->vm_lock);
+	return ret ? ERR_PTR(ret) : vm;
+}
+
+void qgpu_vm_put(struct qgpu_vm *vm)
+{
+	if (vm)
+		drm_gpuvm_put(&vm->gpuvm);
+}
+
+/* The file's address space if it has one (a reference), else NULL */
+static struct qgpu_vm *qgpu_vm_peek(struct qgpu_file *qf)
+{
+	struct qgpu_vm *vm;
+
+	mutex_lock(&qf->vm_lock);
+	vm = qf->vm && qf->vm->root ? qf->vm : NULL;
+	if (vm)
+		drm_gpuvm_get(&vm->gpuvm);
+	mutex_unlock(&qf->vm_lock);
+	return vm;
+}
+
+/* Build and queue: fresh tables, entries of [start, end), the TLB flush */
+static int qgpu_vm_write(struct qgpu_vm *vm, u64 start, u64 end,
+			 struct list_head *fresh, struct qgpu_vm_unmap *u)
+{
+	struct qgpu_paging pb;
+	struct dma_fence *f;
+	u32 i;
+	int ret;
+
+	ret = qgpu_paging_begin(vm->qdev, &pb);
+	if (ret)
+		return ret;
+	ret = qgpu_pt_commit_fresh(vm, &pb, fresh);
+	if (!ret && end > start)
+		ret = qgpu_pt_write_range(vm, &pb, start, end, NULL, 0, 0);
+	if (!ret && end > start)
+		ret = qgpu_paging_flush_tlb(&pb, qgpu_vm_root_desc(vm));
+	if (ret) {
+		qgpu_paging_abort(&pb);
+		return ret;
+	}
+	f = qgpu_paging_submit(&pb);
+	if (!f)
+		return 0;
+	qgpu_vm_set_fence(vm, &vm->pt_fence, f);
+	/* the memory of what was unmapped is reused only behind this */
+	for (i = 0; u && i < u->nobjs; i++) {
+		struct dma_resv *resv = u->objs[i]->resv;
+
+		dma_resv_lock(resv, NULL);
+		if (!dma_resv_reserve_fences(resv, 1))
+			dma_resv_add_fence(resv, f, DMA_RESV_USAGE_KERNEL);
+		dma_resv_unlock(resv);
+	}
+	dma_fence_put(f);
+	return 0;
+}
+
+/**
+ * qgpu_vm_ready - initialise @vm's root page table if it is not yet
+ * @vm: address space
+ *
+ * Called before a context first runs in the VM, so that the device walks
+ * a zeroed root. Return: 0 or an error from the memory manager.
+ */
+int qgpu_vm_ready(struct qgpu_vm *vm)
+{
+	struct qgpu_device *qdev = vm->qdev;
+	LIST_HEAD(fresh);
+	int ret;
+
+	qgpu_mm_lock(qdev, NULL);
+	ret = qgpu_pt_prepare(vm, 0, 0, &fresh);
+	if (!ret)
+		ret = qgpu_vm_write(vm, 0, 0, &fresh, NULL);
+	qgpu_pt_fresh_done(vm, &fresh, !ret);
+	qgpu_mm_unlock(qdev);
+	return ret;
+}
+
+/*
+ * Unmap [@addr, @addr + @size): the mappings leave the tree, then a paging
+ * buffer rewrites the entries (invalid where nothing is mapped any more)
+ * and flushes the TLB; the allocations' reservation objects get its fence.
+ */
+static int qgpu_vm_unmap_range(struct qgpu_vm *vm, u64 addr, u64 size)
+{
+	struct qgpu_vm_unmap u = { .vm = vm };
+	LIST_HEAD(fresh);
+	int ret, err;
+	u32 i;
+
+	lockdep_assert_held(&vm->lock);
+	lockdep_assert_held(&vm->qdev->mm_lock);
+	ret = drm_gpuvm_sm_unmap(&vm->gpuvm, &u, addr, size);
+	vm->mapped_bytes -= u.bytes;
+	if (u.nobjs && vm->root_ready) {
+		err = qgpu_vm_write(vm, addr, addr + size, &fresh, &u);
+		if (err && !ret)
+			ret = err;
+	}
+	for (i = 0; i < u.nobjs; i++)
+		drm_gem_object_put(u.objs[i]);
+	kfree(u.objs);
+	return ret;
+}
+
+static bool qgpu_vm_range_bad(u64 addr, u64 size, u64 align)
+{
+	return !size || addr % align || size % align ||
+	       addr < QGPU_VM_USER_START || addr > QGPU_VM_USER_END ||
+	       size > QGPU_VM_USER_END - addr;
+}
+
+static struct qgpu_vm *qgpu_vm_ioctl_vm(struct drm_file *file)
+{
+	return qgpu_vm_get(file);
+}
+
+int qgpu_vm_reserve_ioctl(struct drm_device *drm, void *data,
+			  struct drm_file *file)
+{
+	struct qgpu_device *qdev = to_qdev(drm);
+	struct drm_qgpu_vm_reserve *args = data;
+	bool fixed = args->flags & QGPU_VM_RESERVE_FIXED;
+	struct drm_mm_node *node;
+	struct qgpu_vm *vm;
+	int ret;
+
+	if (QGPU_IOCTL_DBG(qdev, args->flags & ~QGPU_VM_RESERVE_FIXED) ||
+	    QGPU_IOCTL_DBG(qdev, args->pad) ||
+	    QGPU_IOCTL_DBG(qdev, !fixed && args->addr) ||
+	    QGPU_IOCTL_DBG(qdev, qgpu_vm_range_bad(fixed ? args->addr :
+						   QGPU_VM_USER_START,
+						   args->size,
+						   QGPU_VM_RESERVE_ALIGN)))
+		return -EINVAL;
+	vm = qgpu_vm_ioctl_vm(file);
+	if (IS_ERR(vm))
+		return PTR_ERR(vm);
+	node = kzalloc(sizeof(*node), GFP_KERNEL);
+	if (!node) {
+		qgpu_vm_put(vm);
+		return -ENOMEM;
+	}
+	mutex_lock(&vm->lock);
+	if (QGPU_IOCTL_DBG(qdev, vm->nranges >= QGPU_VM_MAX_RANGES)) {
+		ret = -ENOSPC;
+	} else if (fixed) {
+		node->start = args->addr;
+		node->size = args->size;
+		ret = drm_mm_reserve_node(&vm->reserved, node);
+		if (ret == -ENOSPC)
+			ret = -EEXIST;
+	} else {
+		ret = drm_mm_insert_node_in_range(&vm->reserved, node,
+						  args->size,
+						  QGPU_VM_RESERVE_ALIGN, 0,
+						  QGPU_VM_USER_START,
+						  QGPU_VM_USER_END,
+						  DRM_MM_INSERT_LOW);
+	}
+	if (!ret) {
+		vm->reserved_bytes += args->size;
+		vm->nranges++;
+		args->addr = node->start;
+	}
+	mutex_unlock(&vm->lock);
+	if (ret)
+		kfree(node);
+	qgpu_vm_put(vm);
+	return ret;
+}
+
+/* The reservation holding all of [addr, addr + size), or NULL */
+static struct drm_mm_node *qgpu_vm_reservation(struct qgpu_vm *vm, u64 addr,
+					       u64 size)
+{
+	struct drm_mm_node *node;
+
+	drm_mm_for_each_node(node, &vm->reserved)
+		if (node->start <= addr && addr - node->start < node->size &&
+		    size <= node->start + node->size - addr)
+			return node;
+	return NULL;
+}
+
+int qgpu_vm_free_ioctl(struct drm_device *drm, void *data,
+		       struct drm_file *file)
+{
+	struct qgpu_device *qdev = to_qdev(drm);
+	struct drm_qgpu_vm_range *args = data;
+	struct drm_mm_node *node;
+	struct qgpu_vm *vm;
+	int ret;
+
+	if (QGPU_IOCTL_DBG(qdev, qgpu_vm_range_bad(args->addr, args->size,
+						   QGPU_MMU_PAGE_4K)))
+		return -EINVAL;
+	vm = qgpu_vm_ioctl_vm(file);
+	if (IS_ERR(vm))
+		return PTR_ERR(vm);
+	mutex_lock(&vm->lock);
+	node = qgpu_vm_reservation(vm, args->addr, args->size);
+	if (QGPU_IOCTL_DBG(qdev, !node || node->start != args->addr ||
+			   node->size != args->size)) {
+		ret = -ENOENT;
+	} else {
+		qgpu_mm_lock(qdev, file->driver_priv);
+		ret = qgpu_vm_unmap_range(vm, args->addr, args->size);
+		qgpu_mm_unlock(qdev);
+		if (!ret) {
+			drm_mm_remove_node(node);
+			kfree(node);
+			vm->reserved_bytes -= args->size;
+			vm->nranges--;
+		}
+	}
+	mutex_unlock(&vm->lock);
+	qgpu_vm_put(vm);
+	return ret;
+}
+
+int qgpu_vm_unmap_ioctl(struct drm_device *drm, void *data,
+			struct drm_file *file)
+{
+	struct qgpu_device *qdev = to_qdev(drm);
+	struct drm_qgpu_vm_range *args = data;
+	struct qgpu_vm *vm;
+	int ret;
+
+	if (QGPU_IOCTL_DBG(qdev, qgpu_vm_range_bad(args->addr, args->size,
+						   QGPU_MMU_PAGE_4K)))
+		return -EINVAL;
+	vm = qgpu_vm_ioctl_vm(file);
+	if (IS_ERR(vm))
+		return PTR_ERR(vm);
+	mutex_lock(&vm->lock);
+	qgpu_mm_lock(qdev, file->driver_priv);
+	ret = qgpu_vm_unmap_range(vm, args->addr, args->size);
+	qgpu_mm_unlock(qdev);
+	mutex_unlock(&vm->lock);
+	qgpu_vm_put(vm);
+	return ret;
+}
+
+static int qgpu_vm_map_check(struct qgpu_device *qdev,
+			     struct drm_qgpu_vm_map *args, struct qgpu_bo *bo)
+{
+	if (QGPU_IOCTL_DBG(qdev, args->flags & ~QGPU_VM_MAP_FLAGS) ||
+	    QGPU_IOCTL_DBG(qdev, qgpu_vm_range_bad(args->addr, args->size,
+						   QGPU_MMU_PAGE_4K)) ||
+	    QGPU_IOCTL_DBG(qdev, args->offset % QGPU_MMU_PAGE_4K) ||
+	    QGPU_IOCTL_DBG(qdev, args->offset > bo->base.size ||
+			   args->size > bo->base.size - args->offset) ||
+	    QGPU_IOCTL_DBG(qdev, bo->sgt))
+		return -EINVAL;
+	return 0;
+}
+
+/* Insert the mapping into the tree and link it to @bo's GEM object */
+static int qgpu_vm_insert(struct qgpu_vm *vm, struct qgpu_bo *bo,
+			  struct drm_gpuva *va, struct drm_qgpu_vm_map *args)
+{
+	struct drm_gpuvm_bo *vm_bo;
+	int ret;
+
+	dma_resv_lock(bo->base.resv, NULL);
+	vm_bo = drm_gpuvm_bo_obtain(&vm->gpuvm, &bo->base);
+	if (IS_ERR(vm_bo)) {
+		dma_resv_unlock(bo->base.resv);
+		return PTR_ERR(vm_bo);
+	}
+	drm_gpuva_init(va, args->addr, args->size, &bo->base, args->offset);
+	if (args->flags & QGPU_VM_MAP_READ_ONLY)
+		va->flags |= QGPU_GPUVA_READ_ONLY;
+	ret = drm_gpuva_insert(&vm->gpuvm, va);
+	if (!ret)
+		drm_gpuva_link(va, vm_bo);
+	drm_gpuvm_bo_put(vm_bo);
+	dma_resv_unlock(bo->base.resv);
+	return ret;
+}
+
+static void qgpu_vm_remove(struct qgpu_bo *bo, struct drm_gpuva *va)
+{
+	dma_resv_lock(bo->base.resv, NULL);
+	drm_gpuva_remove(va);
+	drm_gpuva_unlink(va);
+	dma_resv_unlock(bo->base.resv);
+}
+
+static int qgpu_vm_map_locked(struct qgpu_vm *vm, struct qgpu_bo *bo,
+			      struct drm_gpuva *va,
+			      struct drm_qgpu_vm_map *args)
+{
+	struct qgpu_device *qdev = vm->qdev;
+	LIST_HEAD(fresh);
+	int ret;
+
+	lockdep_assert_held(&qdev->mm_lock);
+	/* the system pages, for entries of a non-resident allocation */
+	ret = qgpu_bo_backing(bo);
+	if (!ret)
+		ret = qgpu_pt_prepare(vm, args->addr, args->addr + args->size,
+				      &fresh);
+	if (!ret)
+		ret = qgpu_vm_insert(vm, bo, va, args);
+	if (ret) {
+		qgpu_pt_fresh_done(vm, &fresh, false);
+		return ret;
+	}
+	ret = qgpu_vm_write(vm, args->addr, args->addr + args->size, &fresh,
+			    NULL);
+	qgpu_pt_fresh_done(vm, &fresh, !ret);
+	if (ret)
+		qgpu_vm_remove(bo, va);
+	return ret;
+}
+
+int qgpu_vm_map_ioctl(struct drm_device *drm, void *data,
+		      struct drm_file *file)
+{
+	struct qgpu_device *qdev = to_qdev(drm);
+	struct drm_qgpu_vm_map *args = data;
+	struct drm_gpuva *va;
+	struct qgpu_vm *vm;
+	struct qgpu_bo *bo;
+	int ret;
+
+	bo = qgpu_bo_lookup(file, args->handle);
+	if (!bo)
+		return -ENOENT;
+	ret = qgpu_vm_map_check(qdev, args, bo);
+	vm = ret ? NULL : qgpu_vm_ioctl_vm(file);
+	if (IS_ERR(vm)) {
+		ret = PTR_ERR(vm);
+		vm = NULL;
+	}
+	va = ret ? NULL : kzalloc(sizeof(*va), GFP_KERNEL);
+	if (!ret && !va)
+		ret = -ENOMEM;
+	if (ret)
+		goto out;
+	mutex_lock(&vm->lock);
+	if (QGPU_IOCTL_DBG(qdev, !qgpu_vm_reservation(vm, args->addr,
+						      args->size)))
+		ret = -EINVAL;
+	else if (QGPU_IOCTL_DBG(qdev, !drm_gpuvm_interval_empty(&vm->gpuvm,
+								args->addr,
+								args->size)))
+		ret = -EEXIST;
+	if (!ret) {
+		qgpu_mm_lock(qdev, file->driver_priv);
+		ret = qgpu_vm_map_locked(vm, bo, va, args);
+		qgpu_mm_unlock(qdev);
+	}
+	if (!ret) {
+		vm->mapped_bytes += args->size;
+		va = NULL;
+	}
+	mutex_unlock(&vm->lock);
+out:
+	kfree(va);
+	qgpu_vm_put(vm);
+	drm_gem_object_put(&bo->base);
+	return ret;
+}
+
+/**
+ * qgpu_vm_bo_moved - the memory manager moves @bo: rewrite its entries
+ * @pb: the move's paging buffer (the move's commands are already in it)
+ * @bo: the allocation; its reservation object is locked
+ * @seg: where it goes
+ * @vram: its VRAM address there (VRAM segments)
+ *
+ * Every mapping of @bo, in every address space, gets entries for the new
+ * place, and each address space's TLB is flushed, in the same paging
+ * buffer: a DMA buffer queued after the move (it waits for the move's
+ * fence) finds the same bytes at the same virtual addresses.
+ */
+int qgpu_vm_bo_moved(struct qgpu_paging *pb, struct qgpu_bo *bo, u32 seg,
+		     u64 vram)
+{
+	struct drm_gpuvm_bo *vm_bo;
+	struct drm_gpuva *va;
+	int ret = 0;
+
+	lockdep_assert_held(&to_qdev(bo->base.dev)->mm_lock);
+	drm_gem_for_each_gpuvm_bo(vm_bo, &bo->base) {
+		struct qgpu_vm *vm = to_qvm(vm_bo->vm);
+
+		drm_gpuvm_bo_for_each_va(va, vm_bo) {
+			ret = qgpu_pt_write_range(vm, pb, va->va.addr,
+						  va->va.addr + va->va.range,
+						  bo, seg, vram);
+			if (ret)
+				return ret;
+		}
+		ret = qgpu_paging_flush_tlb(pb, qgpu_vm_root_desc(vm));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void qgpu_vm_free_tables(struct qgpu_device *qdev, struct qgpu_pt *pt)
+{
+	u32 i;
+
+	for (i = 0; pt->child && i < QGPU_MMU_ENTRIES; i++)
+		if (pt->child[i])
+			qgpu_vm_free_tables(qdev, pt->child[i]);
+	qgpu_pt_free(qdev, pt);
+}
+
+/* After the VM's last work: its page tables go back to VRAM. */
+static void qgpu_vm_teardown(struct work_struct *work)
+{
+	struct qgpu_vm *vm = container_of(work, struct qgpu_vm, teardown);
+	struct qgpu_device *qdev = vm->qdev;
+	struct dma_fence **slots[] = {
+		&vm->last_render, &vm->pt_fence, &vm->paging_fence,
+	};
+	struct dma_fence *f;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(slots); i++) {
+		f = qgpu_vm_fence(vm, slots[i]);
+		if (f)
+			dma_fence_wait(f, false);
+		dma_fence_put(f);
+	}
+	mutex_lock(&qdev->mm_lock);
+	qgpu_vm_free_tables(qdev, vm->root);
+	vm->root = NULL;
+	mutex_unlock(&qdev->mm_lock);
+	qgpu_vm_put(vm);
+}
+
+/**
+ * qgpu_vm_file_fini - the file is closed: its address space goes
+ * @qf: the file
+ *
+ * Every mapping is removed at once (the allocations keep the fences of
+ * the VM's work); the page tables are freed by a worker once the VM's
+ * last DMA buffer and paging are done, never waited for here.
+ */
+void qgpu_vm_file_fini(struct qgpu_file *qf)
+{
+	struct qgpu_vm *vm = qf->vm;
+	struct drm_mm_node *node, *next;
+	struct qgpu_vm_unmap u = {};
+	u32 i;
+
+	if (!vm)
+		return;
+	mutex_lock(&vm->lock);
+	mutex_lock(&vm->qdev->mm_lock);
+	u.vm = vm;
+	drm_gpuvm_sm_unmap(&vm->gpuvm, &u, QGPU_VM_USER_START,
+			   QGPU_VM_USER_END - QGPU_VM_USER_START);
+	mutex_unlock(&vm->qdev->mm_lock);
+	drm_mm_for_each_node_safe(node, next, &vm->reserved) {
+		drm_mm_remove_node(node);
+		kfree(node);
+	}
+	mutex_unlock(&vm->lock);
+	for (i = 0; i < u.nobjs; i++)
+		drm_gem_object_put(u.objs[i]);
+	kfree(u.objs);
+	if (vm->syncobj)
+		drm_syncobj_put(vm->syncobj);
+	vm->syncobj = NULL;
+	qf->vm = NULL;
+	if (!vm->root) {
+		qgpu_vm_put(vm);
+		return;
+	}
+	INIT_WORK(&vm->teardown, qgpu_vm_teardown);
+	queue_work(vm->qdev->reap_wq, &vm->teardown);
+}
+
+int qgpu_vm_info(struct qgpu_file *qf, struct drm_qgpu_vm_info *info)
+{
+	struct qgpu_vm *vm = qgpu_vm_peek(qf);
+
+	memset(info, 0, sizeof(*info));
+	if (!vm)
+		return 0;
+	mutex_lock(&vm->lock);
+	info->paging_fence_syncobj = vm->syncobj_handle;
+	info->paging_fence = vm->paging_seqno;
+	info->reserved_bytes = vm->reserved_bytes;
+	info->mapped_bytes = vm->mapped_bytes;
+	mutex_lock(&vm->qdev->mm_lock);
+	info->page_tables = vm->page_tables;
+	info->page_table_bytes = vm->page_tables * QGPU_MMU_TABLE_SIZE;
+	info->root = vm->root_ready ? qgpu_vm_root_desc(vm) : 0;
+	mutex_unlock(&vm->qdev->mm_lock);
+	mutex_unlock(&vm->lock);
+	qgpu_vm_put(vm);
+	return 0;
+}
+
+/* Reservations and mappings in address order; *count: how many there are */
+int qgpu_vm_layout(struct qgpu_file *qf, struct drm_qgpu_vm_layout_entry *e,
+		   u32 max, u32 *count)
+{
+	struct qgpu_vm *vm = qgpu_vm_peek(qf);
+	struct drm_mm_node *node;
+	struct drm_gpuva *va;
+	u32 n = 0;
+
+	*count = 0;
+	if (!vm)
+		return 0;
+	mutex_lock(&vm->lock);
+	drm_mm_for_each_node(node, &vm->reserved) {
+		if (e && n < max)
+			e[n] = (struct drm_qgpu_vm_layout_entry) {
+				.start = node->start, .size = node->size,
+				.kind = QGPU_VM_LAYOUT_RESERVED,
+			};
+		n++;
+		drm_gpuvm_for_each_va_range(va, &vm->gpuvm, node->start,
+					    node->start + node->size) {
+			if (e && n < max)
+				e[n] = (struct drm_qgpu_vm_layout_entry) {
+					.start = va->va.addr,
+					.size = va->va.range,
+					.kind = QGPU_VM_LAYOUT_MAPPING,
+					.flags = va->flags & QGPU_GPUVA_READ_ONLY ?
+						 QGPU_VM_MAP_READ_ONLY : 0,
+					.offset = va->gem.offset,
+					.segment = READ_ONCE(to_qbo(va->gem.obj)->seg),
+				};
+			n++;
+		}
+	}
+	mutex_unlock(&vm->lock);
+	qgpu_vm_put(vm);
+	*count = n;
+	return 0;
+}
