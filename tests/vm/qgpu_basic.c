@@ -197,7 +197,7 @@ igt_main
 	}
 
 	igt_subtest("query-bad-type") {
-		uint32_t bad[] = { 0, 6, 7, 0x100, 0xffffffffu }, i, size;
+		uint32_t bad[] = { 0, 9, 10, 0x100, 0xffffffffu }, i, size;
 		struct drm_qgpu_device_info in;
 
 		for (i = 0; i < ARRAY_SIZE(bad); i++) {
@@ -442,8 +442,8 @@ igt_main
 		igt_assert_eq(qgpu_ctx_destroy(dev.fd, a), 0);
 		igt_assert_eq(qgpu_ctx_destroy(dev.fd, a), -ENOENT);
 		igt_assert_eq(qgpu_ctx_destroy(dev.fd, b), 0);
-		/* flags and pad must be zero */
-		cc.flags = 1;
+		/* unknown flags and pad must be zero */
+		cc.flags = 2;
 		do_ioctl_err(dev.fd, DRM_IOCTL_QGPU_CTX_CREATE, &cc, EINVAL);
 		cc.flags = 0x80000000u;
 		do_ioctl_err(dev.fd, DRM_IOCTL_QGPU_CTX_CREATE, &cc, EINVAL);
