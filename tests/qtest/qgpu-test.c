@@ -9,6 +9,7 @@
 
 #include "qemu/osdep.h"
 #include "qemu/units.h"
+#include "qemu/bswap.h"
 #include "libqtest.h"
 #include "libqos/pci.h"
 #include "libqos/pci-pc.h"
@@ -383,9 +384,10 @@ static void check_identity(const char *props, uint64_t vram, uint64_t vis,
     g_assert_cmpuint(g->bar4_size, ==, hap);
     g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
     g_assert_cmpuint(rd(g, QGPU_REG_INT_STATUS), ==, 0);
-    /* 1.1: fault queue, empty */
-    g_assert_cmphex(rd(g, QGPU_REG_VERSION), ==, 0x00010001);
+    /* 1.2; 1.1: fault queue, empty */
+    g_assert_cmphex(rd(g, QGPU_REG_VERSION), ==, 0x00010002);
     g_assert_cmphex(caps & QGPU_CAP_FAULT_QUEUE, ==, QGPU_CAP_FAULT_QUEUE);
+    g_assert_cmphex(caps & QGPU_CAP_MMU, ==, QGPU_CAP_MMU);
     g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), ==, 0);
     g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_LOST), ==, 0);
     g_assert_cmpuint(rd(g, QGPU_REG_FAULT_REASON), ==, QGPU_FAULT_NONE);
@@ -2164,6 +2166,1356 @@ static void test_ctx_unbind(void)
     qgpu_stop(g);
 }
 
+/* ---- GPU MMU (version 1.2, docs/hw-spec.md section 15) ---- */
+
+#define PT_VRAM         0x3000000ull    /* page tables in VRAM */
+#define PT_SYSMEM       0x8000000ull    /* page tables in guest memory */
+#define SYSPAGES        0x9000000ull    /* system pages mapped by VAs */
+#define VA_A            0x10000000ull   /* root index 0, level-1 index 128 */
+#define VA_HIGH         (QGPU_MMU_VA_SIZE - 0x200000)   /* last indices */
+#define RB_VA           0x60000000ull   /* readback page of the tests */
+#define RB_PAGE         0x2ff0000ull
+#define LO(x)           ((uint32_t)(x))
+#define HI(x)           ((uint32_t)((uint64_t)(x) >> 32))
+#define PTE_RW          QGPU_PTE_VALID
+#define PTE_SYS         (QGPU_PTE_VALID | QGPU_PTE_SYSTEM)
+
+/* Page tables the tests build, in VRAM (through BAR2) or guest memory */
+typedef struct PT {
+    QGPU *g;
+    bool sys;
+    uint64_t next;              /* where the next table goes */
+    uint64_t root;              /* root descriptor */
+} PT;
+
+static uint64_t pt_flags(PT *p)
+{
+    return QGPU_PTE_VALID | (p->sys ? QGPU_PTE_SYSTEM : 0);
+}
+
+static void pt_wq(PT *p, uint64_t a, uint64_t v)
+{
+    if (p->sys) {
+        qtest_writeq(p->g->qts, a, v);
+    } else {
+        qpci_io_writeq(p->g->dev, p->g->bar2, a, v);
+    }
+}
+
+static uint64_t pt_rq(PT *p, uint64_t a)
+{
+    return p->sys ? qtest_readq(p->g->qts, a)
+                  : qpci_io_readq(p->g->dev, p->g->bar2, a);
+}
+
+static uint64_t pt_table(PT *p)
+{
+    static const uint8_t zero[4096];
+    uint64_t t = p->next;
+
+    if (p->sys) {
+        qtest_memset(p->g->qts, t, 0, sizeof(zero));
+    } else {
+        qpci_memwrite(p->g->dev, p->g->bar2, t, zero, sizeof(zero));
+    }
+    p->next += 4096;
+    return t;
+}
+
+static void pt_init(PT *p, QGPU *g, bool sys, uint64_t base)
+{
+    p->g = g;
+    p->sys = sys;
+    p->next = base;
+    p->root = qgpu_mmu_pte(pt_table(p), pt_flags(p));
+}
+
+/*
+ * Address of @va's entry in its level-@level table; with @make, missing
+ * tables on the way are created
+ */
+static uint64_t pt_entry(PT *p, uint64_t va, int level, bool make)
+{
+    uint64_t table = p->root & QGPU_PTE_ADDR_MASK;
+    int l;
+
+    for (l = QGPU_MMU_LEVELS - 1; l > level; l--) {
+        uint64_t ea = table + qgpu_mmu_index(va, l) * 8;
+        uint64_t e = pt_rq(p, ea);
+
+        if (!(e & QGPU_PTE_VALID)) {
+            g_assert_true(make);
+            e = qgpu_mmu_pte(pt_table(p), pt_flags(p));
+            pt_wq(p, ea, e);
+        }
+        table = e & QGPU_PTE_ADDR_MASK;
+    }
+    return table + qgpu_mmu_index(va, level) * 8;
+}
+
+/* The leaf entry of @va is @pte */
+static void pt_map(PT *p, uint64_t va, uint64_t pte)
+{
+    pt_wq(p, pt_entry(p, va, 0, true), pte);
+}
+
+static void set_paging_root(QGPU *g, uint64_t root)
+{
+    wr(g, QGPU_REG_MMU_PAGING_ROOT_LO, root);
+    wr(g, QGPU_REG_MMU_PAGING_ROOT_HI, root >> 32);
+}
+
+static void cmd_update_pt(QGPU *g, uint64_t dst, uint32_t count, uint64_t list,
+                          uint32_t flags)
+{
+    uint32_t c[] = {
+        QGPU_CMD_HDR(QGPU_CMD_UPDATE_PT, flags, QGPU_CMD_UPDATE_PT_LEN),
+        dst, dst >> 32, count, list, list >> 32,
+    };
+    emit(g, 0, c, ARRAY_SIZE(c));
+}
+
+/* UPDATE_PT with @count entries inline; @len: the header's length */
+static void cmd_update_pt_inline(QGPU *g, uint64_t dst, uint32_t flags,
+                                 const uint64_t *ents, uint32_t count,
+                                 uint32_t len)
+{
+    uint32_t c[] = {
+        QGPU_CMD_HDR(QGPU_CMD_UPDATE_PT, flags | QGPU_PT_INLINE, len),
+        dst, dst >> 32, count, 0xdead0000, 0xbeef,
+    };
+    uint32_t i;
+
+    emit(g, 0, c, ARRAY_SIZE(c));
+    for (i = 0; i < count; i++) {
+        uint32_t e[] = { ents[i], ents[i] >> 32 };
+
+        emit(g, 0, e, 2);
+    }
+}
+
+static void cmd_flush_tlb(QGPU *g, uint64_t root, uint32_t flags)
+{
+    uint32_t c[] = {
+        QGPU_CMD_HDR(QGPU_CMD_FLUSH_TLB, flags, QGPU_CMD_FLUSH_TLB_LEN),
+        root, root >> 32,
+    };
+    emit(g, 0, c, ARRAY_SIZE(c));
+}
+
+static void cmd_vtransfer(QGPU *g, uint64_t size, uint64_t src, uint64_t dst)
+{
+    uint32_t c[] = {
+        QGPU_CMD_HDR(QGPU_CMD_TRANSFER_VIRTUAL, 0,
+                     QGPU_CMD_TRANSFER_VIRTUAL_LEN),
+        size, size >> 32, src, src >> 32, dst, dst >> 32,
+    };
+    emit(g, 0, c, ARRAY_SIZE(c));
+}
+
+static void cmd_vfill(QGPU *g, uint64_t size, uint64_t dst, uint32_t pattern)
+{
+    uint32_t c[] = {
+        QGPU_CMD_HDR(QGPU_CMD_FILL_VIRTUAL, 0, QGPU_CMD_FILL_VIRTUAL_LEN),
+        size, size >> 32, dst, dst >> 32, pattern,
+    };
+    emit(g, 0, c, ARRAY_SIZE(c));
+}
+
+static void cmd_ctx_set_vm(QGPU *g, int n, uint32_t ctx, uint64_t root)
+{
+    uint32_t c[] = {
+        QGPU_CMD_HDR(QGPU_CMD_CTX_SET_VM, 0, QGPU_CMD_CTX_SET_VM_LEN),
+        ctx, root, root >> 32,
+    };
+    emit(g, n, c, ARRAY_SIZE(c));
+}
+
+/* The 32-bit word at @va of the paging space (copied to RB_VA) */
+static uint32_t vread(QGPU *g, uint64_t va)
+{
+    vram_wr(g, RB_PAGE, 0xeeeeeeee);
+    cmd_vtransfer(g, 4, va, RB_VA);
+    run(g, 0);
+    return vram_rd(g, RB_PAGE);
+}
+
+static uint64_t tlb_hits(QGPU *g)
+{
+    return rd64(g, QGPU_REG_TLB_HITS_LO);
+}
+
+static uint64_t tlb_misses(QGPU *g)
+{
+    return rd64(g, QGPU_REG_TLB_MISSES_LO);
+}
+
+/*
+ * The oldest fault record is a fault of a virtual access by engine @n:
+ * @reason at @va, walk level @level, a write or not, in @root's space.
+ * Pops it.
+ */
+static void expect_vfault(QGPU *g, int n, uint32_t reason, uint64_t va,
+                          unsigned level, bool write, uint64_t root)
+{
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), >=, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_REASON), ==, reason);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_ENGINE), ==, n);
+    g_assert_cmphex(rd64(g, QGPU_REG_FAULT_ADDR_LO), ==, va);
+    g_assert_cmphex(rd(g, QGPU_REG_FAULT_INFO), ==,
+                    QGPU_FAULT_INFO_VIRTUAL |
+                    (write ? QGPU_FAULT_INFO_WRITE : 0) |
+                    level << QGPU_FAULT_INFO_LEVEL_SHIFT);
+    g_assert_cmpuint(QGPU_FAULT_INFO_LEVEL(rd(g, QGPU_REG_FAULT_INFO)), ==,
+                     level);
+    g_assert_cmphex(rd64(g, QGPU_REG_FAULT_VM_LO), ==, root);
+    fault_pop(g);
+}
+
+/* A paging command faults: @reason at @va; the engine is reset after */
+#define PAGING_VFAULT(reason_, va_, level_, write_, root_) do {     \
+        run(g, 0);                                                  \
+        g_assert_cmphex(erd(g, 0, QGPU_ENG_STATUS), ==,             \
+                        QGPU_ENG_STATUS_HALTED);                    \
+        expect_vfault(g, 0, reason_, va_, level_, write_, root_);   \
+        g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), ==, 0);      \
+        engine_reset(g, 0);                                         \
+    } while (0)
+
+static void test_mmu_caps(void)
+{
+    QGPU *g = qgpu_start(NULL);
+    uint32_t faults = 0;
+
+    g_assert_cmphex(rd(g, QGPU_REG_VERSION), ==, 0x00010002);
+    g_assert_cmphex(rd(g, QGPU_REG_CAPS) & QGPU_CAP_MMU, ==, QGPU_CAP_MMU);
+    g_assert_cmpuint(rd(g, QGPU_REG_MMU_VA_BITS), ==, 39);
+    g_assert_cmpuint(rd(g, QGPU_REG_MMU_LEVELS), ==, 3);
+    g_assert_cmphex(rd(g, QGPU_REG_MMU_PAGE_SIZES), ==, 0x11);
+    g_assert_cmpuint(rd(g, QGPU_REG_MMU_PTE_SIZE), ==, 8);
+    g_assert_cmpuint(rd(g, QGPU_REG_MMU_TLB_ENTRIES), ==, 64);
+    g_assert_cmphex(rd64(g, QGPU_REG_MMU_PAGING_ROOT_LO), ==, 0);
+    g_assert_cmphex(rd(g, QGPU_REG_FAULT_INFO), ==, 0);
+    g_assert_cmphex(rd64(g, QGPU_REG_FAULT_VM_LO), ==, 0);
+    g_assert_cmpuint(tlb_hits(g), ==, 0);
+    g_assert_cmpuint(tlb_misses(g), ==, 0);
+    g_assert_cmpuint(rd64(g, QGPU_REG_TLB_FLUSHES_LO), ==, 0);
+    /* reserved offsets in the block read 0 */
+    g_assert_cmphex(rd(g, 0x11c), ==, 0);
+    g_assert_cmphex(rd(g, 0x12c), ==, 0);
+    g_assert_cmphex(rd(g, 0x148), ==, 0);
+
+    /* MMU_PAGING_ROOT is RW, both halves */
+    set_paging_root(g, 0x123456789abcd003ull);
+    g_assert_cmphex(rd64(g, QGPU_REG_MMU_PAGING_ROOT_LO), ==,
+                    0x123456789abcd003ull);
+    wr(g, QGPU_REG_MMU_PAGING_ROOT_HI, 0);
+    g_assert_cmphex(rd64(g, QGPU_REG_MMU_PAGING_ROOT_LO), ==, 0x9abcd003ull);
+
+    /* the others are read-only: BAD_REGISTER, value unchanged */
+    wr(g, QGPU_REG_MMU_VA_BITS, 48);
+    g_assert_cmpuint(rd(g, QGPU_REG_MMU_VA_BITS), ==, 39);
+    expect_fault(g, 0xff, QGPU_FAULT_BAD_REGISTER, ++faults);
+    g_assert_cmphex(rd64(g, QGPU_REG_FAULT_ADDR_LO), ==, QGPU_REG_MMU_VA_BITS);
+    g_assert_cmphex(rd(g, QGPU_REG_FAULT_INFO), ==, 0);
+    wr(g, QGPU_REG_MMU_TLB_ENTRIES, 1);
+    expect_fault(g, 0xff, QGPU_FAULT_BAD_REGISTER, ++faults);
+    wr(g, QGPU_REG_FAULT_INFO, 1);
+    expect_fault(g, 0xff, QGPU_FAULT_BAD_REGISTER, ++faults);
+    wr(g, QGPU_REG_FAULT_VM_HI, 1);
+    expect_fault(g, 0xff, QGPU_FAULT_BAD_REGISTER, ++faults);
+    wr(g, QGPU_REG_TLB_HITS_LO, 5);
+    expect_fault(g, 0xff, QGPU_FAULT_BAD_REGISTER, ++faults);
+    wr(g, QGPU_REG_TLB_FLUSHES_HI, 5);
+    expect_fault(g, 0xff, QGPU_FAULT_BAD_REGISTER, ++faults);
+    g_assert_cmpuint(rd64(g, QGPU_REG_TLB_HITS_LO), ==, 0);
+    wr(g, 0x11c, 5);
+    expect_fault(g, 0xff, QGPU_FAULT_BAD_REGISTER, ++faults);
+    /* a 16-bit access to MMU_PAGING_ROOT: BAD_REGISTER, dropped */
+    qpci_io_writew(g->dev, g->bar0, QGPU_REG_MMU_PAGING_ROOT_LO, 0x1111);
+    expect_fault(g, 0xff, QGPU_FAULT_BAD_REGISTER, ++faults);
+    g_assert_cmphex(rd64(g, QGPU_REG_MMU_PAGING_ROOT_LO), ==, 0x9abcd003ull);
+
+    /* reset clears the paging root */
+    wr(g, QGPU_REG_RESET, 1);
+    g_assert_cmphex(rd64(g, QGPU_REG_MMU_PAGING_ROOT_LO), ==, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_MMU_VA_BITS), ==, 39);
+    qgpu_stop(g);
+}
+
+/* 4 KiB pages through tables in VRAM, then through tables in guest memory */
+static void test_mmu_walk(void)
+{
+    int sys;
+
+    for (sys = 0; sys < 2; sys++) {
+        QGPU *g = qgpu_start(NULL);
+        g_autofree uint8_t *src = g_malloc(4 * 4096);
+        g_autofree uint8_t *got = g_malloc(4 * 4096);
+        uint64_t srcpage[4] = {
+            0x100000, SYS(SYSPAGES), 0x105000, SYS(SYSPAGES + 0x3000),
+        };
+        uint64_t m0, h0, bytes0;
+        PT p;
+        int i;
+
+        pt_init(&p, g, sys, sys ? PT_SYSMEM : PT_VRAM);
+        set_paging_root(g, p.root);
+        /* source: VRAM and system pages, scattered; destination: 4 pages */
+        for (i = 0; i < 4 * 4096; i++) {
+            src[i] = i * 7 + (i >> 8) + 1;
+        }
+        for (i = 0; i < 4; i++) {
+            bool s_page = srcpage[i] & QGPU_SYS_BIT;
+            uint64_t pa = srcpage[i] & ~QGPU_SYS_BIT;
+
+            pt_map(&p, VA_A + i * 4096, pa | (s_page ? PTE_SYS : PTE_RW));
+            pt_map(&p, VA_HIGH + i * 4096, (0x200000 + i * 4096) | PTE_RW);
+            if (s_page) {
+                qtest_memwrite(g->qts, pa, src + i * 4096, 4096);
+            } else {
+                qpci_memwrite(g->dev, g->bar2, pa, src + i * 4096, 4096);
+            }
+        }
+        pt_map(&p, RB_VA, RB_PAGE | PTE_RW);
+        m0 = tlb_misses(g);
+        h0 = tlb_hits(g);
+        bytes0 = rd64(g, QGPU_ENGINE_BASE(0) + QGPU_ENG_BYTES_LO);
+        cmd_vtransfer(g, 4 * 4096 - 8, VA_A + 3, VA_HIGH + 5);
+        run(g, 0);
+        g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+        qpci_memread(g->dev, g->bar2, 0x200000, got, 4 * 4096);
+        g_assert_cmpmem(src + 3, 4 * 4096 - 8, got + 5, 4 * 4096 - 8);
+        g_assert_cmpuint(got[4], ==, 0);
+        g_assert_cmpuint(rd64(g, QGPU_ENGINE_BASE(0) + QGPU_ENG_BYTES_LO), ==,
+                         bytes0 + 4 * 4096 - 8);
+        /* one walk per page touched (4 + 4), the other pieces hit */
+        g_assert_cmpuint(tlb_misses(g) - m0, ==, 8);
+        g_assert_cmpuint(tlb_hits(g) - h0, >, 0);
+
+        /* FILL_VIRTUAL across a VRAM and a system page */
+        cmd_vfill(g, 0x1000, VA_A + 0x800, 0xa1b2c3d4);
+        run(g, 0);
+        g_assert_cmphex(vram_rd(g, 0x1007fc), ==, ldl_le_p(src + 0x7fc));
+        g_assert_cmphex(vram_rd(g, 0x100800), ==, 0xa1b2c3d4);
+        g_assert_cmphex(vram_rd(g, 0x100ffc), ==, 0xa1b2c3d4);
+        g_assert_cmphex(qtest_readl(g->qts, SYSPAGES), ==, 0xa1b2c3d4);
+        g_assert_cmphex(qtest_readl(g->qts, SYSPAGES + 0x7fc), ==,
+                        0xa1b2c3d4);
+        g_assert_cmphex(qtest_readl(g->qts, SYSPAGES + 0x800), ==,
+                        ldl_le_p(src + 0x1800));
+        /* reads through the walk */
+        g_assert_cmphex(vread(g, VA_A + 0x1000), ==, 0xa1b2c3d4);
+        g_assert_cmphex(vread(g, VA_A + 0x2ffc), ==, ldl_le_p(src + 0x2ffc));
+        g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+        qgpu_stop(g);
+    }
+}
+
+/* Each PTE bit, and the fault records of walks */
+static void test_mmu_faults(void)
+{
+    QGPU *g = qgpu_start(NULL);
+    uint64_t e;
+    PT p;
+
+    pt_init(&p, g, false, PT_VRAM);
+    set_paging_root(g, p.root);
+    pt_map(&p, VA_A, 0x100000 | PTE_RW);
+    pt_map(&p, VA_A + 0x1000, 0x101000 | PTE_RW | QGPU_PTE_READ_ONLY);
+    pt_map(&p, RB_VA, RB_PAGE | PTE_RW);
+    vram_wr(g, 0x101000, 0x5eed);
+
+    /* READ_ONLY: reads allowed, a write faults (and writes nothing) */
+    g_assert_cmphex(vread(g, VA_A + 0x1000), ==, 0x5eed);
+    cmd_vfill(g, 8, VA_A + 0x1010, 0);
+    PAGING_VFAULT(QGPU_FAULT_PAGE_READ_ONLY, VA_A + 0x1010, 0, true, p.root);
+    g_assert_cmphex(vram_rd(g, 0x101010), ==, 0);
+    /* ... also when the copy starts in a writable page: that part done */
+    cmd_vfill(g, 0x1000, VA_A + 0x800, 0x77777777);
+    PAGING_VFAULT(QGPU_FAULT_PAGE_READ_ONLY, VA_A + 0x1000, 0, true, p.root);
+    g_assert_cmphex(vram_rd(g, 0x100ffc), ==, 0x77777777);
+    g_assert_cmphex(vram_rd(g, 0x101000), ==, 0x5eed);
+
+    /* not present: leaf entry, level-1 entry, root entry, root itself */
+    cmd_vfill(g, 4, VA_A + 0x2000, 0);
+    PAGING_VFAULT(QGPU_FAULT_PAGE_NOT_PRESENT, VA_A + 0x2000, 0, true,
+                  p.root);
+    cmd_vtransfer(g, 4, VA_A + 0x200000, RB_VA);
+    PAGING_VFAULT(QGPU_FAULT_PAGE_NOT_PRESENT, VA_A + 0x200000, 1, false,
+                  p.root);
+    cmd_vtransfer(g, 4, RB_VA, 0x4000000000ull);
+    PAGING_VFAULT(QGPU_FAULT_PAGE_NOT_PRESENT, 0x4000000000ull, 2, true,
+                  p.root);
+    set_paging_root(g, p.root & ~QGPU_PTE_VALID);
+    cmd_vfill(g, 4, VA_A, 0);
+    PAGING_VFAULT(QGPU_FAULT_PAGE_NOT_PRESENT, VA_A, 3, true,
+                  p.root & ~QGPU_PTE_VALID);
+    set_paging_root(g, 0);
+    cmd_vfill(g, 4, VA_A, 0);
+    PAGING_VFAULT(QGPU_FAULT_PAGE_NOT_PRESENT, VA_A, 3, true, 0);
+    set_paging_root(g, p.root);
+
+    /* VA range beyond 2^39: checked before anything moves */
+    cmd_vfill(g, 8, QGPU_MMU_VA_SIZE - 4, 0);
+    PAGING_VFAULT(QGPU_FAULT_BAD_ADDRESS, QGPU_MMU_VA_SIZE - 4, 0xf, true,
+                  p.root);
+    cmd_vtransfer(g, 4, UINT64_MAX - 3, RB_VA);
+    PAGING_VFAULT(QGPU_FAULT_BAD_ADDRESS, UINT64_MAX - 3, 0xf, false, p.root);
+    cmd_vtransfer(g, UINT64_MAX, VA_A, RB_VA);
+    PAGING_VFAULT(QGPU_FAULT_BAD_ADDRESS, VA_A, 0xf, false, p.root);
+    g_assert_cmphex(vram_rd(g, 0x100000), ==, 0);
+
+    /* local table outside VRAM: BAD_ADDRESS at the table's level */
+    e = pt_entry(&p, VA_A, 1, false);
+    pt_wq(&p, e, (64 * MiB) | PTE_RW);
+    cmd_flush_tlb(g, p.root, 0);        /* VA_A's translation is cached */
+    cmd_vfill(g, 4, VA_A, 0);
+    PAGING_VFAULT(QGPU_FAULT_BAD_ADDRESS, VA_A, 0, true, p.root);
+    /* system table the platform rejects: DMA_ERROR at its level */
+    pt_wq(&p, e, 0x7000000000ull | PTE_SYS);
+    cmd_vfill(g, 4, VA_A, 0);
+    PAGING_VFAULT(QGPU_FAULT_DMA_ERROR, VA_A, 0, true, p.root);
+    e = pt_entry(&p, VA_A, 2, false);
+    pt_wq(&p, e, 0xfffffffffffff000ull | PTE_RW);
+    cmd_vfill(g, 4, VA_A, 0);
+    PAGING_VFAULT(QGPU_FAULT_BAD_ADDRESS, VA_A, 1, true, p.root);
+    set_paging_root(g, 0x7000000000ull | PTE_SYS);
+    cmd_vfill(g, 4, VA_A, 0);
+    PAGING_VFAULT(QGPU_FAULT_DMA_ERROR, VA_A, 2, true,
+                  0x7000000000ull | PTE_SYS);
+    set_paging_root(g, (64 * MiB) | PTE_RW);
+    cmd_vfill(g, 4, VA_A, 0);
+    PAGING_VFAULT(QGPU_FAULT_BAD_ADDRESS, VA_A, 2, true, (64 * MiB) | PTE_RW);
+
+    /* pages: local page beyond VRAM, system page beyond guest memory */
+    pt_init(&p, g, false, PT_VRAM + 0x100000);
+    set_paging_root(g, p.root);
+    pt_map(&p, VA_A, (64 * MiB - 0x1000) | PTE_RW);
+    pt_map(&p, VA_A + 0x1000, (64 * MiB) | PTE_RW);
+    pt_map(&p, VA_A + 0x2000, 0x7000000000ull | PTE_SYS);
+    pt_map(&p, VA_A + 0x3000, (1ull << 63) | PTE_SYS);
+    cmd_vfill(g, 0x2000, VA_A, 0x12345678);
+    PAGING_VFAULT(QGPU_FAULT_BAD_ADDRESS, VA_A + 0x1000, 0, true, p.root);
+    g_assert_cmphex(qpci_io_readl(g->dev, g->bar2, 64 * MiB - 4), ==,
+                    0x12345678);
+    cmd_vfill(g, 0x10, VA_A + 0x2000, 0);
+    PAGING_VFAULT(QGPU_FAULT_DMA_ERROR, VA_A + 0x2000, 0, true, p.root);
+    cmd_vfill(g, 0x10, VA_A + 0x3000, 0);
+    PAGING_VFAULT(QGPU_FAULT_BAD_ADDRESS, VA_A + 0x3000, 0, true, p.root);
+
+    /* a physical fault has FAULT_INFO and FAULT_VM 0 */
+    cmd_fill(g, 8, 64 * MiB, 0, 0);
+    run(g, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_REASON), ==, QGPU_FAULT_BAD_ADDRESS);
+    g_assert_cmphex(rd(g, QGPU_REG_FAULT_INFO), ==, 0);
+    g_assert_cmphex(rd64(g, QGPU_REG_FAULT_VM_LO), ==, 0);
+    fault_pop(g);
+    engine_reset(g, 0);
+    /* after all that, the device still works */
+    cmd_fence(g, 0, SYS(FENCE_MEM), 0xf00d, false);
+    run(g, 0);
+    g_assert_cmphex(qtest_readq(g->qts, FENCE_MEM), ==, 0xf00d);
+    qgpu_stop(g);
+}
+
+/* 64 KiB pages: the group-first entry's 64K bit, mixed with 4 KiB pages */
+static void test_mmu_64k(void)
+{
+    QGPU *g = qgpu_start(NULL);
+    uint64_t va = VA_A + 0x100000;      /* leaf index 256: a group start */
+    g_autofree uint8_t *src = g_malloc(0x12000);
+    g_autofree uint8_t *got = g_malloc(0x12000);
+    uint64_t m0;
+    PT p;
+    int i;
+
+    pt_init(&p, g, false, PT_VRAM);
+    set_paging_root(g, p.root);
+    /* group 0: one 64 KiB page at 0x400000 (address bits 15:12 ignored) */
+    pt_map(&p, va, 0x403000 | PTE_RW | QGPU_PTE_64K);
+    for (i = 1; i < 16; i++) {
+        /* the other 15 entries are not read */
+        pt_map(&p, va + i * 0x1000, (0x500000 + i * 0x1000) | PTE_RW);
+    }
+    /* group 1: 4 KiB pages; a 64K bit outside the group-first is ignored */
+    pt_map(&p, va + 0x10000, 0x600000 | PTE_RW);
+    pt_map(&p, va + 0x11000, 0x608000 | PTE_RW | QGPU_PTE_64K);
+    /* group 2: group-first has 64K but not VALID: 4 KiB entries count */
+    pt_map(&p, va + 0x20000, 0x700000 | QGPU_PTE_64K);
+    pt_map(&p, va + 0x21000, 0x701000 | PTE_RW);
+    pt_map(&p, RB_VA, RB_PAGE | PTE_RW);
+
+    for (i = 0; i < 0x12000; i++) {
+        src[i] = i * 13 + (i >> 9);
+    }
+    qpci_memwrite(g->dev, g->bar2, 0x1000000, src, 0x12000);
+    cmd_flush_tlb(g, 0, QGPU_FLUSH_TLB_ALL);
+    run(g, 0);
+    m0 = tlb_misses(g);
+    /* a 64 KiB page plus 8 KiB of 4 KiB pages, from a physical staging VA */
+    for (i = 0; i < 0x12; i++) {
+        pt_map(&p, 0x20000000 + i * 0x1000, (0x1000000 + i * 0x1000) | PTE_RW);
+    }
+    cmd_vtransfer(g, 0x12000, 0x20000000, va);
+    run(g, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+    /* 18 source pages, one 64 KiB and two 4 KiB destination pages */
+    g_assert_cmpuint(tlb_misses(g) - m0, ==, 18 + 1 + 2);
+    qpci_memread(g->dev, g->bar2, 0x400000, got, 0x10000);
+    g_assert_cmpmem(src, 0x10000, got, 0x10000);
+    qpci_memread(g->dev, g->bar2, 0x600000, got, 0x1000);
+    g_assert_cmpmem(src + 0x10000, 0x1000, got, 0x1000);
+    qpci_memread(g->dev, g->bar2, 0x608000, got, 0x1000);
+    g_assert_cmpmem(src + 0x11000, 0x1000, got, 0x1000);
+    g_assert_cmphex(vram_rd(g, 0x500000 + 0x5000), ==, 0);
+    g_assert_cmphex(vram_rd(g, 0x610000), ==, 0);
+
+    /* reads inside the 64 KiB page land at the page's offset */
+    vram_wr(g, 0x40abc0, 0xabc0abc0);
+    g_assert_cmphex(vread(g, va + 0xabc0), ==, 0xabc0abc0);
+    /* group 2: entry 0 not valid (fault), entry 1 is a 4 KiB page */
+    vram_wr(g, 0x701010, 0x701010);
+    g_assert_cmphex(vread(g, va + 0x21010), ==, 0x701010);
+    cmd_vfill(g, 4, va + 0x20000, 0);
+    PAGING_VFAULT(QGPU_FAULT_PAGE_NOT_PRESENT, va + 0x20000, 0, true, p.root);
+    /* an unaligned 64 KiB page would leave VRAM: BAD_ADDRESS */
+    pt_map(&p, va + 0x30000, (64 * MiB + 0x8000) | PTE_RW | QGPU_PTE_64K);
+    cmd_vfill(g, 4, va + 0x30000, 0);
+    PAGING_VFAULT(QGPU_FAULT_BAD_ADDRESS, va + 0x30000, 0, true, p.root);
+
+    /* a 64 KiB system page */
+    pt_map(&p, va + 0x40000, SYSPAGES | PTE_SYS | QGPU_PTE_64K);
+    qtest_memset(g->qts, SYSPAGES, 0, 0x10000);
+    m0 = tlb_misses(g);
+    cmd_vfill(g, 0x10000, va + 0x40000, 0x64646464);
+    run(g, 0);
+    g_assert_cmpuint(tlb_misses(g) - m0, ==, 1);
+    g_assert_cmphex(qtest_readl(g->qts, SYSPAGES), ==, 0x64646464);
+    g_assert_cmphex(qtest_readl(g->qts, SYSPAGES + 0xfffc), ==, 0x64646464);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 2);
+    qgpu_stop(g);
+}
+
+/* FILL_VIRTUAL of one word at @va (one TLB lookup) */
+static void vpoke(QGPU *g, uint64_t va, uint32_t v)
+{
+    cmd_vfill(g, 4, va, v);
+    run(g, 0);
+}
+
+/* TLB: staleness without FLUSH_TLB, flushes, FIFO capacity, counters */
+static void test_mmu_tlb(void)
+{
+    QGPU *g = qgpu_start(NULL);
+    DmaBuf *b = g_new0(DmaBuf, 1);
+    uint64_t m0, h0, f0, leaf;
+    PT p, q;
+    int i;
+
+    pt_init(&p, g, false, PT_VRAM);
+    pt_init(&q, g, true, PT_SYSMEM);
+    set_paging_root(g, p.root);
+    pt_map(&p, VA_A, 0x100000 | PTE_RW);
+    pt_map(&q, VA_A, 0x180000 | PTE_RW);
+    leaf = pt_entry(&p, VA_A, 0, false);
+
+    m0 = tlb_misses(g);
+    h0 = tlb_hits(g);
+    vpoke(g, VA_A, 1);
+    vpoke(g, VA_A + 4, 2);
+    g_assert_cmpuint(tlb_misses(g), ==, m0 + 1);
+    g_assert_cmpuint(tlb_hits(g), ==, h0 + 1);
+    g_assert_cmphex(vram_rd(g, 0x100004), ==, 2);
+
+    /* change the PTE without a flush: the old translation is still used */
+    pt_wq(&p, leaf, 0x200000 | PTE_RW);
+    vpoke(g, VA_A + 8, 3);
+    g_assert_cmphex(vram_rd(g, 0x100008), ==, 3);
+    g_assert_cmphex(vram_rd(g, 0x200008), ==, 0);
+    /* flushing another address space does not help */
+    f0 = rd64(g, QGPU_REG_TLB_FLUSHES_LO);
+    cmd_flush_tlb(g, q.root, 0);
+    run(g, 0);
+    g_assert_cmpuint(rd64(g, QGPU_REG_TLB_FLUSHES_LO), ==, f0 + 1);
+    vpoke(g, VA_A + 12, 4);
+    g_assert_cmphex(vram_rd(g, 0x10000c), ==, 4);
+    /* FLUSH_TLB of the root: the new one; flags of the root do not matter */
+    cmd_flush_tlb(g, (p.root & ~QGPU_PTE_VALID) | QGPU_PTE_READ_ONLY, 0);
+    run(g, 0);
+    g_assert_cmpuint(rd64(g, QGPU_REG_TLB_FLUSHES_LO), ==, f0 + 2);
+    m0 = tlb_misses(g);
+    vpoke(g, VA_A + 16, 5);
+    g_assert_cmpuint(tlb_misses(g), ==, m0 + 1);
+    g_assert_cmphex(vram_rd(g, 0x200010), ==, 5);
+    g_assert_cmphex(vram_rd(g, 0x100010), ==, 0);
+    /* FLUSH_ALL */
+    pt_wq(&p, leaf, 0x300000 | PTE_RW);
+    vpoke(g, VA_A + 20, 6);
+    g_assert_cmphex(vram_rd(g, 0x200014), ==, 6);
+    cmd_flush_tlb(g, 0x1000, QGPU_FLUSH_TLB_ALL);
+    run(g, 0);
+    vpoke(g, VA_A + 24, 7);
+    g_assert_cmphex(vram_rd(g, 0x300018), ==, 7);
+    g_assert_cmpuint(rd64(g, QGPU_REG_TLB_FLUSHES_LO), ==, f0 + 3);
+
+    /* the same VA in another address space is another TLB entry */
+    set_paging_root(g, q.root);
+    vpoke(g, VA_A, 8);
+    g_assert_cmphex(vram_rd(g, 0x180000), ==, 8);
+    set_paging_root(g, p.root);
+    vpoke(g, VA_A + 28, 9);
+    g_assert_cmphex(vram_rd(g, 0x30001c), ==, 9);
+
+    /* FIFO: VA_A's entry survives 63 other fills, not a 64th */
+    for (i = 0; i < 64; i++) {
+        pt_map(&p, 0x30000000 + i * 0x1000, (0x400000 + i * 0x1000) | PTE_RW);
+    }
+    cmd_flush_tlb(g, p.root, 0);
+    run(g, 0);
+    vpoke(g, VA_A, 10);                 /* fills VA_A's entry */
+    pt_wq(&p, leaf, 0x500000 | PTE_RW);
+    m0 = tlb_misses(g);
+    for (i = 0; i < 63; i++) {
+        vpoke(g, 0x30000000 + i * 0x1000, i);
+    }
+    g_assert_cmpuint(tlb_misses(g), ==, m0 + 63);
+    vpoke(g, VA_A + 4, 11);             /* a hit: still the old page */
+    g_assert_cmphex(vram_rd(g, 0x300004), ==, 11);
+    g_assert_cmpuint(tlb_misses(g), ==, m0 + 63);
+    vpoke(g, 0x30000000 + 63 * 0x1000, 63);     /* replaces VA_A's entry */
+    vpoke(g, VA_A + 8, 12);
+    g_assert_cmpuint(tlb_misses(g), ==, m0 + 65);
+    g_assert_cmphex(vram_rd(g, 0x500008), ==, 12);
+    g_assert_cmphex(vram_rd(g, 0x300008), ==, 0);
+    for (i = 0; i < 64; i++) {
+        g_assert_cmphex(vram_rd(g, 0x400000 + i * 0x1000), ==, i);
+    }
+
+    /* the render engine has its own TLB; FLUSH_TLB flushes it too */
+    cmd_ctx_set_vm(g, 1, 2, p.root);
+    dma(b, QGPU_DMA_VFILL, 0, 4, LO(VA_A + 0x40), HI(VA_A + 0x40), 4,
+        0xaaaa);
+    dma_put(g, DMABUF, b);
+    cmd_exec(g, 2, SYS(DMABUF), 0, b->n * 4);
+    run(g, 1);
+    g_assert_cmphex(vram_rd(g, 0x500040), ==, 0xaaaa);
+    pt_wq(&p, leaf, 0x600000 | PTE_RW);
+    cmd_exec(g, 2, SYS(DMABUF), 0, b->n * 4);
+    run(g, 1);
+    vram_wr(g, 0x500040, 0);
+    cmd_exec(g, 2, SYS(DMABUF), 0, b->n * 4);
+    run(g, 1);
+    g_assert_cmphex(vram_rd(g, 0x500040), ==, 0xaaaa);       /* stale */
+    cmd_flush_tlb(g, p.root, 0);
+    run(g, 0);
+    cmd_exec(g, 2, SYS(DMABUF), 0, b->n * 4);
+    run(g, 1);
+    g_assert_cmphex(vram_rd(g, 0x600040), ==, 0xaaaa);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+    g_free(b);
+    qgpu_stop(g);
+}
+
+/* UPDATE_PT: inline, from a list, to a virtual destination; its faults */
+static void test_mmu_update_pt(void)
+{
+    QGPU *g = qgpu_start(NULL);
+    uint64_t ents[4], leaf, faults = 0;
+    uint64_t *list = g_new(uint64_t, 700);
+    PT p;
+    int i;
+
+    pt_init(&p, g, false, PT_VRAM);
+    set_paging_root(g, p.root);
+    pt_map(&p, VA_A, 0x100000 | PTE_RW);        /* creates the leaf table */
+    pt_map(&p, RB_VA, RB_PAGE | PTE_RW);
+    leaf = pt_entry(&p, VA_A, 0, false);
+
+    /* inline, to the leaf table in VRAM (physical destination) */
+    for (i = 0; i < 3; i++) {
+        ents[i] = (0x110000 + i * 0x1000) | PTE_RW;
+    }
+    cmd_update_pt_inline(g, leaf + 8, 0, ents, 3, QGPU_CMD_UPDATE_PT_LEN + 6);
+    run(g, 0);
+    for (i = 0; i < 3; i++) {
+        g_assert_cmphex(qpci_io_readq(g->dev, g->bar2, leaf + 8 + i * 8), ==,
+                        ents[i]);
+    }
+    g_assert_cmphex(qpci_io_readq(g->dev, g->bar2, leaf + 32), ==, 0);
+    vram_wr(g, 0x112020, 0x2020);
+    g_assert_cmphex(vread(g, VA_A + 0x3020), ==, 0x2020);
+
+    /* from a list of 700 entries (two batches) to guest memory */
+    for (i = 0; i < 700; i++) {
+        list[i] = 0x1000000000ull * i + i;
+    }
+    qtest_memwrite(g->qts, PAGELIST, list, 700 * 8);
+    qtest_memset(g->qts, SYSBUF, 0xff, 701 * 8);
+    cmd_update_pt(g, SYS(SYSBUF), 700, SYS(PAGELIST), 0);
+    run(g, 0);
+    for (i = 0; i < 700; i++) {
+        g_assert_cmphex(qtest_readq(g->qts, SYSBUF + i * 8), ==, list[i]);
+    }
+    g_assert_cmphex(qtest_readq(g->qts, SYSBUF + 700 * 8), ==, UINT64_MAX);
+    /* count 0: no-op */
+    cmd_update_pt(g, 0, 0, 0, 0);
+    run(g, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+
+    /* virtual destination: the paging space maps the leaf table itself */
+    pt_map(&p, 0x50000000, (leaf & ~0xfffull) | PTE_RW);
+    ents[0] = 0x120000 | PTE_RW;
+    cmd_update_pt_inline(g, 0x50000000 + (leaf & 0xfff) + 4 * 8,
+                         QGPU_PT_DST_VIRTUAL, ents, 1,
+                         QGPU_CMD_UPDATE_PT_LEN + 2);
+    cmd_flush_tlb(g, p.root, 0);
+    run(g, 0);
+    g_assert_cmphex(qpci_io_readq(g->dev, g->bar2, leaf + 32), ==, ents[0]);
+    vram_wr(g, 0x120040, 0x4040);
+    g_assert_cmphex(vread(g, VA_A + 0x4040), ==, 0x4040);
+    /* a virtual destination from a list, straddling two pages */
+    pt_map(&p, 0x50001000, 0x130000 | PTE_RW);
+    qtest_writeq(g->qts, PAGELIST, 0x1111);
+    qtest_writeq(g->qts, PAGELIST + 8, 0x2222);
+    cmd_update_pt(g, 0x50000ff8, 2, SYS(PAGELIST), QGPU_PT_DST_VIRTUAL);
+    run(g, 0);
+    g_assert_cmphex(qpci_io_readq(g->dev, g->bar2,
+                                  (leaf & ~0xfffull) + 0xff8), ==, 0x1111);
+    g_assert_cmphex(qpci_io_readq(g->dev, g->bar2, 0x130000), ==, 0x2222);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+
+    /* inline entries that wrap around the end of the ring */
+    engine_reset(g, 0);
+    {
+        uint32_t h = QGPU_CMD_HDR(QGPU_CMD_NOP, 0, (RING_SIZE - 28) / 4);
+
+        emit(g, 0, &h, 1);
+        g->tail[0] = RING_SIZE - 28;
+        run(g, 0);
+    }
+    ents[0] = 0xa000 | PTE_RW;
+    ents[1] = 0xb000 | PTE_RW;
+    cmd_update_pt_inline(g, 0x140000, 0, ents, 2, QGPU_CMD_UPDATE_PT_LEN + 4);
+    run(g, 0);
+    g_assert_cmpuint(g->tail[0], <, 16);
+    g_assert_cmphex(qpci_io_readq(g->dev, g->bar2, 0x140000), ==, ents[0]);
+    g_assert_cmphex(qpci_io_readq(g->dev, g->bar2, 0x140008), ==, ents[1]);
+    engine_reset(g, 0);
+
+    /* faults: inline entries beyond the command, misaligned dst, list */
+    cmd_update_pt_inline(g, 0x140000, 0, ents, 2, QGPU_CMD_UPDATE_PT_LEN + 3);
+    run(g, 0);
+    expect_fault(g, 0, QGPU_FAULT_BAD_LENGTH, ++faults);
+    engine_reset(g, 0);
+    cmd_update_pt(g, 0x140004, 1, SYS(PAGELIST), 0);
+    run(g, 0);
+    expect_fault(g, 0, QGPU_FAULT_BAD_ALIGN, ++faults);
+    g_assert_cmphex(rd64(g, QGPU_REG_FAULT_ADDR_LO), ==, 0x140004);
+    engine_reset(g, 0);
+    cmd_update_pt(g, 0x140000, 2, 64 * MiB - 8, 0);
+    run(g, 0);
+    expect_fault(g, 0, QGPU_FAULT_BAD_ADDRESS, ++faults);
+    g_assert_cmphex(rd64(g, QGPU_REG_FAULT_ADDR_LO), ==, 64 * MiB - 8);
+    engine_reset(g, 0);
+    cmd_update_pt(g, 64 * MiB - 8, 2, SYS(PAGELIST), 0);
+    run(g, 0);
+    expect_fault(g, 0, QGPU_FAULT_BAD_ADDRESS, ++faults);
+    g_assert_cmphex(rd64(g, QGPU_REG_FAULT_ADDR_LO), ==, 64 * MiB - 8);
+    g_assert_cmphex(rd(g, QGPU_REG_FAULT_INFO), ==, 0);
+    fault_pop(g);
+    engine_reset(g, 0);
+    /* virtual destination: read-only page, unmapped page */
+    pt_map(&p, 0x50002000, 0x150000 | PTE_RW | QGPU_PTE_READ_ONLY);
+    cmd_update_pt(g, 0x50002000, 1, SYS(PAGELIST), QGPU_PT_DST_VIRTUAL);
+    PAGING_VFAULT(QGPU_FAULT_PAGE_READ_ONLY, 0x50002000, 0, true, p.root);
+    cmd_update_pt(g, 0x50003000, 1, SYS(PAGELIST), QGPU_PT_DST_VIRTUAL);
+    PAGING_VFAULT(QGPU_FAULT_PAGE_NOT_PRESENT, 0x50003000, 0, true, p.root);
+    g_assert_cmphex(qpci_io_readq(g->dev, g->bar2, 0x150000), ==, 0);
+    g_free(list);
+    qgpu_stop(g);
+}
+
+/* TRANSFER_VIRTUAL: a fault mid-way leaves the earlier pages done */
+static void test_mmu_transfer_partial(void)
+{
+    QGPU *g = qgpu_start(NULL);
+    uint64_t bytes0;
+    PT p;
+
+    pt_init(&p, g, true, PT_SYSMEM);
+    set_paging_root(g, p.root);
+    pt_map(&p, VA_A, SYSBUF | PTE_SYS);
+    pt_map(&p, VA_A + 0x1000, (SYSBUF + 0x1000) | PTE_SYS);
+    pt_map(&p, VA_HIGH, 0x100000 | PTE_RW);
+    pt_map(&p, VA_HIGH + 0x1000, 0x101000 | PTE_RW);
+    pt_map(&p, VA_HIGH + 0x2000, 0x102000 | PTE_RW);
+    fill_sys(g, SYSBUF, 0x2000, 5);
+    bytes0 = rd64(g, QGPU_ENGINE_BASE(0) + QGPU_ENG_BYTES_LO);
+    cmd_vtransfer(g, 0x3000, VA_A, VA_HIGH);
+    PAGING_VFAULT(QGPU_FAULT_PAGE_NOT_PRESENT, VA_A + 0x2000, 0, false,
+                  p.root);
+    check_vram(g, 0x100000, 0x2000, 5);
+    g_assert_cmphex(vram_rd(g, 0x102000), ==, 0);
+    g_assert_cmpuint(rd64(g, QGPU_ENGINE_BASE(0) + QGPU_ENG_BYTES_LO), ==,
+                     bytes0 + 0x2000);
+    /* FILL_VIRTUAL size not a multiple of 4 */
+    cmd_vfill(g, 6, VA_HIGH, 0);
+    run(g, 0);
+    expect_fault(g, 0, QGPU_FAULT_BAD_ALIGN, 2);
+    g_assert_cmphex(rd(g, QGPU_REG_FAULT_INFO), ==, 0);
+    engine_reset(g, 0);
+    /* a large virtual copy runs in chunks: 4 MiB through 1024 pages */
+    {
+        int i;
+
+        for (i = 0; i < 1024; i++) {
+            pt_map(&p, 0x40000000 + i * 0x1000, (0x800000 + i * 0x1000) |
+                   PTE_RW);
+            pt_map(&p, 0x48000000 + i * 0x1000, (0x1800000 +
+                   (1023 - i) * 0x1000) | PTE_RW);
+        }
+        cmd_fill(g, 4 * MiB, 0x800000, 0x3c3c3c3c, 0);
+        cmd_vtransfer(g, 4 * MiB, 0x40000000, 0x48000000);
+        cmd_vfill(g, 8, 0x40000000 + 4 * MiB - 8, 0x1234);
+        run(g, 0);
+        g_assert_cmphex(vram_rd(g, 0x1800000), ==, 0x3c3c3c3c);
+        g_assert_cmphex(vram_rd(g, 0x1800000 + 4 * MiB - 4), ==, 0x3c3c3c3c);
+        g_assert_cmphex(vram_rd(g, 0x800000 + 4 * MiB - 4), ==, 0x1234);
+        g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 2);
+    }
+    qgpu_stop(g);
+}
+
+/* Render engine: CTX_SET_VM and the virtual DMA-buffer commands */
+static void test_mmu_render(void)
+{
+    QGPU *g = qgpu_start("max-contexts=8");
+    DmaBuf *b = g_new0(DmaBuf, 1);
+    uint32_t words[64], sum[64];
+    uint64_t src = VA_A, dst = VA_A + 0x3000, fence = VA_A + 0x2000;
+    uint32_t off;
+    PT p;
+    int i;
+
+    pt_init(&p, g, false, PT_VRAM);
+    for (i = 0; i < 4; i++) {
+        pt_map(&p, VA_A + i * 0x1000, (0x100000 + (3 - i) * 0x1000) | PTE_RW);
+    }
+    pt_map(&p, VA_A + 0x4000, SYSBUF | PTE_SYS);
+    cmd_ctx_set_vm(g, 1, 2, p.root);
+    for (i = 0; i < 64; i++) {
+        words[i] = 0x01020304 + i;
+        sum[i] = 0x01020304 + i + 0x10;
+    }
+    qpci_memwrite(g->dev, g->bar2, 0x103000 + 0xfc0, words, 64);
+    qpci_memwrite(g->dev, g->bar2, 0x102000, words + 16, 192);
+    /* words at src + 0xfc0 .. src + 0x1100 straddle a page boundary */
+    dma(b, QGPU_DMA_VFILL, 0, 4, LO(dst), HI(dst), 256, 0x10);
+    dma(b, QGPU_DMA_VADD, 0, 7, LO(dst + 0x100), HI(dst + 0x100),
+        LO(src + 0xfc0), HI(src + 0xfc0), LO(dst), HI(dst), 64);
+    dma(b, QGPU_DMA_VXOR, 0, 7, LO(dst + 0x200), HI(dst + 0x200),
+        LO(dst + 0x100), HI(dst + 0x100), LO(dst), HI(dst), 64);
+    dma(b, QGPU_DMA_VCOPY, 0, 5, LO(VA_A + 0x4000), HI(VA_A + 0x4000),
+        LO(src + 0xfc0), HI(src + 0xfc0), 256);
+    dma(b, QGPU_DMA_VCHECKSUM, 0, 5, LO(src + 0xfc0), HI(src + 0xfc0), 256,
+        LO(dst + 0x300), HI(dst + 0x300));
+    dma(b, QGPU_DMA_VWAIT, 0, 4, LO(fence), HI(fence), 0, 0);
+    dma(b, QGPU_DMA_VTIMESTAMP, 0, 2, LO(fence + 16), HI(fence + 16));
+    dma(b, QGPU_DMA_VFENCE, QGPU_FENCE_FLAG_IRQ, 4, LO(fence + 8),
+        HI(fence + 8), 0x55667788, 0x11223344);
+    dma(b, QGPU_DMA_NOP, 0, 0);
+    dma_put(g, DMABUF, b);
+    qtest_clock_step(g->qts, 5000);
+    cmd_exec(g, 2, SYS(DMABUF), 0, b->n * 4);
+    run(g, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+    g_assert_cmphex(vram_rd(g, 0x100000), ==, 0x10);
+    g_assert_cmphex(vram_rd(g, 0x1000fc), ==, 0x10);
+    for (i = 0; i < 64; i++) {
+        g_assert_cmphex(vram_rd(g, 0x100100 + i * 4), ==, sum[i]);
+        g_assert_cmphex(vram_rd(g, 0x100200 + i * 4), ==, sum[i] ^ 0x10);
+        g_assert_cmphex(qtest_readl(g->qts, SYSBUF + i * 4), ==, words[i]);
+    }
+    g_assert_cmphex(vram_rd(g, 0x100300), ==, fnv(words, 64));
+    g_assert_cmphex(qpci_io_readq(g->dev, g->bar2, 0x101008), ==,
+                    0x1122334455667788ull);
+    g_assert_cmpuint(qpci_io_readq(g->dev, g->bar2, 0x101010), >=, 5000);
+    g_assert_cmphex(rd(g, QGPU_REG_INT_STATUS), ==, QGPU_INT_ENGINE(1));
+    /* 2 ring commands + 9 DMA commands */
+    g_assert_cmpuint(rd64(g, QGPU_ENGINE_BASE(1) + QGPU_ENG_CMDS_LO), ==, 11);
+
+    /* VWAIT blocks until the paging engine writes the value */
+    b->n = 0;
+    dma(b, QGPU_DMA_VWAIT, 0, 4, LO(fence), HI(fence), 3, 0);
+    dma(b, QGPU_DMA_VFENCE, 0, 4, LO(fence + 24), HI(fence + 24), 42, 0);
+    dma_put(g, DMABUF, b);
+    cmd_exec(g, 2, SYS(DMABUF), 0, b->n * 4);
+    kick(g, 1);
+    qtest_clock_step(g->qts, 3 * 1000 * 1000);
+    g_assert_cmphex(erd(g, 1, QGPU_ENG_STATUS), ==, QGPU_ENG_STATUS_BUSY);
+    g_assert_cmpuint(vram_rd(g, 0x101018), ==, 0);
+    cmd_fence(g, 0, 0x101000, 3, false);
+    run(g, 0);
+    qtest_clock_step(g->qts, 2 * 1000 * 1000);
+    wait_idle(g, 1);
+    g_assert_cmpuint(vram_rd(g, 0x101018), ==, 42);
+
+    /* slot commands in a bound context, virtual ones in a physical one */
+    b->n = 0;
+    dma(b, QGPU_DMA_NOP, 0, 0);
+    dma_bind(b, 0, 0x100000, 0x1000);
+    dma_put(g, DMABUF, b);
+    cmd_exec(g, 2, SYS(DMABUF), 0, b->n * 4);
+    run(g, 1);
+    expect_fault(g, 1, QGPU_FAULT_BAD_OPCODE, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_OFFSET), ==, 4);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_CONTEXT), ==, 2);
+    g_assert_true(ctx_faulted(g, 2));
+    fault_pop(g);
+    b->n = 0;
+    dma(b, QGPU_DMA_VFILL, 0, 4, LO(dst), HI(dst), 4, 0);
+    dma_put(g, DMABUF + 0x1000, b);
+    cmd_exec(g, 3, SYS(DMABUF + 0x1000), 0, b->n * 4);
+    run(g, 1);
+    expect_fault(g, 1, QGPU_FAULT_BAD_OPCODE, 2);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_CONTEXT), ==, 3);
+    fault_pop(g);
+
+    /* CTX_CLEAR keeps the binding; a virtual fault invalidates only ctx 2 */
+    cmd_ctx_clear(g, 2);
+    cmd_ctx_clear(g, 3);
+    b->n = 0;
+    dma(b, QGPU_DMA_VFILL, 0, 4, LO(dst + 8), HI(dst + 8), 4, 0x99);
+    off = b->n * 4;
+    dma(b, QGPU_DMA_VFILL, 0, 4, LO(VA_A + 0x5000), HI(VA_A + 0x5000), 4,
+        0x98);
+    dma(b, QGPU_DMA_VFILL, 0, 4, LO(dst + 12), HI(dst + 12), 4, 0x97);
+    dma_put(g, DMABUF, b);
+    cmd_exec(g, 2, SYS(DMABUF), 0, b->n * 4);
+    b->n = 0;
+    dma_bind(b, 0, 0x180000, 0x1000);
+    dma(b, QGPU_DMA_FILL, 0, 4, 0, 0, 4, 0x96);
+    dma_put(g, DMABUF + 0x1000, b);
+    cmd_exec(g, 3, SYS(DMABUF + 0x1000), 0, b->n * 4);
+    cmd_fence(g, 1, SYS(FENCE_MEM), 0x77, false);
+    run(g, 1);
+    g_assert_cmphex(vram_rd(g, 0x100008), ==, 0x99);
+    g_assert_cmphex(vram_rd(g, 0x10000c), ==, 0x10);
+    g_assert_cmphex(vram_rd(g, 0x180000), ==, 0x96);
+    g_assert_cmpuint(qtest_readq(g->qts, FENCE_MEM), ==, 0x77);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_CONTEXT), ==, 2);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_OFFSET), ==, off);
+    expect_vfault(g, 1, QGPU_FAULT_PAGE_NOT_PRESENT, VA_A + 0x5000, 0, true,
+                  p.root);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), ==, 0);
+    g_assert_true(ctx_faulted(g, 2));
+    g_assert_false(ctx_faulted(g, 3));
+    g_assert_cmphex(erd(g, 1, QGPU_ENG_STATUS), ==, 0);
+
+    /* VA range, alignment faults of the virtual commands */
+#define VDMA_FAULT(reason_, addr_, info_, ...) do {                 \
+        b->n = 0;                                                   \
+        __VA_ARGS__;                                                \
+        dma_put(g, DMABUF, b);                                      \
+        cmd_ctx_clear(g, 2);                                        \
+        cmd_exec(g, 2, SYS(DMABUF), 0, b->n * 4);                   \
+        run(g, 1);                                                  \
+        g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), ==, 1);      \
+        g_assert_cmpuint(rd(g, QGPU_REG_FAULT_REASON), ==, reason_); \
+        g_assert_cmphex(rd64(g, QGPU_REG_FAULT_ADDR_LO), ==, addr_); \
+        g_assert_cmphex(rd(g, QGPU_REG_FAULT_INFO), ==, info_);     \
+        g_assert_cmphex(rd64(g, QGPU_REG_FAULT_VM_LO), ==,          \
+                        (info_) ? p.root : 0);                      \
+        fault_pop(g);                                               \
+        g_assert_true(ctx_faulted(g, 2));                           \
+    } while (0)
+#define VW (QGPU_FAULT_INFO_VIRTUAL | QGPU_FAULT_INFO_WRITE)
+#define VR QGPU_FAULT_INFO_VIRTUAL
+#define NOWALK (QGPU_FAULT_LEVEL_NONE << QGPU_FAULT_INFO_LEVEL_SHIFT)
+
+    VDMA_FAULT(QGPU_FAULT_BAD_ALIGN, 6, 0,
+               dma(b, QGPU_DMA_VFILL, 0, 4, LO(dst), HI(dst), 6, 0));
+    VDMA_FAULT(QGPU_FAULT_BAD_ALIGN, dst + 4, 0,
+               dma(b, QGPU_DMA_VFENCE, 0, 4, LO(dst + 4), HI(dst + 4), 0, 0));
+    VDMA_FAULT(QGPU_FAULT_BAD_ADDRESS, QGPU_MMU_VA_SIZE - 4, VW | NOWALK,
+               dma(b, QGPU_DMA_VFENCE, 0, 4, LO(QGPU_MMU_VA_SIZE - 4),
+                   HI(QGPU_MMU_VA_SIZE - 4), 0, 0));
+    VDMA_FAULT(QGPU_FAULT_BAD_ADDRESS, QGPU_MMU_VA_SIZE, VR | NOWALK,
+               dma(b, QGPU_DMA_VCOPY, 0, 5, LO(dst), HI(dst),
+                   LO(QGPU_MMU_VA_SIZE), HI(QGPU_MMU_VA_SIZE), 4));
+    VDMA_FAULT(QGPU_FAULT_PAGE_NOT_PRESENT, VA_A + 0x5000, VW,
+               dma(b, QGPU_DMA_VCHECKSUM, 0, 5, LO(src), HI(src), 8,
+                   LO(VA_A + 0x5000), HI(VA_A + 0x5000)));
+    VDMA_FAULT(QGPU_FAULT_PAGE_NOT_PRESENT, VA_A + 0x5000, VR,
+               dma(b, QGPU_DMA_VWAIT, 0, 4, LO(VA_A + 0x5000),
+                   HI(VA_A + 0x5000), 1, 0));
+    VDMA_FAULT(QGPU_FAULT_PAGE_NOT_PRESENT, VA_A + 0x5000, VR,
+               dma(b, QGPU_DMA_VADD, 0, 7, LO(dst), HI(dst), LO(src),
+                   HI(src), LO(VA_A + 0x5000), HI(VA_A + 0x5000), 1));
+#undef VW
+#undef VR
+#undef NOWALK
+#undef VDMA_FAULT
+
+    /* back to physical mode: slot commands run again */
+    cmd_ctx_set_vm(g, 1, 2, p.root & ~QGPU_PTE_VALID);
+    cmd_ctx_clear(g, 2);
+    b->n = 0;
+    dma_bind(b, 0, 0x180000, 0x1000);
+    dma(b, QGPU_DMA_FILL, 0, 4, 0, 4, 4, 0x95);
+    dma_put(g, DMABUF, b);
+    cmd_exec(g, 2, SYS(DMABUF), 0, b->n * 4);
+    run(g, 1);
+    g_assert_cmphex(vram_rd(g, 0x180004), ==, 0x95);
+    g_assert_false(ctx_faulted(g, 2));
+    /* CTX_SET_VM of a context the device does not have */
+    wr(g, QGPU_REG_INT_ACK, QGPU_INT_ALL);
+    cmd_ctx_set_vm(g, 1, 8, p.root);
+    run(g, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_REASON), ==, QGPU_FAULT_BAD_CONTEXT);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_CONTEXT), ==, 8);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_ADDR_LO), ==, 8);
+    g_assert_cmphex(erd(g, 1, QGPU_ENG_STATUS), ==, QGPU_ENG_STATUS_HALTED);
+    /* ... and on the paging engine it is BAD_OPCODE */
+    fault_pop(g);
+    cmd_ctx_set_vm(g, 0, 2, p.root);
+    run(g, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_REASON), ==, QGPU_FAULT_BAD_OPCODE);
+    g_free(b);
+    qgpu_stop(g);
+}
+
+/* Reset: paging root 0, TLBs empty, every context physical; counters kept */
+static void test_mmu_reset(void)
+{
+    QGPU *g = qgpu_start(NULL);
+    DmaBuf *b = g_new0(DmaBuf, 1);
+    uint64_t hits, misses, flushes, leaf;
+    PT p;
+
+    pt_init(&p, g, false, PT_VRAM);
+    pt_map(&p, VA_A, 0x100000 | PTE_RW);
+    leaf = pt_entry(&p, VA_A, 0, false);
+    set_paging_root(g, p.root);
+    cmd_ctx_set_vm(g, 1, 1, p.root);
+    run(g, 1);
+    vpoke(g, VA_A, 1);
+    vpoke(g, VA_A, 2);
+    cmd_flush_tlb(g, 0, 0);
+    run(g, 0);
+    pt_wq(&p, leaf, 0x200000 | PTE_RW);         /* the TLB has the old one */
+    hits = tlb_hits(g);
+    misses = tlb_misses(g);
+    flushes = rd64(g, QGPU_REG_TLB_FLUSHES_LO);
+    g_assert_cmpuint(hits, ==, 1);
+    g_assert_cmpuint(misses, ==, 1);
+    g_assert_cmpuint(flushes, ==, 1);
+
+    wr(g, QGPU_REG_RESET, 1);
+    g_assert_cmphex(rd64(g, QGPU_REG_MMU_PAGING_ROOT_LO), ==, 0);
+    g_assert_cmpuint(tlb_hits(g), ==, hits);
+    g_assert_cmpuint(tlb_misses(g), ==, misses);
+    g_assert_cmpuint(rd64(g, QGPU_REG_TLB_FLUSHES_LO), ==, flushes);
+    qgpu_ring_init(g, 0, RING0, RING_SIZE);
+    qgpu_ring_init(g, 1, RING1, RING_SIZE);
+    /* TLB emptied: the new translation */
+    set_paging_root(g, p.root);
+    vpoke(g, VA_A + 4, 3);
+    g_assert_cmphex(vram_rd(g, 0x200004), ==, 3);
+    g_assert_cmphex(vram_rd(g, 0x100004), ==, 0);
+    g_assert_cmpuint(tlb_misses(g), ==, misses + 1);
+    /* context 1 is physical again: slot commands run, virtual ones not */
+    dma_bind(b, 0, 0x180000, 0x1000);
+    dma(b, QGPU_DMA_FILL, 0, 4, 0, 0, 4, 0x33);
+    dma(b, QGPU_DMA_VFILL, 0, 4, LO(VA_A), HI(VA_A), 4, 0x44);
+    dma_put(g, DMABUF, b);
+    cmd_exec(g, 1, SYS(DMABUF), 0, b->n * 4);
+    run(g, 1);
+    g_assert_cmphex(vram_rd(g, 0x180000), ==, 0x33);
+    g_assert_cmphex(vram_rd(g, 0x200000), ==, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_REASON), ==, QGPU_FAULT_BAD_OPCODE);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_OFFSET), ==, 11 * 4);
+    g_free(b);
+    qgpu_stop(g);
+}
+
+/*
+ * Random page tables (loops, pointers anywhere, garbage flags) and random
+ * virtual commands on both engines: QEMU survives and stays responsive.
+ */
+static uint64_t fuzz_pte(GRand *r, uint64_t vram)
+{
+    static const uint64_t tables[] = {
+        PT_VRAM, PT_VRAM + 0x1000, PT_VRAM + 0x2000, PT_VRAM + 0x3000,
+        PT_VRAM + 0x4000, PT_VRAM + 0x5000, PT_VRAM + 0x6000,
+        SYS(PT_SYSMEM), SYS(PT_SYSMEM + 0x1000),
+    };
+    uint64_t flags = g_rand_int_range(r, 0, 16);
+    uint64_t a;
+
+    switch (g_rand_int_range(r, 0, 8)) {
+    case 0:
+    case 1:
+    case 2:
+        a = tables[g_rand_int_range(r, 0, ARRAY_SIZE(tables))];
+        flags |= QGPU_PTE_VALID;
+        if (a & QGPU_SYS_BIT) {
+            flags |= QGPU_PTE_SYSTEM;
+        } else {
+            flags &= ~QGPU_PTE_SYSTEM;
+        }
+        return (a & ~QGPU_SYS_BIT) | flags;
+    case 3:
+    case 4:
+        return (g_rand_int_range(r, 0, vram / 4096) * 4096ull) | flags;
+    case 5:
+        return ((0x1000000 + g_rand_int_range(r, 0, 0x7000000)) & ~0xfffull) |
+               flags | QGPU_PTE_SYSTEM;
+    case 6:
+        return (vram - g_rand_int_range(r, 0, 32) * 4096ull) | flags;
+    default:
+        return ((uint64_t)g_rand_int(r) << 32) | g_rand_int(r);
+    }
+}
+
+static uint64_t fuzz_va(GRand *r)
+{
+    switch (g_rand_int_range(r, 0, 5)) {
+    case 0:
+        return QGPU_MMU_VA_SIZE - g_rand_int_range(r, 0, 0x20000);
+    case 1:
+        return ((uint64_t)g_rand_int(r) << 32) | g_rand_int(r);
+    default:
+        /* VAs whose walks go through the fuzzed tables */
+        return ((uint64_t)g_rand_int_range(r, 0, 3) << 30) |
+               ((uint64_t)g_rand_int_range(r, 0, 3) << 21) |
+               ((uint64_t)g_rand_int_range(r, 0, 0x40) << 12) |
+               g_rand_int_range(r, 0, 4096);
+    }
+}
+
+static void fuzz_tables(QGPU *g, GRand *r, uint64_t vram)
+{
+    int i;
+
+    for (i = 0; i < 16; i++) {
+        int t = g_rand_int_range(r, 0, 9);
+        uint32_t idx = g_rand_boolean(r) ? g_rand_int_range(r, 0, 0x48)
+                                         : g_rand_int_range(r, 0, 512);
+        uint64_t e = fuzz_pte(r, vram);
+
+        if (t < 7) {
+            qpci_io_writeq(g->dev, g->bar2, PT_VRAM + t * 0x1000 + idx * 8, e);
+        } else {
+            qtest_writeq(g->qts, PT_SYSMEM + (t - 7) * 0x1000 + idx * 8, e);
+        }
+    }
+}
+
+static void fuzz_vdma(QGPU *g, GRand *r, uint32_t *dbuf, unsigned n)
+{
+    static const uint32_t dops[] = {
+        QGPU_DMA_NOP, QGPU_DMA_VCOPY, QGPU_DMA_VFILL, QGPU_DMA_VADD,
+        QGPU_DMA_VXOR, QGPU_DMA_VCHECKSUM, QGPU_DMA_VFENCE, QGPU_DMA_VWAIT,
+        QGPU_DMA_VTIMESTAMP, QGPU_DMA_FILL,
+    };
+    unsigned i, k;
+
+    for (i = 0; i < n;) {
+        uint32_t op = dops[g_rand_int_range(r, 0, ARRAY_SIZE(dops))];
+        uint32_t len = qgpu_dma_cmd_len(op);
+
+        if (g_rand_int_range(r, 0, 10) == 0) {
+            len = g_rand_int_range(r, 1, 10);
+        }
+        if (i + len > n) {
+            break;
+        }
+        dbuf[i] = QGPU_CMD_HDR(op, g_rand_int_range(r, 0, 2), len);
+        for (k = 1; k + 1 < len; k += 2) {
+            uint64_t va = fuzz_va(r);
+
+            dbuf[i + k] = va;
+            dbuf[i + k + 1] = va >> 32;
+        }
+        if (k < len) {
+            dbuf[i + k] = g_rand_int_range(r, 0, 0x3000) & ~3u;
+        }
+        k = op == QGPU_DMA_VCOPY ? 5 : 3;       /* the size dword */
+        if ((op == QGPU_DMA_VCOPY || op == QGPU_DMA_VFILL ||
+             op == QGPU_DMA_VCHECKSUM) && k < len) {
+            dbuf[i + k] = g_rand_int_range(r, 0, 0x6000) &
+                          ~(g_rand_boolean(r) ? 3 : 0);
+        }
+        i += len;
+    }
+}
+
+static void fuzz_vring(QGPU *g, GRand *r, uint64_t vram, uint64_t root0)
+{
+    int n = g_rand_int_range(r, 0, 2);
+    uint32_t c[16] = { 0 };
+    uint64_t a = fuzz_va(r), b = fuzz_va(r);
+    uint64_t root = g_rand_boolean(r) ? root0 : fuzz_pte(r, vram);
+    uint64_t s = g_rand_int_range(r, 0, 4) ? g_rand_int_range(r, 0, 0x9000)
+                                          : ((uint64_t)g_rand_int(r) << 20);
+
+    s &= g_rand_int_range(r, 0, 4) ? ~3ull : ~0ull;
+    uint32_t len, op, k;
+
+    if (!(erd(g, n, QGPU_ENG_CTRL) & QGPU_ENG_CTRL_ENABLE) ||
+        erd(g, n, QGPU_ENG_STATUS) & QGPU_ENG_STATUS_HALTED ||
+        g_rand_int_range(r, 0, 30) == 0) {
+        wr(g, QGPU_REG_INT_ACK, 0xffffffff);
+        qgpu_ring_init(g, n, n ? RING1 : RING0, RING_SIZE);
+    }
+    g->tail[n] = erd(g, n, QGPU_ENG_RING_TAIL);
+    if (n == 0) {
+        static const uint32_t ops[] = {
+            QGPU_CMD_UPDATE_PT, QGPU_CMD_FLUSH_TLB, QGPU_CMD_TRANSFER_VIRTUAL,
+            QGPU_CMD_FILL_VIRTUAL, QGPU_CMD_FILL_VIRTUAL, QGPU_CMD_UPDATE_PT,
+        };
+        op = ops[g_rand_int_range(r, 0, ARRAY_SIZE(ops))];
+    } else {
+        op = g_rand_boolean(r) ? QGPU_CMD_EXEC : QGPU_CMD_CTX_SET_VM;
+    }
+    len = qgpu_cmd_len(op);
+    c[1] = s;
+    c[2] = s >> 32;
+    c[3] = a;
+    c[4] = a >> 32;
+    c[5] = b;
+    c[6] = b >> 32;
+    if (op == QGPU_CMD_UPDATE_PT) {
+        uint32_t flags = g_rand_int_range(r, 0, 4);
+        uint64_t dst = g_rand_boolean(r) ? a :
+                       (g_rand_boolean(r) ? PT_VRAM + g_rand_int_range(r, 0,
+                                                                       0x4000)
+                                          : SYS(PT_SYSMEM) + 8 * (s & 0x3ff));
+
+        c[1] = dst & ~(g_rand_int_range(r, 0, 8) ? 7ull : 0);
+        c[2] = dst >> 32;
+        c[3] = g_rand_int_range(r, 0, 5);
+        c[4] = LO(SYS(PAGELIST));
+        c[5] = HI(SYS(PAGELIST));
+        for (k = 6; k < 16; k++) {
+            c[k] = fuzz_pte(r, vram) >> (k & 1 ? 32 : 0);
+        }
+        if (flags & QGPU_PT_INLINE) {
+            len = MIN(QGPU_CMD_UPDATE_PT_LEN + 2 * c[3] +
+                      g_rand_int_range(r, -1, 1), 16);
+        }
+        c[0] = QGPU_CMD_HDR(op, flags, len);
+    } else if (op == QGPU_CMD_EXEC || op == QGPU_CMD_CTX_SET_VM) {
+        c[1] = g_rand_int_range(r, 0, 5);
+        c[2] = op == QGPU_CMD_EXEC ? SYS(DMABUF) : root;
+        c[3] = op == QGPU_CMD_EXEC ? SYS(DMABUF) >> 32 : root >> 32;
+        c[4] = 0;
+        c[5] = 1024;
+        if (op == QGPU_CMD_EXEC) {
+            uint32_t clr[] = {
+                QGPU_CMD_HDR(QGPU_CMD_CTX_CLEAR, 0, QGPU_CMD_CTX_CLEAR_LEN),
+                c[1],
+            };
+            emit(g, n, clr, ARRAY_SIZE(clr));
+        }
+        c[0] = QGPU_CMD_HDR(op, 0, len);
+    } else {
+        c[0] = QGPU_CMD_HDR(op, g_rand_int_range(r, 0, 2), len);
+    }
+    emit(g, n, c, QGPU_CMD_LEN(c[0]));
+    kick(g, n);
+    if (g_rand_int_range(r, 0, 4) == 0) {
+        qtest_clock_step(g->qts, 1000 * 1000);
+    }
+}
+
+static void test_mmu_fuzz(void)
+{
+    QGPU *g = qgpu_start_machine("pc", "max-slots=8,max-contexts=4");
+    const char *seed_env = g_getenv("QGPU_FUZZ_SEED");
+    const char *iter_env = g_getenv("QGPU_FUZZ_ITERS");
+    GRand *r = g_rand_new_with_seed(seed_env ? atoi(seed_env) : 0x51475055);
+    int iters = iter_env ? atoi(iter_env) : 3000;
+    uint64_t vram = 64 * MiB;
+    uint32_t dbuf[256];
+    g_autofree uint8_t *tables = g_malloc(0x7000);
+    int it, i;
+    PT p;
+
+    /* valid 4 KiB mappings to start from: 7 tables at PT_VRAM */
+    pt_init(&p, g, false, PT_VRAM);
+    set_paging_root(g, p.root);
+    for (i = 0; i < 4 * 64; i++) {
+        uint64_t va = ((uint64_t)(i >> 7) << 30) |
+                      ((uint64_t)((i >> 6) & 1) << 21) | ((i & 63) << 12);
+
+        pt_map(&p, va, i & 1 ? (0x1000000 + i * 0x1000) | PTE_RW
+                             : (SYSPAGES + i * 0x1000) | PTE_SYS);
+    }
+    g_assert_cmphex(p.next, ==, PT_VRAM + 0x7000);
+    qpci_memread(g->dev, g->bar2, PT_VRAM, tables, 0x7000);
+    qtest_memset(g->qts, PT_SYSMEM, 0, 0x2000);
+    for (it = 0; it < iters; it++) {
+        int what = g_rand_int_range(r, 0, 20);
+
+        if (what == 0) {
+            fuzz_tables(g, r, vram);
+        } else if (what == 1) {
+            memset(dbuf, 0, sizeof(dbuf));
+            fuzz_vdma(g, r, dbuf, ARRAY_SIZE(dbuf));
+            qtest_memwrite(g->qts, DMABUF, dbuf, sizeof(dbuf));
+        } else if (what == 2) {
+            set_paging_root(g, g_rand_int_range(r, 0, 8) ? p.root
+                                                         : fuzz_pte(r, vram));
+        } else if (what == 3) {
+            for (i = 0; i < 5; i++) {
+                qtest_writeq(g->qts, PAGELIST + i * 8, fuzz_pte(r, vram));
+            }
+        } else if (what == 5) {
+            /* the valid tables again (the TLBs may keep garbage) */
+            qpci_memwrite(g->dev, g->bar2, PT_VRAM, tables, 0x7000);
+        } else if (what == 4) {
+            wr(g, QGPU_REG_RESET, g_rand_int_range(r, 0, 8) == 0);
+            set_paging_root(g, p.root);
+            (void)rd(g, QGPU_REG_FAULT_INFO);
+            (void)rd64(g, QGPU_REG_FAULT_VM_LO);
+            wr(g, QGPU_REG_FAULTQ_POP, 1);
+        } else {
+            fuzz_vring(g, r, vram, p.root);
+        }
+    }
+    g_test_message("mmu fuzz: faults %u, cmds %" PRIu64 "/%" PRIu64
+                   ", TLB hits %" PRIu64 " misses %" PRIu64 " flushes %"
+                   PRIu64, rd(g, QGPU_REG_FAULT_COUNT),
+                   rd64(g, QGPU_ENGINE_BASE(0) + QGPU_ENG_CMDS_LO),
+                   rd64(g, QGPU_ENGINE_BASE(1) + QGPU_ENG_CMDS_LO),
+                   tlb_hits(g), tlb_misses(g),
+                   rd64(g, QGPU_REG_TLB_FLUSHES_LO));
+    g_assert_cmpuint(tlb_misses(g), >, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), >, 0);
+    /* still alive: reset, clean tables, a virtual fill and fences */
+    g_assert_cmphex(rd(g, QGPU_REG_ID), ==, QGPU_ID_MAGIC);
+    wr(g, QGPU_REG_RESET, 1);
+    qgpu_ring_init(g, 0, RING0, RING_SIZE);
+    qgpu_ring_init(g, 1, RING1, RING_SIZE);
+    pt_init(&p, g, false, PT_VRAM + 0x100000);
+    pt_map(&p, VA_A, 0x100000 | PTE_RW);
+    set_paging_root(g, p.root);
+    vpoke(g, VA_A + 4, 0x600d);
+    g_assert_cmphex(vram_rd(g, 0x100004), ==, 0x600d);
+    cmd_fence(g, 0, SYS(FENCE_MEM), 0x600d, true);
+    cmd_fence(g, 1, SYS(FENCE_MEM + 8), 0x600e, true);
+    run(g, 0);
+    run(g, 1);
+    g_assert_cmphex(qtest_readq(g->qts, FENCE_MEM), ==, 0x600d);
+    g_assert_cmphex(qtest_readq(g->qts, FENCE_MEM + 8), ==, 0x600e);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), ==, 0);
+    g_rand_free(r);
+    qgpu_stop(g);
+}
+
 /* ---- fuzz ---- */
 
 static uint64_t fuzz_addr(GRand *r, uint64_t vram)
@@ -2520,6 +3872,27 @@ static void test_trace(void)
     run(g, 1);
     expect_fault(g, 1, QGPU_FAULT_BAD_OPCODE, 1);
 
+    /* GPU MMU: UPDATE_PT, a walk, a flush, a fault, CTX_SET_VM */
+    {
+        PT p;
+
+        pt_init(&p, g, false, PT_VRAM);
+        pt_map(&p, 0x1000, 0x5000 | PTE_RW);
+        set_paging_root(g, p.root);
+        qtest_writeq(g->qts, PAGELIST, 0);
+        cmd_update_pt(g, 0x6000, 1, SYS(PAGELIST), 0);
+        cmd_vfill(g, 4, 0x1000, 0x77);
+        cmd_vtransfer(g, 4, 0x1000, 0x1000);
+        cmd_flush_tlb(g, p.root, 0);
+        run(g, 0);
+        set_paging_root(g, 0);
+        cmd_vfill(g, 4, 0x1000, 0x77);
+        run(g, 0);
+        expect_fault(g, 0, QGPU_FAULT_PAGE_NOT_PRESENT, 2);
+        cmd_ctx_set_vm(g, 1, 3, p.root);
+        run(g, 1);
+    }
+
     g_assert_cmphex(rd(g, 0xffc), ==, 0);
     wr(g, QGPU_REG_RESET, 1);
     qgpu_stop(g);
@@ -2553,6 +3926,22 @@ static void test_trace(void)
     expect_log(text, "qgpu: fault bad-opcode: engine 0x1 context 0x3 "
                "addr 0x1007f offset 0x2c");
     expect_log(text, "qgpu_context_faulted ctx 3 .*");
+    expect_log(text, "qgpu_update_pt 1 entries to 0x6000 from "
+               "0x8000000000190000 flags 0x0");
+    expect_log(text, "qgpu_vfill engine 0 bytes 0x4 dst va 0x1000 "
+               "pattern 0x00000077 root 0x3000001");
+    expect_log(text, "qgpu_mmu_walk engine 0 TLB miss: root 0x3000001 "
+               "va 0x1000 -> page 0x5000 size 0x1000 system 0 read-only 0");
+    expect_log(text, "qgpu_vtransfer engine 0 bytes 0x4 src va 0x1000 "
+               "dst va 0x1000 root 0x3000001");
+    expect_log(text, "qgpu_tlb_flush root 0x3000001 all 0: "
+               "1 entries invalidated");
+    expect_log(text, "qgpu_mmu_fault engine 0 reason 14 root 0x0 va 0x1000 "
+               "info 0x33");
+    expect_log(text, "qgpu_fault_vm info 0x33 vm 0x0");
+    expect_log(text, "qgpu: fault page-not-present: virtual, write, "
+               "level 3, root 0x0");
+    expect_log(text, "qgpu_context_set_vm ctx 3 root 0x3000001");
     expect_log(text, "qgpu: read of unknown or write-only register 0xffc "
                "reads 0");
     expect_log(text, "qgpu_reset device reset");
@@ -2634,6 +4023,16 @@ int main(int argc, char **argv)
     qtest_add_func("/qgpu/fault/ctx-skip", test_ctx_fault_skip);
     qtest_add_func("/qgpu/fault/job-wait", test_ctx_fault_job_wait);
     qtest_add_func("/qgpu/render/ctx-unbind", test_ctx_unbind);
+    qtest_add_func("/qgpu/mmu/caps", test_mmu_caps);
+    qtest_add_func("/qgpu/mmu/walk", test_mmu_walk);
+    qtest_add_func("/qgpu/mmu/faults", test_mmu_faults);
+    qtest_add_func("/qgpu/mmu/64k", test_mmu_64k);
+    qtest_add_func("/qgpu/mmu/tlb", test_mmu_tlb);
+    qtest_add_func("/qgpu/mmu/update-pt", test_mmu_update_pt);
+    qtest_add_func("/qgpu/mmu/transfer-partial", test_mmu_transfer_partial);
+    qtest_add_func("/qgpu/mmu/render", test_mmu_render);
+    qtest_add_func("/qgpu/mmu/reset", test_mmu_reset);
+    qtest_add_func("/qgpu/mmu/fuzz", test_mmu_fuzz);
     qtest_add_func("/qgpu/fuzz", test_fuzz);
     qtest_add_func("/qgpu/trace", test_trace);
 
