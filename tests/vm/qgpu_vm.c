@@ -921,7 +921,7 @@ static void check_map_einval(void)
 static void check_map_eexist(void)
 {
 	int fd = qt_reopen(&dev);
-	uint32_t h = cpu_bo(fd, 4 * SZ_64K), h2 = cpu_bo(fd, SZ_64K);
+	uint32_t h = cpu_bo(fd, 4 * SZ_64K), h2 = cpu_bo(fd, 2 * SZ_64K);
 	uint64_t x = reserve(fd, SZ_1M);
 
 	vmap(fd, h, x + SZ_64K, 0, 2 * SZ_64K, 0);
@@ -1126,11 +1126,17 @@ static void check_make_resident_ebusy(void)
 	int fd = qt_reopen(&dev);
 	/* no CPU access: while locked it may not go to VRAM (Lock2) */
 	uint32_t h = qt_bo(fd, SZ_64K, vram_mask, 0, 0);
-	uint64_t off, x = reserve(fd, SZ_64K);
+	uint64_t off, fence = 0, x = reserve(fd, SZ_64K);
+	int ret;
 
 	vmap(fd, h, x, 0, SZ_64K, 0);
 	igt_assert_eq(qgpu_bo_lock(fd, h, &off), 0);
-	igt_assert_eq(qgpu_make_resident(fd, &h, 1, NULL), -EBUSY);
+	ret = qgpu_make_resident(fd, &h, 1, &fence);
+	if (!ret)
+		qgpu_paging_fence_wait(fd, fence, TIMEOUT);
+	igt_assert_f(ret == -EBUSY,
+		     "MakeResident of a locked allocation without CPU access: %d, expected EBUSY (then in segment %u)\n",
+		     ret, segment_of(fd, h));
 	igt_assert_eq(segment_of(fd, h), QGPU_SEG_SYSTEM);
 	igt_assert_eq(qgpu_bo_unlock(fd, h), 0);
 	make_resident(fd, &h, 1);
@@ -1139,12 +1145,33 @@ static void check_make_resident_ebusy(void)
 	close(fd);
 }
 
+/* A file's address space and its paging-fence syncobj are there from open */
+static void check_vm_info_fresh(void)
+{
+	int fd = qt_reopen(&dev);
+	struct drm_qgpu_vm_info vm = vm_info(fd);
+	uint32_t sync = vm.paging_fence_syncobj;
+	uint64_t point = 1;
+
+	igt_assert_f(sync != 0,
+		     "QGPU_QUERY_VM_INFO of a new file: no paging-fence syncobj\n");
+	igt_assert_eq(drmSyncobjQuery(fd, &sync, &point, 1), 0);
+	igt_assert_eq_u64(point, 0);
+	igt_assert_eq_u64(vm.paging_fence, 0);
+	igt_assert_eq_u64(vm.reserved_bytes, 0);
+	igt_assert_eq_u64(vm.mapped_bytes, 0);
+	/* the same handle once the address space is in use */
+	reserve(fd, SZ_64K);
+	igt_assert_eq(vm_info(fd).paging_fence_syncobj, sync);
+	close(fd);
+}
+
 static void check_paging_fence(void)
 {
 	int fd = qt_reopen(&dev);
 	uint32_t h[2] = { cpu_bo(fd, SZ_64K), cpu_bo(fd, SZ_64K) };
-	struct drm_qgpu_vm_info vm = vm_info(fd);
 	uint64_t x = reserve(fd, 2 * SZ_64K), f[5], point = 0;
+	struct drm_qgpu_vm_info vm = vm_info(fd);
 	uint32_t sync = vm.paging_fence_syncobj;
 	int i;
 
@@ -1490,10 +1517,11 @@ static void check_oversubscription(struct vproc *p, int rounds)
 				     i, (unsigned long long)w, m[w],
 				     qgpu_pattern(9000 + i, w) ^ key);
 		cpu_unview(p->fd, h[i], (void *)m, chunk);
-		qt_close(p->fd, h[i]);
 	}
-	qt_close(p->fd, kh);
 	igt_assert_eq(qgpu_vm_free(p->fd, x, (n + 1) * chunk), 0);
+	for (i = 0; i < n; i++)
+		qt_close(p->fd, h[i]);
+	qt_close(p->fd, kh);
 	vcb_free(v);
 	free(h);
 }
@@ -1930,6 +1958,73 @@ static void check_close_releases_tables(void)
 		     (unsigned long long)m0.page_table_bytes);
 }
 
+/*
+ * Unmapping (VM_UNMAP, VM_FREE, and closing the file) an allocation whose
+ * handles are all closed already: the mapping held the last reference. In
+ * a child with its own file, so that a hang there cannot take the rest of
+ * the program with it.
+ */
+static int child_unmap_after_close(void *arg)
+{
+	uint64_t x, fence;
+	uint32_t h[3];
+	int fd, i;
+
+	(void)arg;
+	fd = open(dev.path, O_RDWR | O_CLOEXEC);
+	CHECK(fd >= 0);
+	CHECK(qgpu_vm_reserve(fd, 0, 4 * SZ_64K, 0, &x) == 0);
+	for (i = 0; i < 3; i++) {
+		CHECK(qgpu_bo_create(fd, SZ_64K, vram_mask, 0, 0, &h[i]) == 0);
+		CHECK(qgpu_vm_map(fd, h[i], x + i * SZ_64K, 0, SZ_64K, 0) == 0);
+	}
+	CHECK(qgpu_make_resident(fd, h, 3, &fence) == 0);
+	CHECK(qgpu_paging_fence_wait(fd, fence, TIMEOUT) == 0);
+	for (i = 0; i < 3; i++)
+		CHECK(qgpu_bo_destroy(fd, h[i]) == 0);
+	CHECK(qgpu_vm_unmap(fd, x, SZ_64K) == 0);
+	CHECK(qgpu_vm_free(fd, x, 4 * SZ_64K) == 0);
+	/* and the third one, through close() */
+	CHECK(qgpu_vm_reserve(fd, 0, SZ_64K, 0, &x) == 0);
+	CHECK(qgpu_bo_create(fd, SZ_64K, vram_mask, 0, 0, &h[0]) == 0);
+	CHECK(qgpu_vm_map(fd, h[0], x, 0, SZ_64K, 0) == 0);
+	CHECK(qgpu_bo_destroy(fd, h[0]) == 0);
+	close(fd);
+	return 0;
+}
+
+static void check_unmap_after_close(void)
+{
+	struct drm_qgpu_stats st;
+	pid_t pid;
+	int i, st_child = -1, w;
+
+	fflush(stdout);
+	pid = fork();
+	igt_assert(pid >= 0);
+	if (pid == 0)
+		_exit(child_unmap_after_close(NULL));
+	for (i = 0; i < 300; i++) {
+		w = waitpid(pid, &st_child, WNOHANG);
+		if (w == pid)
+			break;
+		usleep(100 * 1000);
+	}
+	igt_assert_f(i < 300,
+		     "unmapping allocations whose handles are closed: still blocked after 30 s (left behind: pid %d)\n",
+		     (int)pid);
+	igt_assert_f(WIFEXITED(st_child) && WEXITSTATUS(st_child) == 0,
+		     "child status %#x\n", st_child);
+	/* nothing of it left, once the deferred destruction ran */
+	for (i = 0; i < 100; i++) {
+		qt_stats(dev.fd, &st);
+		if (!st.allocations)
+			break;
+		usleep(50 * 1000);
+	}
+	igt_assert_eq(st.allocations, 0);
+}
+
 igt_main
 {
 	struct vproc p = { .fd = -1 };
@@ -1969,6 +2064,8 @@ igt_main
 		check_make_resident_einval();
 	igt_subtest("make-resident-locked-ebusy")
 		check_make_resident_ebusy();
+	igt_subtest("vm-info-of-a-new-file-has-paging-syncobj")
+		check_vm_info_fresh();
 	igt_subtest("paging-fence-timeline")
 		check_paging_fence();
 	igt_subtest("make-resident-vram-zero-filled")
@@ -1978,7 +2075,7 @@ igt_main
 	igt_subtest("virtual-matches-physical")
 		check_compute(&p, true);
 	igt_subtest("oversubscription-evicted-still-reachable")
-		check_oversubscription(&p, 4);
+		check_oversubscription(&p, 3);
 	igt_subtest("pages-64k-and-4k-mixed")
 		check_page_sizes(&p);
 	igt_subtest("fault-unmapped-va-loses-one-context")
@@ -2000,6 +2097,12 @@ igt_main
 	igt_fixture {
 		vproc_fini(&p);
 		qt_assert_no_allocations(dev.fd);
-		qgpu_close(&dev);
 	}
+
+	/* last: a kernel that deadlocks here leaves a process behind */
+	igt_subtest("unmap-after-handle-close")
+		check_unmap_after_close();
+
+	igt_fixture
+		qgpu_close(&dev);
 }
