@@ -1718,7 +1718,7 @@ static void test_fault_queue(void)
     wr(g, QGPU_REG_FAULTQ_COUNT, 0);
     wr(g, QGPU_REG_FAULTQ_LOST, 5);
     wr(g, QGPU_REG_CTX_STATUS, 0);
-    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 9);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 10);
     g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), ==, 7);
     g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_LOST), ==, 0);
     g_assert_true(ctx_faulted(g, 1));
@@ -2340,6 +2340,13 @@ static uint32_t vread(QGPU *g, uint64_t va)
     return vram_rd(g, RB_PAGE);
 }
 
+/* FILL_VIRTUAL of one word at @va (one TLB lookup) */
+static void vpoke(QGPU *g, uint64_t va, uint32_t v)
+{
+    cmd_vfill(g, 4, va, v);
+    run(g, 0);
+}
+
 static uint64_t tlb_hits(QGPU *g)
 {
     return rd64(g, QGPU_REG_TLB_HITS_LO);
@@ -2516,7 +2523,6 @@ static void test_mmu_walk(void)
 static void test_mmu_faults(void)
 {
     QGPU *g = qgpu_start(NULL);
-    uint64_t e;
     PT p;
 
     pt_init(&p, g, false, PT_VRAM);
@@ -2565,6 +2571,21 @@ static void test_mmu_faults(void)
     cmd_vtransfer(g, UINT64_MAX, VA_A, RB_VA);
     PAGING_VFAULT(QGPU_FAULT_BAD_ADDRESS, VA_A, 0xf, false, p.root);
     g_assert_cmphex(vram_rd(g, 0x100000), ==, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 10);
+    qgpu_stop(g);
+}
+
+/* Tables and pages outside VRAM or guest memory; physical faults */
+static void test_mmu_faults_tables(void)
+{
+    QGPU *g = qgpu_start(NULL);
+    uint64_t e;
+    PT p;
+
+    pt_init(&p, g, false, PT_VRAM);
+    set_paging_root(g, p.root);
+    pt_map(&p, VA_A, 0x100000 | PTE_RW);
+    vpoke(g, VA_A, 1);
 
     /* local table outside VRAM: BAD_ADDRESS at the table's level */
     e = pt_entry(&p, VA_A, 1, false);
@@ -2697,21 +2718,12 @@ static void test_mmu_64k(void)
     qgpu_stop(g);
 }
 
-/* FILL_VIRTUAL of one word at @va (one TLB lookup) */
-static void vpoke(QGPU *g, uint64_t va, uint32_t v)
-{
-    cmd_vfill(g, 4, va, v);
-    run(g, 0);
-}
-
 /* TLB: staleness without FLUSH_TLB, flushes, FIFO capacity, counters */
 static void test_mmu_tlb(void)
 {
     QGPU *g = qgpu_start(NULL);
-    DmaBuf *b = g_new0(DmaBuf, 1);
     uint64_t m0, h0, f0, leaf;
     PT p, q;
-    int i;
 
     pt_init(&p, g, false, PT_VRAM);
     pt_init(&q, g, true, PT_SYSMEM);
@@ -2767,6 +2779,23 @@ static void test_mmu_tlb(void)
     vpoke(g, VA_A + 28, 9);
     g_assert_cmphex(vram_rd(g, 0x30001c), ==, 9);
 
+    qgpu_stop(g);
+}
+
+/* TLB: FIFO replacement of 64 entries; the render engine's own TLB */
+static void test_mmu_tlb_fifo(void)
+{
+    QGPU *g = qgpu_start(NULL);
+    DmaBuf *b = g_new0(DmaBuf, 1);
+    uint64_t m0, leaf;
+    PT p;
+    int i;
+
+    pt_init(&p, g, false, PT_VRAM);
+    set_paging_root(g, p.root);
+    pt_map(&p, VA_A, 0x300000 | PTE_RW);
+    leaf = pt_entry(&p, VA_A, 0, false);
+
     /* FIFO: VA_A's entry survives 63 other fills, not a 64th */
     for (i = 0; i < 64; i++) {
         pt_map(&p, 0x30000000 + i * 0x1000, (0x400000 + i * 0x1000) | PTE_RW);
@@ -2821,7 +2850,7 @@ static void test_mmu_tlb(void)
 static void test_mmu_update_pt(void)
 {
     QGPU *g = qgpu_start(NULL);
-    uint64_t ents[4], leaf, faults = 0;
+    uint64_t ents[4], leaf;
     uint64_t *list = g_new(uint64_t, 700);
     PT p;
     int i;
@@ -2901,7 +2930,22 @@ static void test_mmu_update_pt(void)
     g_assert_cmpuint(g->tail[0], <, 16);
     g_assert_cmphex(qpci_io_readq(g->dev, g->bar2, 0x140000), ==, ents[0]);
     g_assert_cmphex(qpci_io_readq(g->dev, g->bar2, 0x140008), ==, ents[1]);
-    engine_reset(g, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+    g_free(list);
+    qgpu_stop(g);
+}
+
+/* UPDATE_PT's faults, physical and virtual */
+static void test_mmu_update_pt_faults(void)
+{
+    QGPU *g = qgpu_start(NULL);
+    uint64_t ents[2] = { 0xa000 | PTE_RW, 0xb000 | PTE_RW };
+    uint32_t faults = 0;
+    PT p;
+
+    pt_init(&p, g, false, PT_VRAM);
+    set_paging_root(g, p.root);
+    qtest_writeq(g->qts, PAGELIST, 0x1111);
 
     /* faults: inline entries beyond the command, misaligned dst, list */
     cmd_update_pt_inline(g, 0x140000, 0, ents, 2, QGPU_CMD_UPDATE_PT_LEN + 3);
@@ -2932,7 +2976,6 @@ static void test_mmu_update_pt(void)
     cmd_update_pt(g, 0x50003000, 1, SYS(PAGELIST), QGPU_PT_DST_VIRTUAL);
     PAGING_VFAULT(QGPU_FAULT_PAGE_NOT_PRESENT, 0x50003000, 0, true, p.root);
     g_assert_cmphex(qpci_io_readq(g->dev, g->bar2, 0x150000), ==, 0);
-    g_free(list);
     qgpu_stop(g);
 }
 
@@ -2987,6 +3030,22 @@ static void test_mmu_transfer_partial(void)
     qgpu_stop(g);
 }
 
+/*
+ * The render tests' address space, bound to context 2: VA_A + 0x1000 * i
+ * (i < 4) is VRAM page 0x103000 - 0x1000 * i, VA_A + 0x4000 is SYSBUF
+ */
+static void render_vm(QGPU *g, PT *p)
+{
+    int i;
+
+    pt_init(p, g, false, PT_VRAM);
+    for (i = 0; i < 4; i++) {
+        pt_map(p, VA_A + i * 0x1000, (0x100000 + (3 - i) * 0x1000) | PTE_RW);
+    }
+    pt_map(p, VA_A + 0x4000, SYSBUF | PTE_SYS);
+    cmd_ctx_set_vm(g, 1, 2, p->root);
+}
+
 /* Render engine: CTX_SET_VM and the virtual DMA-buffer commands */
 static void test_mmu_render(void)
 {
@@ -2994,16 +3053,10 @@ static void test_mmu_render(void)
     DmaBuf *b = g_new0(DmaBuf, 1);
     uint32_t words[64], sum[64];
     uint64_t src = VA_A, dst = VA_A + 0x3000, fence = VA_A + 0x2000;
-    uint32_t off;
     PT p;
     int i;
 
-    pt_init(&p, g, false, PT_VRAM);
-    for (i = 0; i < 4; i++) {
-        pt_map(&p, VA_A + i * 0x1000, (0x100000 + (3 - i) * 0x1000) | PTE_RW);
-    }
-    pt_map(&p, VA_A + 0x4000, SYSBUF | PTE_SYS);
-    cmd_ctx_set_vm(g, 1, 2, p.root);
+    render_vm(g, &p);
     for (i = 0; i < 64; i++) {
         words[i] = 0x01020304 + i;
         sum[i] = 0x01020304 + i + 0x10;
@@ -3060,7 +3113,22 @@ static void test_mmu_render(void)
     qtest_clock_step(g->qts, 2 * 1000 * 1000);
     wait_idle(g, 1);
     g_assert_cmpuint(vram_rd(g, 0x101018), ==, 42);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+    g_free(b);
+    qgpu_stop(g);
+}
 
+/* Virtual contexts: the wrong kind of command, faults, back to physical */
+static void test_mmu_render_faults(void)
+{
+    QGPU *g = qgpu_start("max-contexts=8");
+    DmaBuf *b = g_new0(DmaBuf, 1);
+    uint64_t dst = VA_A + 0x3000;
+    uint32_t off;
+    PT p;
+
+    render_vm(g, &p);
+    vram_wr(g, 0x10000c, 0x10);
     /* slot commands in a bound context, virtual ones in a physical one */
     b->n = 0;
     dma(b, QGPU_DMA_NOP, 0, 0);
@@ -3113,6 +3181,43 @@ static void test_mmu_render(void)
     g_assert_false(ctx_faulted(g, 3));
     g_assert_cmphex(erd(g, 1, QGPU_ENG_STATUS), ==, 0);
 
+    /* back to physical mode: slot commands run again */
+    cmd_ctx_set_vm(g, 1, 2, p.root & ~QGPU_PTE_VALID);
+    cmd_ctx_clear(g, 2);
+    b->n = 0;
+    dma_bind(b, 0, 0x180000, 0x1000);
+    dma(b, QGPU_DMA_FILL, 0, 4, 0, 4, 4, 0x95);
+    dma_put(g, DMABUF, b);
+    cmd_exec(g, 2, SYS(DMABUF), 0, b->n * 4);
+    run(g, 1);
+    g_assert_cmphex(vram_rd(g, 0x180004), ==, 0x95);
+    g_assert_false(ctx_faulted(g, 2));
+    /* CTX_SET_VM of a context the device does not have */
+    wr(g, QGPU_REG_INT_ACK, QGPU_INT_ALL);
+    cmd_ctx_set_vm(g, 1, 8, p.root);
+    run(g, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_REASON), ==, QGPU_FAULT_BAD_CONTEXT);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_CONTEXT), ==, 8);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_ADDR_LO), ==, 8);
+    g_assert_cmphex(erd(g, 1, QGPU_ENG_STATUS), ==, QGPU_ENG_STATUS_HALTED);
+    /* ... and on the paging engine it is BAD_OPCODE */
+    fault_pop(g);
+    cmd_ctx_set_vm(g, 0, 2, p.root);
+    run(g, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_REASON), ==, QGPU_FAULT_BAD_OPCODE);
+    g_free(b);
+    qgpu_stop(g);
+}
+
+/* Each virtual command's checks: FAULT_ADDR, FAULT_INFO and FAULT_VM */
+static void test_mmu_render_checks(void)
+{
+    QGPU *g = qgpu_start(NULL);
+    DmaBuf *b = g_new0(DmaBuf, 1);
+    uint64_t src = VA_A, dst = VA_A + 0x3000;
+    PT p;
+
+    render_vm(g, &p);
     /* VA range, alignment faults of the virtual commands */
 #define VDMA_FAULT(reason_, addr_, info_, ...) do {                 \
         b->n = 0;                                                   \
@@ -3157,31 +3262,7 @@ static void test_mmu_render(void)
 #undef VR
 #undef NOWALK
 #undef VDMA_FAULT
-
-    /* back to physical mode: slot commands run again */
-    cmd_ctx_set_vm(g, 1, 2, p.root & ~QGPU_PTE_VALID);
-    cmd_ctx_clear(g, 2);
-    b->n = 0;
-    dma_bind(b, 0, 0x180000, 0x1000);
-    dma(b, QGPU_DMA_FILL, 0, 4, 0, 4, 4, 0x95);
-    dma_put(g, DMABUF, b);
-    cmd_exec(g, 2, SYS(DMABUF), 0, b->n * 4);
-    run(g, 1);
-    g_assert_cmphex(vram_rd(g, 0x180004), ==, 0x95);
-    g_assert_false(ctx_faulted(g, 2));
-    /* CTX_SET_VM of a context the device does not have */
-    wr(g, QGPU_REG_INT_ACK, QGPU_INT_ALL);
-    cmd_ctx_set_vm(g, 1, 8, p.root);
-    run(g, 1);
-    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_REASON), ==, QGPU_FAULT_BAD_CONTEXT);
-    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_CONTEXT), ==, 8);
-    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_ADDR_LO), ==, 8);
-    g_assert_cmphex(erd(g, 1, QGPU_ENG_STATUS), ==, QGPU_ENG_STATUS_HALTED);
-    /* ... and on the paging engine it is BAD_OPCODE */
-    fault_pop(g);
-    cmd_ctx_set_vm(g, 0, 2, p.root);
-    run(g, 0);
-    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_REASON), ==, QGPU_FAULT_BAD_OPCODE);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 7);
     g_free(b);
     qgpu_stop(g);
 }
@@ -4026,11 +4107,16 @@ int main(int argc, char **argv)
     qtest_add_func("/qgpu/mmu/caps", test_mmu_caps);
     qtest_add_func("/qgpu/mmu/walk", test_mmu_walk);
     qtest_add_func("/qgpu/mmu/faults", test_mmu_faults);
+    qtest_add_func("/qgpu/mmu/faults-tables", test_mmu_faults_tables);
     qtest_add_func("/qgpu/mmu/64k", test_mmu_64k);
     qtest_add_func("/qgpu/mmu/tlb", test_mmu_tlb);
+    qtest_add_func("/qgpu/mmu/tlb-fifo", test_mmu_tlb_fifo);
     qtest_add_func("/qgpu/mmu/update-pt", test_mmu_update_pt);
+    qtest_add_func("/qgpu/mmu/update-pt-faults", test_mmu_update_pt_faults);
     qtest_add_func("/qgpu/mmu/transfer-partial", test_mmu_transfer_partial);
     qtest_add_func("/qgpu/mmu/render", test_mmu_render);
+    qtest_add_func("/qgpu/mmu/render-faults", test_mmu_render_faults);
+    qtest_add_func("/qgpu/mmu/render-checks", test_mmu_render_checks);
     qtest_add_func("/qgpu/mmu/reset", test_mmu_reset);
     qtest_add_func("/qgpu/mmu/fuzz", test_mmu_fuzz);
     qtest_add_func("/qgpu/fuzz", test_fuzz);
