@@ -1718,7 +1718,7 @@ static void test_fault_queue(void)
     wr(g, QGPU_REG_FAULTQ_COUNT, 0);
     wr(g, QGPU_REG_FAULTQ_LOST, 5);
     wr(g, QGPU_REG_CTX_STATUS, 0);
-    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 10);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 9);
     g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), ==, 7);
     g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_LOST), ==, 0);
     g_assert_true(ctx_faulted(g, 1));
