@@ -528,6 +528,11 @@ static int qgpu_pp_tables(struct qgpu_device *qdev, struct qgpu_paging *pb)
 		ret = qgpu_pt_alloc(qdev, 0, &pp->l0[i]);
 	if (ret)
 		return ret;
+	/* the paging process's tables are the driver's own reservation */
+	qdev->seg[pp->root->seg].reserved += QGPU_MMU_TABLE_SIZE;
+	qdev->seg[pp->l1->seg].reserved += QGPU_MMU_TABLE_SIZE;
+	for (i = 0; i < QGPU_PP_L0; i++)
+		qdev->seg[pp->l0[i]->seg].reserved += QGPU_MMU_TABLE_SIZE;
 	ret = qgpu_paging_fill(pb, QGPU_MMU_TABLE_SIZE,
 			       qgpu_pt_addr(qdev, pp->root), 0);
 	if (!ret)
@@ -602,13 +607,16 @@ void qgpu_pp_fini(struct qgpu_device *qdev)
 	if (!pp)
 		return;
 	mutex_lock(&qdev->mm_lock);
-	for (i = 0; i < QGPU_PP_L0; i++)
-		if (pp->l0[i])
-			qgpu_pt_free(qdev, pp->l0[i]);
-	if (pp->l1)
-		qgpu_pt_free(qdev, pp->l1);
-	if (pp->root)
-		qgpu_pt_free(qdev, pp->root);
+	for (i = 0; i < QGPU_PP_L0 + 2; i++) {
+		struct qgpu_pt *pt = i < QGPU_PP_L0 ? pp->l0[i] :
+				     i == QGPU_PP_L0 ? pp->l1 : pp->root;
+
+		if (!pt)
+			continue;
+		if (pp->desc)
+			qdev->seg[pt->seg].reserved -= QGPU_MMU_TABLE_SIZE;
+		qgpu_pt_free(qdev, pt);
+	}
 	mutex_unlock(&qdev->mm_lock);
 	ida_destroy(&pp->slots);
 	kfree(pp);

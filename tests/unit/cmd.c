@@ -111,7 +111,7 @@ igt_main
 		}
 		igt_assert(!strcmp(qgpu_fault_reason_name(QGPU_FAULT_BAD_OPCODE),
 				   "bad-opcode"));
-		igt_assert(!strcmp(qgpu_fault_reason_name(14), "?"));
+		igt_assert(!strcmp(qgpu_fault_reason_name(16), "?"));
 		igt_assert(!strcmp(qgpu_fault_reason_name(QGPU_FAULT_ENGINE_MMIO),
 				   "?"));
 	}

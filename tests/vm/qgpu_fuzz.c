@@ -902,7 +902,8 @@ static void fz_ctx_create(struct fz *f)
 
 	memset(&c, 0, sizeof(c));
 	if (one_in(f, 2)) {
-		c.flags = 1u << (R(f) % 32);
+		/* bit 0 (QGPU_CTX_CREATE_VIRTUAL) is the one known flag */
+		c.flags = 1u << (1 + R(f) % 31);
 		expect = EINVAL;
 		what = "flag bit";
 	} else if (one_in(f, 4)) {
