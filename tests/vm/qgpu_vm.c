@@ -32,6 +32,70 @@ static struct drm_qgpu_mmu_info mmu;
 static uint32_t vram_mask;	/* every VRAM segment, and the aperture */
 
 /* ------------------------------------------------------------------------ */
+/* Files of their own                                                        */
+
+/*
+ * A subtest's own DRM file (a new process's address space). Remembered
+ * until file_close(), so that a subtest that failed half-way does not leave
+ * a file whose mappings keep allocations alive for the checks after it.
+ */
+static int open_fds[64];
+
+/* Forget what qt_bo()/cpu_view() tracked for @fd: it goes with the file. */
+static void qt_cleanup_fd(int fd)
+{
+	unsigned int i;
+
+	for (i = 0; i < QT_MAX_TRACKED; i++)
+		if (qt_tracked[i].fd == fd && (qt_tracked[i].handle ||
+					       qt_tracked[i].map)) {
+			if (qt_tracked[i].map)
+				munmap(qt_tracked[i].map, qt_tracked[i].size);
+			memset(&qt_tracked[i], 0, sizeof(qt_tracked[i]));
+		}
+}
+
+static int file_open(void)
+{
+	int fd = qt_reopen(&dev);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(open_fds); i++)
+		if (!open_fds[i]) {
+			open_fds[i] = fd;
+			break;
+		}
+	return fd;
+}
+
+static void file_forget(int fd)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(open_fds); i++)
+		if (open_fds[i] == fd)
+			open_fds[i] = 0;
+}
+
+static void file_close(int fd)
+{
+	file_forget(fd);
+	qt_cleanup_fd(fd);
+	close(fd);
+}
+
+/* Close every file a failed subtest left open, then the usual clean-up. */
+static void files_cleanup(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(open_fds); i++)
+		if (open_fds[i])
+			file_close(open_fds[i]);
+	qt_cleanup();
+}
+
+/* ------------------------------------------------------------------------ */
 /* Address spaces, allocations, CPU views                                    */
 
 static uint64_t reserve(int fd, uint64_t size)
@@ -663,7 +727,7 @@ static void check_mmu_caps(void)
 
 static void check_reserve_lowest(void)
 {
-	int fd = qt_reopen(&dev);
+	int fd = file_open();
 	struct drm_qgpu_vm_layout_entry *e;
 	uint64_t a, b, c, d, x;
 	unsigned int n;
@@ -696,12 +760,12 @@ static void check_reserve_lowest(void)
 					   e[i].start);
 	}
 	free(e);
-	close(fd);
+	file_close(fd);
 }
 
 static void check_reserve_fixed(void)
 {
-	int fd = qt_reopen(&dev);
+	int fd = file_open();
 	uint64_t x = mmu.va_start + 16 * SZ_1M, top = mmu.va_end - SZ_64K;
 	int ret;
 
@@ -730,12 +794,12 @@ static void check_reserve_fixed(void)
 	igt_assert_eq(ret, 0);
 	reserve_at(fd, x + SZ_64K, SZ_64K);
 	igt_assert_eq_u64(vm_info(fd).reserved_bytes, 5 * SZ_64K);
-	close(fd);
+	file_close(fd);
 }
 
 static void check_reserve_einval(void)
 {
-	int fd = qt_reopen(&dev);
+	int fd = file_open();
 	struct drm_qgpu_vm_reserve r;
 	uint64_t x = mmu.va_start + 16 * SZ_1M;
 	unsigned int n = 1;
@@ -792,12 +856,12 @@ static void check_reserve_einval(void)
 	igt_assert_eq(qgpu_query_vm_layout(fd, &e, &n), 0);
 	igt_assert_eq(n, 0);
 	free(e);
-	close(fd);
+	file_close(fd);
 }
 
 static void check_free_enoent(void)
 {
-	int fd = qt_reopen(&dev);
+	int fd = file_open();
 	uint64_t x = reserve(fd, 4 * SZ_64K);
 
 	igt_assert_eq(qgpu_vm_free(fd, x, 2 * SZ_64K), -ENOENT);
@@ -816,7 +880,7 @@ static void check_free_enoent(void)
 	igt_assert_eq(qgpu_vm_free(fd, x, 4 * SZ_64K), 0);
 	igt_assert_eq(qgpu_vm_free(fd, x, 4 * SZ_64K), -ENOENT);
 	igt_assert_eq_u64(vm_info(fd).reserved_bytes, 0);
-	close(fd);
+	file_close(fd);
 }
 
 static void check_free_unmaps(struct vproc *p)
@@ -863,7 +927,7 @@ static void check_free_unmaps(struct vproc *p)
 
 static void check_map_einval(void)
 {
-	int fd = qt_reopen(&dev);
+	int fd = file_open();
 	const uint64_t asz = 4 * SZ_64K;
 	uint32_t h = cpu_bo(fd, asz);
 	uint64_t x = reserve(fd, SZ_1M), y;
@@ -915,12 +979,12 @@ static void check_map_einval(void)
 	/* nothing got mapped */
 	igt_assert_eq_u64(vm_info(fd).mapped_bytes, 0);
 	qt_close(fd, h);
-	close(fd);
+	file_close(fd);
 }
 
 static void check_map_eexist(void)
 {
-	int fd = qt_reopen(&dev);
+	int fd = file_open();
 	uint32_t h = cpu_bo(fd, 4 * SZ_64K), h2 = cpu_bo(fd, 2 * SZ_64K);
 	uint64_t x = reserve(fd, SZ_1M);
 
@@ -943,7 +1007,7 @@ static void check_map_eexist(void)
 	igt_assert_eq_u64(vm_info(fd).mapped_bytes, 4 * SZ_64K);
 	qt_close(fd, h);
 	qt_close(fd, h2);
-	close(fd);
+	file_close(fd);
 }
 
 static void check_unmap_partial(struct vproc *p)
@@ -1008,7 +1072,7 @@ static void check_unmap_partial(struct vproc *p)
 
 static void check_layout(void)
 {
-	int fd = qt_reopen(&dev);
+	int fd = file_open();
 	uint32_t h = cpu_bo(fd, 2 * SZ_64K), h2 = cpu_bo(fd, 2 * SZ_64K);
 	struct drm_qgpu_vm_layout_entry e[8], *pe;
 	uint64_t r1 = reserve(fd, 4 * SZ_64K), r2 = r1 + SZ_1M;
@@ -1075,12 +1139,12 @@ static void check_layout(void)
 	free(pe);
 	qt_close(fd, h);
 	qt_close(fd, h2);
-	close(fd);
+	file_close(fd);
 }
 
 static void check_make_resident_einval(void)
 {
-	int fd = qt_reopen(&dev);
+	int fd = file_open();
 	uint32_t h = cpu_bo(fd, SZ_64K), *many;
 	struct drm_qgpu_make_resident mr;
 	uint32_t two[2] = { h, h }, bogus[2] = { h, 0xdead };
@@ -1118,12 +1182,12 @@ static void check_make_resident_einval(void)
 	igt_assert_eq(segment_of(fd, h), QGPU_SEG_SYSTEM);
 	igt_assert_eq_u64(vm_info(fd).paging_fence, 0);
 	qt_close(fd, h);
-	close(fd);
+	file_close(fd);
 }
 
 static void check_make_resident_ebusy(void)
 {
-	int fd = qt_reopen(&dev);
+	int fd = file_open();
 	/* no CPU access: while locked it may not go to VRAM (Lock2) */
 	uint32_t h = qt_bo(fd, SZ_64K, vram_mask, 0, 0);
 	uint64_t off, fence = 0, x = reserve(fd, SZ_64K);
@@ -1142,13 +1206,13 @@ static void check_make_resident_ebusy(void)
 	make_resident(fd, &h, 1);
 	igt_assert(in_vram(segment_of(fd, h)));
 	qt_close(fd, h);
-	close(fd);
+	file_close(fd);
 }
 
 /* A file's address space and its paging-fence syncobj are there from open */
 static void check_vm_info_fresh(void)
 {
-	int fd = qt_reopen(&dev);
+	int fd = file_open();
 	struct drm_qgpu_vm_info vm = vm_info(fd);
 	uint32_t sync = vm.paging_fence_syncobj;
 	uint64_t point = 1;
@@ -1163,12 +1227,12 @@ static void check_vm_info_fresh(void)
 	/* the same handle once the address space is in use */
 	reserve(fd, SZ_64K);
 	igt_assert_eq(vm_info(fd).paging_fence_syncobj, sync);
-	close(fd);
+	file_close(fd);
 }
 
 static void check_paging_fence(void)
 {
-	int fd = qt_reopen(&dev);
+	int fd = file_open();
 	uint32_t h[2] = { cpu_bo(fd, SZ_64K), cpu_bo(fd, SZ_64K) };
 	uint64_t x = reserve(fd, 2 * SZ_64K), f[5], point = 0;
 	struct drm_qgpu_vm_info vm = vm_info(fd);
@@ -1206,14 +1270,14 @@ static void check_paging_fence(void)
 	igt_assert_eq(segment_of(fd, h[1]), QGPU_SEG_SYSTEM);
 	/* another file's timeline is its own */
 	{
-		int g = qt_reopen(&dev);
+		int g = file_open();
 
 		igt_assert_eq_u64(vm_info(g).paging_fence, 0);
-		close(g);
+		file_close(g);
 	}
 	qt_close(fd, h[0]);
 	qt_close(fd, h[1]);
-	close(fd);
+	file_close(fd);
 }
 
 static void check_zero_fill(struct vproc *p)
@@ -1747,7 +1811,7 @@ static int iso_child(void *arg)
 
 static void check_isolation(void)
 {
-	int fd = qt_reopen(&dev), down[2], up[2];
+	int fd = file_open(), down[2], up[2];
 	struct vproc a;
 	struct iso is;
 	uint32_t h;
@@ -1798,7 +1862,7 @@ static void check_isolation(void)
 	close(up[0]);
 	igt_assert_f(st == 0, "process B failed (status %d)\n", st);
 	vproc_fini(&a);
-	close(fd);
+	file_close(fd);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1886,7 +1950,7 @@ static void check_scenario_order(void)
 	int fd;
 
 	trace_begin();
-	fd = qt_reopen(&dev);	/* a fresh process: no page tables yet */
+	fd = file_open();	/* a fresh process: no page tables yet */
 	h = qt_bo(fd, size, vram_mask, 0, 0);
 	x = reserve(fd, size);
 	vmap(fd, h, x, 0, size, 0);
@@ -1912,14 +1976,14 @@ static void check_scenario_order(void)
 			 "Evict of a resident allocation");
 	free(t);
 	qt_close(fd, h);
-	close(fd);
+	file_close(fd);
 }
 
 static void check_close_releases_tables(void)
 {
 	struct drm_qgpu_mmu_info m0, m1;
 	struct drm_qgpu_vm_info vm;
-	int fd = qt_reopen(&dev), i;
+	int fd = file_open(), i;
 	uint64_t x, big = 4 * SZ_1M;
 	uint32_t h;
 
@@ -1941,7 +2005,7 @@ static void check_close_releases_tables(void)
 	/* the paging process's tables, and this file's */
 	igt_assert_lt(vm.page_tables, m1.page_tables);
 	qt_untrack(fd, h, NULL);
-	close(fd);
+	file_close(fd);
 	/* deferred: give the worker a moment */
 	for (i = 0; i < 100; i++) {
 		igt_assert_eq(qgpu_query_mmu(dev.fd, &m1), 0);
@@ -2095,6 +2159,7 @@ igt_main
 		check_close_releases_tables();
 
 	igt_fixture {
+		files_cleanup();
 		vproc_fini(&p);
 		qt_assert_no_allocations(dev.fd);
 	}
