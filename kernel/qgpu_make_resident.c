@@ -153,8 +153,11 @@ static int qgpu_req_fill(struct drm_file *file, struct qgpu_residency_req *req,
 	for (i = 0; i < req->count && !ret; i++) {
 		struct qgpu_bo *bo = req->bos[i];
 
-		if (!req->evict && QGPU_IOCTL_DBG(qdev, bo->sgt ||
-						  bo->attachments))
+		/* what may not go to VRAM now: imported, attached, Lock2 */
+		if (!req->evict &&
+		    QGPU_IOCTL_DBG(qdev, bo->sgt || bo->attachments ||
+				   (bo->lock_count &&
+				    !(bo->flags & QGPU_GEM_CPU_ACCESS))))
 			ret = -EBUSY;
 		else
 			ret = qgpu_bo_backing(bo);

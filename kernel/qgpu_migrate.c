@@ -113,8 +113,6 @@ static int qgpu_mm_build_move(struct qgpu_paging *pb, struct qgpu_bo *bo,
 		       src_vram && dst_vram ? QGPU_STAT(bytes_vram_to_vram) :
 		       src_vram ? QGPU_STAT(bytes_from_vram) :
 		       QGPU_STAT(bytes_to_vram);
-		if (!dst_vram && bo->pristine)
-			stat = 0;
 	} else if (dst_vram && bo->pristine) {
 		/* a new allocation in local memory is zero-filled ("GpuMmu
 		 * Example Scenarios")

@@ -482,9 +482,6 @@ int qgpu_pp_build_move(struct qgpu_paging *pb, struct qgpu_bo *bo,
 	struct qgpu_device *qdev = pb->qdev;
 	bool fill = qgpu_seg_is_vram(dst) && bo->pristine;
 
-	/* nothing to copy out of a pristine allocation either */
-	if (!qgpu_seg_is_vram(dst) && bo->pristine)
-		return 0;
 	u32 i, n;
 	u64 bytes;
 	int ret = 0;

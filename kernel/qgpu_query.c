@@ -181,7 +181,7 @@ int qgpu_query_ioctl(struct drm_device *drm, void *data,
 		qgpu_query_mmu(qdev, buf);
 		break;
 	case QGPU_QUERY_VM_INFO:
-		ret = qgpu_vm_info(qf, buf);
+		ret = qgpu_vm_info(file, buf);
 		break;
 	case QGPU_QUERY_VM_LAYOUT:
 		/* a layout that grew since it was sized is cut to @count */

@@ -324,26 +324,36 @@ int qgpu_vm_ready(struct qgpu_vm *vm)
  * buffer rewrites the entries (invalid where nothing is mapped any more)
  * and flushes the TLB; the allocations' reservation objects get its fence.
  */
-static int qgpu_vm_unmap_range(struct qgpu_vm *vm, u64 addr, u64 size)
+static int qgpu_vm_unmap_range(struct qgpu_vm *vm, u64 addr, u64 size,
+			       struct qgpu_vm_unmap *u)
 {
-	struct qgpu_vm_unmap u = { .vm = vm };
 	LIST_HEAD(fresh);
 	int ret, err;
-	u32 i;
 
 	lockdep_assert_held(&vm->lock);
 	lockdep_assert_held(&vm->qdev->mm_lock);
-	ret = drm_gpuvm_sm_unmap(&vm->gpuvm, &u, addr, size);
-	vm->mapped_bytes -= u.bytes;
-	if (u.nobjs && vm->root_ready) {
-		err = qgpu_vm_write(vm, addr, addr + size, &fresh, &u);
+	u->vm = vm;
+	ret = drm_gpuvm_sm_unmap(&vm->gpuvm, u, addr, size);
+	vm->mapped_bytes -= u->bytes;
+	if (u->nobjs && vm->root_ready) {
+		err = qgpu_vm_write(vm, addr, addr + size, &fresh, u);
 		if (err && !ret)
 			ret = err;
 	}
-	for (i = 0; i < u.nobjs; i++)
-		drm_gem_object_put(u.objs[i]);
-	kfree(u.objs);
 	return ret;
+}
+
+/*
+ * Drop the references an unmap kept, after mm_lock: the last one frees
+ * the allocation, which takes mm_lock.
+ */
+static void qgpu_vm_unmap_done(struct qgpu_vm_unmap *u)
+{
+	u32 i;
+
+	for (i = 0; i < u->nobjs; i++)
+		drm_gem_object_put(u->objs[i]);
+	kfree(u->objs);
 }
 
 static bool qgpu_vm_range_bad(u64 addr, u64 size, u64 align)
@@ -431,6 +441,7 @@ int qgpu_vm_free_ioctl(struct drm_device *drm, void *data,
 {
 	struct qgpu_device *qdev = to_qdev(drm);
 	struct drm_qgpu_vm_range *args = data;
+	struct qgpu_vm_unmap u = {};
 	struct drm_mm_node *node;
 	struct qgpu_vm *vm;
 	int ret;
@@ -448,8 +459,9 @@ int qgpu_vm_free_ioctl(struct drm_device *drm, void *data,
 		ret = -ENOENT;
 	} else {
 		qgpu_mm_lock(qdev, file->driver_priv);
-		ret = qgpu_vm_unmap_range(vm, args->addr, args->size);
+		ret = qgpu_vm_unmap_range(vm, args->addr, args->size, &u);
 		qgpu_mm_unlock(qdev);
+		qgpu_vm_unmap_done(&u);
 		if (!ret) {
 			drm_mm_remove_node(node);
 			kfree(node);
@@ -467,6 +479,7 @@ int qgpu_vm_unmap_ioctl(struct drm_device *drm, void *data,
 {
 	struct qgpu_device *qdev = to_qdev(drm);
 	struct drm_qgpu_vm_range *args = data;
+	struct qgpu_vm_unmap u = {};
 	struct qgpu_vm *vm;
 	int ret;
 
@@ -478,9 +491,10 @@ int qgpu_vm_unmap_ioctl(struct drm_device *drm, void *data,
 		return PTR_ERR(vm);
 	mutex_lock(&vm->lock);
 	qgpu_mm_lock(qdev, file->driver_priv);
-	ret = qgpu_vm_unmap_range(vm, args->addr, args->size);
+	ret = qgpu_vm_unmap_range(vm, args->addr, args->size, &u);
 	qgpu_mm_unlock(qdev);
 	mutex_unlock(&vm->lock);
+	qgpu_vm_unmap_done(&u);
 	qgpu_vm_put(vm);
 	return ret;
 }
@@ -722,13 +736,14 @@ void qgpu_vm_file_fini(struct qgpu_file *qf)
 	queue_work(vm->qdev->reap_wq, &vm->teardown);
 }
 
-int qgpu_vm_info(struct qgpu_file *qf, struct drm_qgpu_vm_info *info)
+/* The file's address space (created if it has none yet, with its syncobj) */
+int qgpu_vm_info(struct drm_file *file, struct drm_qgpu_vm_info *info)
 {
-	struct qgpu_vm *vm = qgpu_vm_peek(qf);
+	struct qgpu_vm *vm = qgpu_vm_get(file);
 
 	memset(info, 0, sizeof(*info));
-	if (!vm)
-		return 0;
+	if (IS_ERR(vm))
+		return PTR_ERR(vm);
 	mutex_lock(&vm->lock);
 	info->paging_fence_syncobj = vm->syncobj_handle;
 	info->paging_fence = vm->paging_seqno;

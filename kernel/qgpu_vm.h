@@ -128,7 +128,7 @@ int qgpu_vm_map_ioctl(struct drm_device *drm, void *data,
 		      struct drm_file *file);
 int qgpu_vm_unmap_ioctl(struct drm_device *drm, void *data,
 			struct drm_file *file);
-int qgpu_vm_info(struct qgpu_file *qf, struct drm_qgpu_vm_info *info);
+int qgpu_vm_info(struct drm_file *file, struct drm_qgpu_vm_info *info);
 int qgpu_vm_layout(struct qgpu_file *qf, struct drm_qgpu_vm_layout_entry *e,
 		   u32 max, u32 *count);
 void qgpu_vm_set_fence(struct qgpu_vm *vm, struct dma_fence **slot,
