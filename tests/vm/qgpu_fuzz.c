@@ -612,7 +612,7 @@ static void fz_query(struct fz *f)
 		q.ptr = (uintptr_t)f->rw;
 		switch (R(f) % 6) {
 		case 0:
-			q.type = pick64(f, (const uint64_t[]){ 0, 6, 7, 0xff, ~0u }, 5);
+			q.type = pick64(f, (const uint64_t[]){ 0, 9, 10, 0xff, ~0u }, 5);
 			expect = EINVAL;
 			what = "bad type";
 			break;

@@ -187,11 +187,21 @@ igt_main
 		const struct drm_qgpu_segment *s;
 		uint32_t ids[] = { QGPU_SEG_VISIBLE, QGPU_SEG_LOCAL,
 				   QGPU_SEG_APERTURE }, i, h, j;
+		uint64_t vram_reserved;
 
 		igt_assert_eq(dev.info.vram_size, props.vram);
-		igt_assert_eq_u64(qt_seg_usable(&dev, QGPU_SEG_VISIBLE) +
-				  qt_seg_usable(&dev, QGPU_SEG_LOCAL),
-				  props.vram);
+		/*
+		 * All of VRAM but what the driver keeps for itself: with an
+		 * MMU, the paging process's page tables (at most 1 MiB).
+		 */
+		vram_reserved = props.vram -
+				qt_seg_usable(&dev, QGPU_SEG_VISIBLE) -
+				qt_seg_usable(&dev, QGPU_SEG_LOCAL);
+		if (dev.info.caps & QGPU_INFO_CAP_MMU)
+			igt_assert(vram_reserved % 4096 == 0 &&
+				   vram_reserved > 0 && vram_reserved <= (1 << 20));
+		else
+			igt_assert_eq_u64(vram_reserved, 0);
 		igt_assert_eq(have_local, props.vram > props.visible);
 		/* each segment takes an allocation at its own addresses */
 		for (i = 0; i < ARRAY_SIZE(ids); i++) {
