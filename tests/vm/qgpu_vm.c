@@ -84,7 +84,7 @@ static void file_close(int fd)
 	close(fd);
 }
 
-/* Close every file a failed subtest left open, then the usual clean-up. */
+/* Close every file a failed subtest left open. */
 static void files_cleanup(void)
 {
 	unsigned int i;
@@ -92,7 +92,6 @@ static void files_cleanup(void)
 	for (i = 0; i < ARRAY_SIZE(open_fds); i++)
 		if (open_fds[i])
 			file_close(open_fds[i]);
-	qt_cleanup();
 }
 
 /* ------------------------------------------------------------------------ */
