@@ -340,6 +340,9 @@ static const char *const paging_events[] = {
 	"qgpu_fill_virtual", "qgpu_paging_signal",
 };
 
+/* tracing_on as it was before the demo, put back afterwards */
+static char trace_was_on[8] = "1";
+
 static int trace_write(const char *file, const char *val)
 {
 	char path[160];
@@ -363,6 +366,7 @@ static bool trace_start(void)
 	char path[160];
 	struct stat st;
 	unsigned int i;
+	FILE *f;
 
 	if (stat(TRACEFS "/events", &st))
 		mount("nodev", TRACEFS, "tracefs", 0, NULL);
@@ -378,6 +382,12 @@ static bool trace_start(void)
 			       paging_events[i]);
 			return false;
 		}
+	}
+	f = fopen(TRACEFS "/tracing_on", "r");
+	if (f) {
+		if (!fgets(trace_was_on, sizeof(trace_was_on), f))
+			snprintf(trace_was_on, sizeof(trace_was_on), "1");
+		fclose(f);
 	}
 	if (trace_write("tracing_on", "0") || trace_write("trace", "") ||
 	    trace_write("events/qgpu/enable", "1") ||
@@ -419,6 +429,7 @@ static void trace_show(void)
 	if (!shown)
 		printf("     (no paging events were logged)\n");
 	trace_write("trace", "");
+	trace_write("tracing_on", trace_was_on);
 }
 
 struct workload {
