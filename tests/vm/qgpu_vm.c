@@ -391,12 +391,17 @@ static void run_child(int (*fn)(void *), void *arg, const char *what)
 	igt_assert_f(st == 0, "%s: child failed (status %d)\n", what, st);
 }
 
-/* Another process maps, makes resident and computes: it still works. */
+/*
+ * Another process maps, makes resident and computes in both models: it
+ * still works.
+ */
 static int child_works(void *arg)
 {
+	struct drm_qgpu_context_status cs;
 	volatile uint32_t *out;
 	uint64_t out_va, va, fence;
-	uint32_t h, ctx, csum;
+	uint32_t h, ctx, pctx, csum;
+	struct qgpu_cb cb;
 	int fd;
 
 	(void)arg;
@@ -411,6 +416,17 @@ static int child_works(void *arg)
 	CHECK(qgpu_paging_fence_wait(fd, fence, TIMEOUT) == 0);
 	CHECK(child_csum(fd, ctx, va, SZ_64K, out_va, out, &csum) == 0);
 	CHECK(csum == qt_csum_const(0, SZ_64K / 4));
+	/* and a physical context of its own */
+	CHECK(qgpu_ctx_create(fd, &pctx) == 0);
+	CHECK(qgpu_cb_init(&cb, dev.info.max_slots) == 0);
+	qgpu_cb_bind(&cb, 0, h, 0, SZ_64K);
+	qgpu_cb_fill(&cb, 0, 0, SZ_64K, 0x7e57);
+	CHECK(qgpu_submit_wait(fd, pctx, &cb, TIMEOUT, NULL) == 0);
+	CHECK(qgpu_query_context(fd, pctx, &cs) == 0);
+	CHECK(cs.state == QGPU_CTX_OK);
+	qgpu_cb_fini(&cb);
+	CHECK(child_csum(fd, ctx, va, SZ_64K, out_va, out, &csum) == 0);
+	CHECK(csum == qt_csum_const(0x7e57, SZ_64K / 4));
 	close(fd);
 	return 0;
 }
