@@ -436,15 +436,19 @@ static struct drm_mm_node *qgpu_vm_reservation(struct qgpu_vm *vm, u64 addr,
 	return NULL;
 }
 
-int qgpu_vm_free_ioctl(struct drm_device *drm, void *data,
-		       struct drm_file *file)
+/*
+ * VM_FREE and VM_UNMAP: unmap [addr, addr + size); with @release, the range
+ * must be exactly one reservation, which goes too once its mappings are
+ * gone. The references the unmap kept are dropped after both locks.
+ */
+static int qgpu_vm_range_ioctl(struct drm_file *file,
+			       struct drm_qgpu_vm_range *args, bool release)
 {
-	struct qgpu_device *qdev = to_qdev(drm);
-	struct drm_qgpu_vm_range *args = data;
+	struct qgpu_device *qdev = to_qdev(file->minor->dev);
+	struct drm_mm_node *node = NULL;
 	struct qgpu_vm_unmap u = {};
-	struct drm_mm_node *node;
 	struct qgpu_vm *vm;
-	int ret;
+	int ret = 0;
 
 	if (QGPU_IOCTL_DBG(qdev, qgpu_vm_range_bad(args->addr, args->size,
 						   QGPU_MMU_PAGE_4K)))
@@ -453,50 +457,39 @@ int qgpu_vm_free_ioctl(struct drm_device *drm, void *data,
 	if (IS_ERR(vm))
 		return PTR_ERR(vm);
 	mutex_lock(&vm->lock);
-	node = qgpu_vm_reservation(vm, args->addr, args->size);
-	if (QGPU_IOCTL_DBG(qdev, !node || node->start != args->addr ||
-			   node->size != args->size)) {
-		ret = -ENOENT;
-	} else {
+	if (release) {
+		node = qgpu_vm_reservation(vm, args->addr, args->size);
+		if (QGPU_IOCTL_DBG(qdev, !node || node->start != args->addr ||
+				   node->size != args->size))
+			ret = -ENOENT;
+	}
+	if (!ret) {
 		qgpu_mm_lock(qdev, file->driver_priv);
 		ret = qgpu_vm_unmap_range(vm, args->addr, args->size, &u);
 		qgpu_mm_unlock(qdev);
-		qgpu_vm_unmap_done(&u);
-		if (!ret) {
-			drm_mm_remove_node(node);
-			kfree(node);
-			vm->reserved_bytes -= args->size;
-			vm->nranges--;
-		}
+	}
+	if (!ret && node) {
+		drm_mm_remove_node(node);
+		kfree(node);
+		vm->reserved_bytes -= args->size;
+		vm->nranges--;
 	}
 	mutex_unlock(&vm->lock);
+	qgpu_vm_unmap_done(&u);
 	qgpu_vm_put(vm);
 	return ret;
+}
+
+int qgpu_vm_free_ioctl(struct drm_device *drm, void *data,
+		       struct drm_file *file)
+{
+	return qgpu_vm_range_ioctl(file, data, true);
 }
 
 int qgpu_vm_unmap_ioctl(struct drm_device *drm, void *data,
 			struct drm_file *file)
 {
-	struct qgpu_device *qdev = to_qdev(drm);
-	struct drm_qgpu_vm_range *args = data;
-	struct qgpu_vm_unmap u = {};
-	struct qgpu_vm *vm;
-	int ret;
-
-	if (QGPU_IOCTL_DBG(qdev, qgpu_vm_range_bad(args->addr, args->size,
-						   QGPU_MMU_PAGE_4K)))
-		return -EINVAL;
-	vm = qgpu_vm_ioctl_vm(file);
-	if (IS_ERR(vm))
-		return PTR_ERR(vm);
-	mutex_lock(&vm->lock);
-	qgpu_mm_lock(qdev, file->driver_priv);
-	ret = qgpu_vm_unmap_range(vm, args->addr, args->size, &u);
-	qgpu_mm_unlock(qdev);
-	mutex_unlock(&vm->lock);
-	qgpu_vm_unmap_done(&u);
-	qgpu_vm_put(vm);
-	return ret;
+	return qgpu_vm_range_ioctl(file, data, false);
 }
 
 static int qgpu_vm_map_check(struct qgpu_device *qdev,

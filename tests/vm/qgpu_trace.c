@@ -5,52 +5,11 @@
  * destroy, a faulting DMA buffer) must leave each event it causes in the
  * trace, with the fields that say what happened.
  */
-#include <sys/mount.h>
-
-#include "qgpu_test.h"
+#include "qgpu_tracefs.h"
 
 #define SZ	(256 * 1024)
 
 static struct qgpu_dev dev;
-static char tdir[64];
-
-static void twrite(const char *file, const char *val)
-{
-	char path[128];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", tdir, file);
-	fd = open(path, O_WRONLY | O_TRUNC);
-	igt_assert_f(fd >= 0, "open %s: %s\n", path, strerror(errno));
-	igt_assert_eq(write(fd, val, strlen(val)), (ssize_t)strlen(val));
-	close(fd);
-}
-
-/* The whole trace buffer as a string (malloc'ed). */
-static char *tread(void)
-{
-	char path[128], *buf;
-	size_t len = 0, cap = 1 << 20;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/trace", tdir);
-	fd = open(path, O_RDONLY);
-	igt_assert(fd >= 0);
-	buf = malloc(cap + 1);
-	igt_assert(buf);
-	while ((n = read(fd, buf + len, cap - len)) > 0) {
-		len += n;
-		if (len == cap) {
-			cap *= 2;
-			buf = realloc(buf, cap + 1);
-			igt_assert(buf);
-		}
-	}
-	close(fd);
-	buf[len] = 0;
-	return buf;
-}
 
 /* Does some line of @trace hold the event @event and every one of @fields? */
 static bool has(const char *trace, const char *event, const char *f1,
@@ -73,18 +32,6 @@ static bool has(const char *trace, const char *event, const char *f1,
 	return false;
 }
 
-static void find_tracefs(void)
-{
-	struct stat st;
-
-	if (stat("/sys/kernel/tracing/events", &st))
-		mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL);
-	if (!stat("/sys/kernel/tracing/events", &st))
-		snprintf(tdir, sizeof(tdir), "/sys/kernel/tracing");
-	else if (!stat("/sys/kernel/debug/tracing/events", &st))
-		snprintf(tdir, sizeof(tdir), "/sys/kernel/debug/tracing");
-}
-
 igt_main
 {
 	igt_fixture {
@@ -92,10 +39,10 @@ igt_main
 		struct stat st;
 
 		qt_open(&dev, QGPU_NODE_RENDER);
-		find_tracefs();
-		igt_require_f(tdir[0], "no tracefs\n");
-		snprintf(path, sizeof(path), "%s/events/qgpu", tdir);
-		igt_assert_f(!stat(path, &st), "no qgpu events in %s\n", tdir);
+		qt_find_tracefs();
+		igt_require_f(qt_tdir[0], "no tracefs\n");
+		snprintf(path, sizeof(path), "%s/events/qgpu", qt_tdir);
+		igt_assert_f(!stat(path, &st), "no qgpu events in %s\n", qt_tdir);
 	}
 
 	igt_subtest("events-of-a-workload") {
@@ -104,11 +51,11 @@ igt_main
 		struct qgpu_cb *cb = qt_cb(&dev);
 		struct drm_qgpu_submit args;
 
-		twrite("tracing_on", "0");
-		twrite("trace", "");
-		twrite("buffer_size_kb", "4096");
-		twrite("events/qgpu/enable", "1");
-		twrite("tracing_on", "1");
+		qt_twrite("tracing_on", "0");
+		qt_twrite("trace", "");
+		qt_twrite("buffer_size_kb", "4096");
+		qt_twrite("events/qgpu/enable", "1");
+		qt_twrite("tracing_on", "1");
 
 		h = qt_bo(dev.fd, SZ, QGPU_SEGBIT(QGPU_SEG_VISIBLE) |
 			  QGPU_SEGBIT(QGPU_SEG_APERTURE), 0, 0);
@@ -128,10 +75,10 @@ igt_main
 		igt_assert_eq(qgpu_submit_wait(dev.fd, bad, cb, 20 * SEC_NS,
 					       NULL), 0);
 		qt_close(dev.fd, h);
-		twrite("tracing_on", "0");
-		twrite("events/qgpu/enable", "0");
+		qt_twrite("tracing_on", "0");
+		qt_twrite("events/qgpu/enable", "0");
 
-		t = tread();
+		t = qt_tread();
 		snprintf(want, sizeof(want), "size=%u", SZ);
 		igt_assert_f(has(t, "qgpu_bo_create", want, NULL),
 			     "no qgpu_bo_create %s\n", want);
@@ -167,12 +114,12 @@ igt_main
 	igt_subtest("events-off-by-default") {
 		char *t;
 
-		twrite("trace", "");
-		twrite("tracing_on", "1");
+		qt_twrite("trace", "");
+		qt_twrite("tracing_on", "1");
 		qt_close(dev.fd, qt_bo(dev.fd, 4096,
 				       QGPU_SEGBIT(QGPU_SEG_APERTURE), 0, 0));
-		twrite("tracing_on", "0");
-		t = tread();
+		qt_twrite("tracing_on", "0");
+		t = qt_tread();
 		igt_assert(!has(t, "qgpu_bo_create", NULL, NULL));
 		free(t);
 	}

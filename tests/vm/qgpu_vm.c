@@ -16,9 +16,7 @@
  * Meant for a small VRAM with non-visible VRAM, e.g. vram-size=32M
  * visible-vram-size=8M.
  */
-#include <sys/mount.h>
-
-#include "qgpu_test.h"
+#include "qgpu_tracefs.h"
 
 #define SZ_4K		0x1000ull
 #define SZ_64K		0x10000ull
@@ -434,71 +432,20 @@ static int child_works(void *arg)
 /* ------------------------------------------------------------------------ */
 /* Tracepoints                                                               */
 
-static char tdir[64];
-
-static void find_tracefs(void)
-{
-	struct stat st;
-
-	if (stat("/sys/kernel/tracing/events", &st))
-		mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL);
-	if (!stat("/sys/kernel/tracing/events", &st))
-		snprintf(tdir, sizeof(tdir), "/sys/kernel/tracing");
-	else if (!stat("/sys/kernel/debug/tracing/events", &st))
-		snprintf(tdir, sizeof(tdir), "/sys/kernel/debug/tracing");
-}
-
-static void twrite(const char *file, const char *val)
-{
-	char path[128];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", tdir, file);
-	fd = open(path, O_WRONLY | O_TRUNC);
-	igt_assert_f(fd >= 0, "open %s: %s\n", path, strerror(errno));
-	igt_assert_eq(write(fd, val, strlen(val)), (ssize_t)strlen(val));
-	close(fd);
-}
-
-static char *tread(void)
-{
-	char path[128], *buf;
-	size_t len = 0, cap = 1 << 20;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/trace", tdir);
-	fd = open(path, O_RDONLY);
-	igt_assert(fd >= 0);
-	buf = malloc(cap + 1);
-	igt_assert(buf);
-	while ((n = read(fd, buf + len, cap - len)) > 0) {
-		len += n;
-		if (len == cap) {
-			cap *= 2;
-			buf = realloc(buf, cap + 1);
-			igt_assert(buf);
-		}
-	}
-	close(fd);
-	buf[len] = 0;
-	return buf;
-}
-
 static void trace_begin(void)
 {
-	twrite("tracing_on", "0");
-	twrite("trace", "");
-	twrite("buffer_size_kb", "4096");
-	twrite("events/qgpu/enable", "1");
-	twrite("tracing_on", "1");
+	qt_twrite("tracing_on", "0");
+	qt_twrite("trace", "");
+	qt_twrite("buffer_size_kb", "4096");
+	qt_twrite("events/qgpu/enable", "1");
+	qt_twrite("tracing_on", "1");
 }
 
 static char *trace_end(void)
 {
-	twrite("tracing_on", "0");
-	twrite("events/qgpu/enable", "0");
-	return tread();
+	qt_twrite("tracing_on", "0");
+	qt_twrite("events/qgpu/enable", "0");
+	return qt_tread();
 }
 
 /*
@@ -2166,8 +2113,8 @@ igt_main
 	igt_subtest("virtual-submit-rules")
 		check_submit_rules(&p);
 	igt_subtest("gpummu-scenario-order") {
-		find_tracefs();
-		igt_require_f(tdir[0], "no tracefs\n");
+		qt_find_tracefs();
+		igt_require_f(qt_tdir[0], "no tracefs\n");
 		check_scenario_order();
 	}
 	igt_subtest("file-close-releases-page-tables")
