@@ -5,7 +5,7 @@
  * A command that moves data leaves a job (QGPUJob) on its engine: TRANSFER
  * and DMA COPY a copy, FILL and DMA FILL a fill, MAP/UNMAP_APERTURE a GART
  * table write, DMA ADD/XOR/CHECKSUM an ALU pass, UPDATE_PT a page-table
- * write. Each side of a job has an address space (QGPUSpace): physical GPU
+ * write, DMA TILE/VTILE a tiling pass (1.3) that runs tile by tile. Each side of a job has an address space (QGPUSpace): physical GPU
  * addresses, or VAs through the GPU MMU (qgpu-mmu.c) for the 1.2 virtual
  * commands, translated page by page. The engine runs the job
  * in chunks bounded by its work budget, so a large command never holds up
@@ -172,6 +172,31 @@ int qgpu_exec_start_csum(QGPUState *s, unsigned n, QGPUSpace as,
     job->size = size;
     job->csum = QGPU_CSUM_INIT;
     return QGPU_FAULT_NONE;
+}
+
+/*
+ * TILE or VTILE of a @width x @height surface, both sides in @as: @src
+ * linear (pitch @pitch) and @dst tiled, or with @untile the reverse. The
+ * caller checked the geometry (qgpu_tile_check()) and both ranges.
+ */
+void qgpu_exec_start_tile(QGPUState *s, unsigned n, QGPUSpace as,
+                          bool untile, uint64_t src, uint64_t dst,
+                          uint32_t width, uint32_t height, uint32_t pitch)
+{
+    QGPUJob *job = qgpu_exec_job_in(s, n, as);
+
+    trace_qgpu_tile(n, untile, width, height, pitch, src, dst,
+                    as.virt ? as.root : 0);
+    if (width && height) {
+        job->kind = QGPU_JOB_TILE;
+        job->flags = untile ? QGPU_TILE_UNTILE : 0;
+        job->src = src;
+        job->dst = dst;
+        job->width = width;
+        job->height = height;
+        job->pitch = pitch;
+        job->size = qgpu_tiled_size(width, height) / QGPU_TILE_BYTES;
+    }
 }
 
 /* Running jobs */
@@ -536,6 +561,100 @@ static int qgpu_exec_alu_run(QGPUState *s, unsigned n, int64_t *budget,
     return QGPU_FAULT_NONE;
 }
 
+/*
+ * TILE and VTILE, a strip of up to QGPU_TILE_STRIP tiles of one tile row
+ * at a time: the strip's QGPU_TILE_BYTES-byte tiles are one contiguous
+ * range of the tiled side, its pixel rows (up to QGPU_TILE_H) ranges of
+ * the linear side. Tiling writes whole tiles, 0 in the pixels beyond the
+ * surface's width and height; untiling writes only the surface's pixels.
+ * Each strip costs its bytes plus QGPU_TILE_ACCESS_COST per range it
+ * reads or writes, so a narrow surface's many small accesses are bounded
+ * per round like the pages of a page-list copy.
+ */
+#define QGPU_TILE_STRIP         (QGPU_BOUNCE_SIZE / QGPU_TILE_BYTES)
+#define QGPU_TILE_ACCESS_COST   (4 * KiB)
+
+static int qgpu_exec_tile_run(QGPUState *s, unsigned n, int64_t *budget,
+                              uint64_t *fault_addr)
+{
+    QGPUEngine *e = &s->eng[n];
+    QGPUJob *job = &e->job;
+    bool untile = job->flags & QGPU_TILE_UNTILE;
+    uint64_t cols = qgpu_tile_cols(job->width);
+    uint64_t tiled = untile ? job->src : job->dst;
+    uint64_t linear = untile ? job->dst : job->src;
+    QGPUSpace tas = untile ? job->src_as : job->dst_as;
+    QGPUSpace las = untile ? job->dst_as : job->src_as;
+    g_autofree uint8_t *tb = g_malloc(QGPU_TILE_STRIP * QGPU_TILE_BYTES);
+    g_autofree uint8_t *row = g_malloc(QGPU_TILE_STRIP * QGPU_TILE_W *
+                                       QGPU_TILE_CPP);
+
+    while (job->done < job->size && *budget > 0) {
+        uint64_t ty = job->done / cols, tx = job->done % cols;
+        uint64_t cnt = MIN(cols - tx, QGPU_TILE_STRIP);
+        uint64_t x0 = tx * QGPU_TILE_W, y0 = ty * QGPU_TILE_H;
+        uint64_t px = MIN(job->width - x0, cnt * QGPU_TILE_W);
+        uint64_t rows = MIN(job->height - y0, QGPU_TILE_H);
+        uint64_t taddr = tiled + job->done * QGPU_TILE_BYTES;
+        uint64_t tlen = cnt * QGPU_TILE_BYTES, r, x;
+        int fault;
+
+        if (untile) {
+            fault = qgpu_mmu_access(s, n, tas, taddr, tb, tlen, false,
+                                    fault_addr);
+            if (fault) {
+                return fault;
+            }
+        } else {
+            memset(tb, 0, tlen);
+        }
+        for (r = 0; r < rows; r++) {
+            uint64_t laddr = linear + (y0 + r) * job->pitch +
+                             x0 * QGPU_TILE_CPP;
+
+            if (!untile) {
+                fault = qgpu_mmu_access(s, n, las, laddr, row,
+                                        px * QGPU_TILE_CPP, false,
+                                        fault_addr);
+                if (fault) {
+                    return fault;
+                }
+            }
+            for (x = 0; x < px; x += QGPU_TILE_W) {
+                uint8_t *t = tb + (x / QGPU_TILE_W) * QGPU_TILE_BYTES +
+                             r * QGPU_TILE_W * QGPU_TILE_CPP;
+                uint8_t *l = row + x * QGPU_TILE_CPP;
+                uint64_t w = MIN(px - x, QGPU_TILE_W) * QGPU_TILE_CPP;
+
+                if (untile) {
+                    memcpy(l, t, w);
+                } else {
+                    memcpy(t, l, w);
+                }
+            }
+            if (untile) {
+                fault = qgpu_mmu_access(s, n, las, laddr, row,
+                                        px * QGPU_TILE_CPP, true,
+                                        fault_addr);
+                if (fault) {
+                    return fault;
+                }
+            }
+        }
+        if (!untile) {
+            fault = qgpu_mmu_access(s, n, tas, taddr, tb, tlen, true,
+                                    fault_addr);
+            if (fault) {
+                return fault;
+            }
+        }
+        job->done += cnt;
+        *budget -= tlen + (rows + 1) * QGPU_TILE_ACCESS_COST;
+        qgpu_exec_account(s, e, tlen);
+    }
+    return QGPU_FAULT_NONE;
+}
+
 int qgpu_exec_run(QGPUState *s, unsigned n, int64_t *budget,
                   uint64_t *fault_addr)
 {
@@ -555,6 +674,8 @@ int qgpu_exec_run(QGPUState *s, unsigned n, int64_t *budget,
         return qgpu_exec_alu_run(s, n, budget, fault_addr);
     case QGPU_JOB_UPDATE_PT:
         return qgpu_exec_pt_run(s, n, budget, fault_addr);
+    case QGPU_JOB_TILE:
+        return qgpu_exec_tile_run(s, n, budget, fault_addr);
     default:
         e->job.done = e->job.size;
         return QGPU_FAULT_NONE;

@@ -2,7 +2,7 @@
  * qgpu: executors -- what the paging and render commands do, shared by
  * both decoders: copies and fills (plain, through page lists, or through
  * the GPU MMU), GART and page-table writes, ALU and checksum passes,
- * DISCARD, fence writes
+ * tiling and untiling (1.3), DISCARD, fence writes
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -34,6 +34,9 @@ void qgpu_exec_start_alu(QGPUState *s, unsigned n, QGPUSpace as,
 int qgpu_exec_start_csum(QGPUState *s, unsigned n, QGPUSpace as,
                          uint64_t src, uint64_t dst, uint64_t size,
                          uint64_t *fault_addr);
+void qgpu_exec_start_tile(QGPUState *s, unsigned n, QGPUSpace as,
+                          bool untile, uint64_t src, uint64_t dst,
+                          uint32_t width, uint32_t height, uint32_t pitch);
 
 /* Run engine @n's job until done or out of @budget; a fault stops it. */
 int qgpu_exec_run(QGPUState *s, unsigned n, int64_t *budget,

@@ -276,6 +276,57 @@ static int qgpu_dma_timestamp(QGPUState *s, QGPUDmaBuffer *x,
 }
 
 /*
+ * TILE (1.3): the geometry (qgpu_tile_check()), then the destination and
+ * the source slot access; the tiled side spans qgpu_tiled_size() bytes,
+ * the linear side qgpu_linear_span(). An empty surface moves nothing.
+ */
+static void qgpu_tile_spans(const uint32_t *dw, bool untile,
+                            uint64_t *dlen, uint64_t *slen)
+{
+    uint64_t tiled = qgpu_tiled_size(dw[5], dw[6]);
+    uint64_t linear = qgpu_linear_span(dw[5], dw[6], dw[7]);
+
+    *dlen = untile ? linear : tiled;
+    *slen = untile ? tiled : linear;
+}
+
+static int qgpu_tile_geometry(const uint32_t *dw, uint64_t *fault_addr)
+{
+    uint32_t bad = 0;
+    int fault = qgpu_tile_check(dw[5], dw[6], dw[7], &bad);
+
+    if (fault) {
+        *fault_addr = bad;
+    }
+    return fault;
+}
+
+static int qgpu_dma_tile(QGPUState *s, QGPUDmaBuffer *x, const uint32_t *dw,
+                         uint64_t *fault_addr)
+{
+    bool untile = QGPU_CMD_FLAGS(dw[0]) & QGPU_TILE_UNTILE;
+    uint64_t dlen, slen, src, dst;
+    int fault = qgpu_tile_geometry(dw, fault_addr);
+
+    if (fault) {
+        return fault;
+    }
+    qgpu_tile_spans(dw, untile, &dlen, &slen);
+    fault = qgpu_context_slot_addr(s, x->ctx, dw[1], dw[2], dlen, &dst,
+                                   fault_addr);
+    if (!fault) {
+        fault = qgpu_context_slot_addr(s, x->ctx, dw[3], dw[4], slen, &src,
+                                       fault_addr);
+    }
+    if (fault) {
+        return fault;
+    }
+    qgpu_exec_start_tile(s, QGPU_ENGINE_RENDER, qgpu_space_phys(), untile,
+                         src, dst, dw[5], dw[6], dw[7]);
+    return QGPU_FAULT_NONE;
+}
+
+/*
  * Virtual DMA-buffer commands (1.2): as their slot counterparts, with VA
  * ranges of the context's address space in place of slot accesses
  */
@@ -433,6 +484,31 @@ static int qgpu_dma_vtimestamp(QGPUState *s, QGPUDmaBuffer *x,
                            fault_addr);
 }
 
+/* VTILE (1.3): as TILE, with VA ranges (dst written, src read) */
+static int qgpu_dma_vtile(QGPUState *s, QGPUDmaBuffer *x, const uint32_t *dw,
+                          uint64_t *fault_addr)
+{
+    bool untile = QGPU_CMD_FLAGS(dw[0]) & QGPU_TILE_UNTILE;
+    uint64_t dst = qgpu_cmd_u64(dw, 1), src = qgpu_cmd_u64(dw, 3);
+    uint64_t dlen, slen;
+    int fault = qgpu_tile_geometry(dw, fault_addr);
+
+    if (fault) {
+        return fault;
+    }
+    qgpu_tile_spans(dw, untile, &dlen, &slen);
+    fault = qgpu_dma_vrange(s, x, dst, dlen, true, fault_addr);
+    if (!fault) {
+        fault = qgpu_dma_vrange(s, x, src, slen, false, fault_addr);
+    }
+    if (fault) {
+        return fault;
+    }
+    qgpu_exec_start_tile(s, QGPU_ENGINE_RENDER, x->as, untile, src, dst,
+                         dw[5], dw[6], dw[7]);
+    return QGPU_FAULT_NONE;
+}
+
 static QGPUDmaHandler *const qgpu_dma_handlers[] = {
     [QGPU_DMA_NOP] = qgpu_dma_nop,
     [QGPU_DMA_BIND] = qgpu_dma_bind,
@@ -444,6 +520,7 @@ static QGPUDmaHandler *const qgpu_dma_handlers[] = {
     [QGPU_DMA_FENCE] = qgpu_dma_fence,
     [QGPU_DMA_WAIT] = qgpu_dma_wait,
     [QGPU_DMA_TIMESTAMP] = qgpu_dma_timestamp,
+    [QGPU_DMA_TILE] = qgpu_dma_tile,
     [QGPU_DMA_VCOPY] = qgpu_dma_vcopy,
     [QGPU_DMA_VFILL] = qgpu_dma_vfill,
     [QGPU_DMA_VADD] = qgpu_dma_valu,
@@ -452,6 +529,7 @@ static QGPUDmaHandler *const qgpu_dma_handlers[] = {
     [QGPU_DMA_VFENCE] = qgpu_dma_vfence,
     [QGPU_DMA_VWAIT] = qgpu_dma_vwait,
     [QGPU_DMA_VTIMESTAMP] = qgpu_dma_vtimestamp,
+    [QGPU_DMA_VTILE] = qgpu_dma_vtile,
 };
 
 /*
@@ -498,7 +576,8 @@ static int qgpu_dma_fetch(QGPUState *s, QGPUDmaBuffer *x, uint32_t *dw,
 
 /*
  * Decode and start the DMA-buffer command at x->cur. Either it completes
- * here, or it leaves a job (COPY, FILL, ALU, CHECKSUM) or a WAIT behind.
+ * here, or it leaves a job (COPY, FILL, ALU, CHECKSUM, TILE) or a WAIT
+ * behind.
  */
 int qgpu_render_step(QGPUState *s, uint64_t *fault_addr)
 {

@@ -44,6 +44,7 @@ typedef enum QGPUJobKind {
     QGPU_JOB_XOR,               /* DMA XOR */
     QGPU_JOB_CSUM,              /* DMA CHECKSUM */
     QGPU_JOB_UPDATE_PT,         /* UPDATE_PT */
+    QGPU_JOB_TILE,              /* DMA TILE, VTILE (size, done: tiles) */
 } QGPUJobKind;
 
 /*
@@ -59,7 +60,7 @@ typedef struct QGPUSpace {
 
 typedef struct QGPUJob {
     QGPUJobKind kind;
-    uint32_t flags;             /* QGPU_XFER_* for COPY/FILL, QGPU_PT_* */
+    uint32_t flags;             /* QGPU_XFER_*, QGPU_PT_*, QGPU_TILE_* */
     uint64_t size;              /* bytes (GART, UPDATE_PT jobs: entries) */
     uint64_t done;              /* progress, same unit as size */
     uint64_t src;               /* GPU address or page-list address */
@@ -69,6 +70,9 @@ typedef struct QGPUJob {
     QGPUSpace dst_as;           /* address space of dst */
     uint32_t pattern;
     uint32_t csum;
+    uint32_t width;             /* TILE: surface in pixels, linear pitch */
+    uint32_t height;
+    uint32_t pitch;
 } QGPUJob;
 
 /* One TLB entry: a valid leaf translation of one 4 KiB or 64 KiB page */

@@ -69,7 +69,8 @@ static void qgpu_qdev_reset(DeviceState *dev)
 static uint32_t qgpu_caps(QGPUState *s)
 {
     uint32_t caps = QGPU_CAP_FENCE | QGPU_CAP_PAGING | QGPU_CAP_RENDER |
-                    QGPU_CAP_CTX_SAVE | QGPU_CAP_FAULT_QUEUE | QGPU_CAP_MMU;
+                    QGPU_CAP_CTX_SAVE | QGPU_CAP_FAULT_QUEUE | QGPU_CAP_MMU |
+                    QGPU_CAP_TILING;
 
     if (s->gart_size) {
         caps |= QGPU_CAP_GART;

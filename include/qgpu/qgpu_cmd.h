@@ -117,12 +117,15 @@
 #define QGPU_DMA_WAIT_LEN		5
 #define QGPU_DMA_TIMESTAMP		0x48	/* slot, off */
 #define QGPU_DMA_TIMESTAMP_LEN		3
+#define QGPU_DMA_TILE			0x49	/* dslot, doff, sslot, soff, w, h, pitch (1.3) */
+#define QGPU_DMA_TILE_LEN		8
+#define QGPU_TILE_UNTILE		0x01	/* flags: tiled -> linear, else linear -> tiled */
 #define QGPU_DMA_BIND_ADDR_DW		2	/* dword index of the patched address */
 
 /*
  * Virtual DMA-buffer commands (1.2): in a context bound to an address
  * space (CTX_SET_VM) they name GPU virtual addresses directly; there the
- * slot commands above (BIND..TIMESTAMP) are BAD_OPCODE, and in a physical
+ * slot commands above (BIND..TILE) are BAD_OPCODE, and in a physical
  * context these are.
  */
 #define QGPU_DMA_VCOPY			0x50	/* dst lo,hi, src lo,hi, size */
@@ -140,6 +143,88 @@
 #define QGPU_DMA_VWAIT_LEN		5
 #define QGPU_DMA_VTIMESTAMP		0x57	/* addr lo,hi */
 #define QGPU_DMA_VTIMESTAMP_LEN		3
+#define QGPU_DMA_VTILE			0x58	/* dst lo,hi, src lo,hi, w, h, pitch (1.3) */
+#define QGPU_DMA_VTILE_LEN		8
+
+/*
+ * Tiled surfaces (1.3, QGPU_CAP_TILING; docs/hw-spec.md section 17):
+ * 32-bit pixels in 8x8-pixel tiles of 256 bytes, pixels row-major inside a
+ * tile, tiles row-major over the surface; edge tiles are padded to a whole
+ * tile. TILE/VTILE convert between that layout and a linear surface with a
+ * pitch; width and height are at most QGPU_TILE_MAX_DIM pixels.
+ */
+#define QGPU_TILE_W			8	/* pixels per tile row */
+#define QGPU_TILE_H			8	/* rows per tile */
+#define QGPU_TILE_CPP			4	/* bytes per pixel */
+#define QGPU_TILE_BYTES			256	/* W * H * CPP */
+#define QGPU_TILE_MAX_DIM		16384
+
+/* Tiles per row of a surface @width pixels wide */
+static inline unsigned long long qgpu_tile_cols(unsigned int width)
+{
+	return ((unsigned long long)width + QGPU_TILE_W - 1) / QGPU_TILE_W;
+}
+
+/* Bytes of the tiled image of a @width x @height surface (0 if empty) */
+static inline unsigned long long qgpu_tiled_size(unsigned int width,
+						 unsigned int height)
+{
+	return qgpu_tile_cols(width) *
+	       (((unsigned long long)height + QGPU_TILE_H - 1) / QGPU_TILE_H) *
+	       QGPU_TILE_BYTES;
+}
+
+/* Byte offset of pixel (@x, @y) in the tiled image of a surface @width wide */
+static inline unsigned long long qgpu_tiled_offset(unsigned int width,
+						   unsigned int x,
+						   unsigned int y)
+{
+	return ((y / QGPU_TILE_H) * qgpu_tile_cols(width) + x / QGPU_TILE_W) *
+	       QGPU_TILE_BYTES +
+	       ((y % QGPU_TILE_H) * QGPU_TILE_W + x % QGPU_TILE_W) *
+	       QGPU_TILE_CPP;
+}
+
+/*
+ * Bytes the linear side of a TILE spans: (@height - 1) rows of @pitch and
+ * one of @width pixels; 0 if empty
+ */
+static inline unsigned long long qgpu_linear_span(unsigned int width,
+						  unsigned int height,
+						  unsigned int pitch)
+{
+	if (!width || !height)
+		return 0;
+	return (unsigned long long)(height - 1) * pitch +
+	       (unsigned long long)width * QGPU_TILE_CPP;
+}
+
+/*
+ * The device's checks of a TILE's geometry, in its order (hw-spec 17.3):
+ * the fault reason, QGPU_FAULT_NONE if the width, height and pitch are
+ * good; *@bad is the value the fault reports (FAULT_ADDR)
+ */
+static inline int qgpu_tile_check(unsigned int width, unsigned int height,
+				  unsigned int pitch, unsigned int *bad)
+{
+	if (width > QGPU_TILE_MAX_DIM) {
+		*bad = width;
+		return QGPU_FAULT_BAD_LENGTH;
+	}
+	if (height > QGPU_TILE_MAX_DIM) {
+		*bad = height;
+		return QGPU_FAULT_BAD_LENGTH;
+	}
+	if (pitch % QGPU_TILE_CPP) {
+		*bad = pitch;
+		return QGPU_FAULT_BAD_ALIGN;
+	}
+	if (pitch < width * QGPU_TILE_CPP) {
+		*bad = pitch;
+		return QGPU_FAULT_BAD_LENGTH;
+	}
+	return QGPU_FAULT_NONE;
+}
 
 /*
  * Length in dwords of command @op, ring or DMA buffer (the minimum for
@@ -196,6 +281,8 @@ static inline unsigned int qgpu_cmd_len(unsigned int op)
 		return QGPU_DMA_WAIT_LEN;
 	case QGPU_DMA_TIMESTAMP:
 		return QGPU_DMA_TIMESTAMP_LEN;
+	case QGPU_DMA_TILE:
+		return QGPU_DMA_TILE_LEN;
 	case QGPU_DMA_VCOPY:
 		return QGPU_DMA_VCOPY_LEN;
 	case QGPU_DMA_VFILL:
@@ -211,6 +298,8 @@ static inline unsigned int qgpu_cmd_len(unsigned int op)
 		return QGPU_DMA_VWAIT_LEN;
 	case QGPU_DMA_VTIMESTAMP:
 		return QGPU_DMA_VTIMESTAMP_LEN;
+	case QGPU_DMA_VTILE:
+		return QGPU_DMA_VTILE_LEN;
 	default:
 		return 0;
 	}
@@ -219,14 +308,14 @@ static inline unsigned int qgpu_cmd_len(unsigned int op)
 /* Is @op a virtual DMA-buffer command (a context bound to a VM only)? */
 static inline int qgpu_dma_cmd_is_virtual(unsigned int op)
 {
-	return op >= QGPU_DMA_VCOPY && op <= QGPU_DMA_VTIMESTAMP;
+	return op >= QGPU_DMA_VCOPY && op <= QGPU_DMA_VTILE;
 }
 
 /* Is @op a DMA-buffer command (valid inside EXEC, in some context)? */
 static inline int qgpu_cmd_is_dma(unsigned int op)
 {
 	return op == QGPU_DMA_NOP ||
-	       (op >= QGPU_DMA_BIND && op <= QGPU_DMA_TIMESTAMP) ||
+	       (op >= QGPU_DMA_BIND && op <= QGPU_DMA_TILE) ||
 	       qgpu_dma_cmd_is_virtual(op);
 }
 

@@ -30,7 +30,7 @@
 #define QGPU_ID_MAGIC			0x51475055	/* "UPGQ" */
 #define QGPU_REG_VERSION		0x004	/* RO: major << 16 | minor */
 #define QGPU_VERSION_MAJOR		1
-#define QGPU_VERSION_MINOR		2
+#define QGPU_VERSION_MINOR		3
 #define QGPU_REG_CAPS			0x008	/* RO: QGPU_CAP_* */
 #define QGPU_CAP_FENCE			(1u << 0)
 #define QGPU_CAP_GART			(1u << 1)
@@ -40,6 +40,7 @@
 #define QGPU_CAP_CTX_SAVE		(1u << 5)
 #define QGPU_CAP_FAULT_QUEUE		(1u << 6)	/* 1.1: fault FIFO, CTX_STATUS */
 #define QGPU_CAP_MMU			(1u << 7)	/* 1.2: GPU MMU (qgpu_mmu.h) */
+#define QGPU_CAP_TILING			(1u << 8)	/* 1.3: tiled surfaces, DMA TILE/VTILE */
 
 #define QGPU_REG_VRAM_SIZE_LO		0x010	/* RO */
 #define QGPU_REG_VRAM_SIZE_HI		0x014

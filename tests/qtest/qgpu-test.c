@@ -384,8 +384,8 @@ static void check_identity(const char *props, uint64_t vram, uint64_t vis,
     g_assert_cmpuint(g->bar4_size, ==, hap);
     g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
     g_assert_cmpuint(rd(g, QGPU_REG_INT_STATUS), ==, 0);
-    /* 1.2; 1.1: fault queue, empty */
-    g_assert_cmphex(rd(g, QGPU_REG_VERSION), ==, 0x00010002);
+    /* 1.3; 1.1: fault queue, empty */
+    g_assert_cmphex(rd(g, QGPU_REG_VERSION), ==, 0x00010003);
     g_assert_cmphex(caps & QGPU_CAP_FAULT_QUEUE, ==, QGPU_CAP_FAULT_QUEUE);
     g_assert_cmphex(caps & QGPU_CAP_MMU, ==, QGPU_CAP_MMU);
     g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), ==, 0);
@@ -2394,7 +2394,8 @@ static void test_mmu_caps(void)
     QGPU *g = qgpu_start(NULL);
     uint32_t faults = 0;
 
-    g_assert_cmphex(rd(g, QGPU_REG_VERSION), ==, 0x00010002);
+    /* the MMU is there from 1.2 on */
+    g_assert_cmphex(rd(g, QGPU_REG_VERSION), >=, 0x00010002);
     g_assert_cmphex(rd(g, QGPU_REG_CAPS) & QGPU_CAP_MMU, ==, QGPU_CAP_MMU);
     g_assert_cmpuint(rd(g, QGPU_REG_MMU_VA_BITS), ==, 39);
     g_assert_cmpuint(rd(g, QGPU_REG_MMU_LEVELS), ==, 3);
@@ -3597,6 +3598,731 @@ static void test_mmu_fuzz(void)
     qgpu_stop(g);
 }
 
+/* ---- tiled surfaces (version 1.3, docs/hw-spec.md section 17) ---- */
+
+/*
+ * The tiled layout written out from the spec's words, independently of
+ * the device and of the header's helpers: pixel (x, y) of a surface @w
+ * wide lies in tile (x / 8, y / 8), tiles row-major, ceil(w / 8) per row,
+ * 256 bytes each, pixels row-major inside a tile.
+ */
+static uint64_t ref_tiled_off(uint32_t w, uint32_t x, uint32_t y)
+{
+    uint64_t cols = (w + 7) / 8;
+
+    return ((y / 8) * cols + x / 8) * 256 + ((y % 8) * 8 + x % 8) * 4;
+}
+
+static uint64_t ref_tiled_size(uint32_t w, uint32_t h)
+{
+    return (uint64_t)((w + 7) / 8) * ((h + 7) / 8) * 256;
+}
+
+static uint64_t ref_span(uint32_t w, uint32_t h, uint32_t pitch)
+{
+    return w && h ? (uint64_t)(h - 1) * pitch + w * 4ull : 0;
+}
+
+/* The host's tiling of linear @lin into @t (padding 0) */
+static void ref_tile(const uint8_t *lin, uint32_t w, uint32_t h,
+                     uint32_t pitch, uint8_t *t)
+{
+    uint32_t x, y;
+
+    memset(t, 0, ref_tiled_size(w, h));
+    for (y = 0; y < h; y++) {
+        for (x = 0; x < w; x++) {
+            memcpy(t + ref_tiled_off(w, x, y), lin + (uint64_t)y * pitch +
+                   x * 4, 4);
+        }
+    }
+}
+
+static void rand_bytes(GRand *r, uint8_t *p, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        p[i] = g_rand_int(r);
+    }
+}
+
+static void dma_tile(DmaBuf *b, bool untile, uint32_t dslot, uint32_t doff,
+                     uint32_t sslot, uint32_t soff, uint32_t w, uint32_t h,
+                     uint32_t pitch)
+{
+    dma(b, QGPU_DMA_TILE, untile ? QGPU_TILE_UNTILE : 0, 7, dslot, doff,
+        sslot, soff, w, h, pitch);
+}
+
+static void dma_vtile(DmaBuf *b, bool untile, uint64_t dst, uint64_t src,
+                      uint32_t w, uint32_t h, uint32_t pitch)
+{
+    dma(b, QGPU_DMA_VTILE, untile ? QGPU_TILE_UNTILE : 0, 7, LO(dst),
+        HI(dst), LO(src), HI(src), w, h, pitch);
+}
+
+/* The header's layout helpers agree with the spec's formulas */
+static void test_tile_layout(void)
+{
+    static const uint32_t dims[] = { 0, 1, 7, 8, 9, 15, 16, 17, 100, 16384 };
+    unsigned i, j;
+    uint32_t bad;
+
+    for (i = 0; i < ARRAY_SIZE(dims); i++) {
+        for (j = 0; j < ARRAY_SIZE(dims); j++) {
+            uint32_t w = dims[i], h = dims[j];
+
+            g_assert_cmpuint(qgpu_tiled_size(w, h), ==, ref_tiled_size(w, h));
+            g_assert_cmpuint(qgpu_linear_span(w, h, w * 4 + 8), ==,
+                             ref_span(w, h, w * 4 + 8));
+            if (w && h) {
+                g_assert_cmpuint(qgpu_tiled_offset(w, w - 1, h - 1), ==,
+                                 ref_tiled_off(w, w - 1, h - 1));
+                g_assert_cmpuint(qgpu_tiled_offset(w, w / 2, h / 3), ==,
+                                 ref_tiled_off(w, w / 2, h / 3));
+            }
+        }
+    }
+    /* hw-spec 17.1's example */
+    g_assert_cmpuint(qgpu_tiled_size(20, 10), ==, 1536);
+    g_assert_cmpuint(qgpu_tiled_offset(20, 9, 1), ==, 292);
+    g_assert_cmpuint(qgpu_tiled_offset(20, 0, 8), ==, 768);
+    g_assert_cmpuint(qgpu_tiled_offset(20, 16, 0), ==, 512);
+    /* the geometry checks, in order */
+    g_assert_cmpint(qgpu_tile_check(16384, 16384, 65536, &bad), ==,
+                    QGPU_FAULT_NONE);
+    g_assert_cmpint(qgpu_tile_check(16385, 16385, 3, &bad), ==,
+                    QGPU_FAULT_BAD_LENGTH);
+    g_assert_cmpuint(bad, ==, 16385);
+    g_assert_cmpint(qgpu_tile_check(1, 16385, 3, &bad), ==,
+                    QGPU_FAULT_BAD_LENGTH);
+    g_assert_cmpint(qgpu_tile_check(8, 1, 30, &bad), ==,
+                    QGPU_FAULT_BAD_ALIGN);
+    g_assert_cmpuint(bad, ==, 30);
+    g_assert_cmpint(qgpu_tile_check(8, 1, 28, &bad), ==,
+                    QGPU_FAULT_BAD_LENGTH);
+    g_assert_cmpuint(bad, ==, 28);
+    g_assert_cmpint(qgpu_tile_check(0, 0, 0, &bad), ==, QGPU_FAULT_NONE);
+}
+
+#define TL_LIN          0x100000ull     /* linear source in VRAM */
+#define TL_TILED        0x800000ull     /* tiled image in VRAM */
+#define TL_OUT          0x1000000ull    /* linear result in VRAM */
+#define TL_GUARD        512             /* bytes after a range kept */
+
+/*
+ * Tile @w x @h (pitch @pitch) from VRAM to VRAM and untile it back; the
+ * tiled image must be the host's tiling, the result the source's pixels
+ * with the bytes between rows and after the ranges untouched. Then untile
+ * a random tiled image (random padding too) on its own.
+ */
+static void tile_roundtrip_one(QGPU *g, GRand *r, uint32_t w, uint32_t h,
+                               uint32_t pitch)
+{
+    DmaBuf *b = g_new0(DmaBuf, 1);
+    uint64_t span = ref_span(w, h, pitch), tsize = ref_tiled_size(w, h);
+    uint64_t bytes0 = rd64(g, QGPU_ENGINE_BASE(1) + QGPU_ENG_BYTES_LO);
+    g_autofree uint8_t *lin = g_malloc(span + TL_GUARD);
+    g_autofree uint8_t *want = g_malloc(tsize + TL_GUARD);
+    g_autofree uint8_t *got = g_malloc(MAX(span, tsize) + TL_GUARD);
+    uint32_t x, y;
+    uint64_t i;
+
+    g_test_message("tile %ux%u pitch %u", w, h, pitch);
+    rand_bytes(r, lin, span + TL_GUARD);
+    qpci_memwrite(g->dev, g->bar2, TL_LIN, lin, span + TL_GUARD);
+    memset(got, 0xaa, tsize + TL_GUARD);
+    qpci_memwrite(g->dev, g->bar2, TL_TILED, got, tsize + TL_GUARD);
+    memset(got, 0x55, span + TL_GUARD);
+    qpci_memwrite(g->dev, g->bar2, TL_OUT, got, span + TL_GUARD);
+
+    /* slots bound to exactly the ranges (a page for an empty one) */
+    dma_bind(b, 0, TL_LIN, span ? span : 4096);
+    dma_bind(b, 1, TL_TILED, tsize ? tsize : 4096);
+    dma_bind(b, 2, TL_OUT, span ? span : 4096);
+    dma_tile(b, false, 1, 0, 0, 0, w, h, pitch);
+    dma_tile(b, true, 2, 0, 1, 0, w, h, pitch);
+    dma_put(g, DMABUF, b);
+    cmd_ctx_clear(g, 1);
+    cmd_exec(g, 1, SYS(DMABUF), 0, b->n * 4);
+    cmd_fence(g, 1, SYS(FENCE_MEM), 0x7e57, false);
+    run(g, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+    g_assert_cmpuint(qtest_readq(g->qts, FENCE_MEM), ==, 0x7e57);
+    g_assert_cmpuint(rd64(g, QGPU_ENGINE_BASE(1) + QGPU_ENG_BYTES_LO), ==,
+                     bytes0 + 2 * tsize);
+
+    ref_tile(lin, w, h, pitch, want);
+    memset(want + tsize, 0xaa, TL_GUARD);
+    qpci_memread(g->dev, g->bar2, TL_TILED, got, tsize + TL_GUARD);
+    for (i = 0; i < tsize + TL_GUARD; i++) {
+        if (got[i] != want[i]) {
+            g_error("%ux%u pitch %u: tiled byte %" PRIu64 " is 0x%02x, "
+                    "not 0x%02x", w, h, pitch, i, got[i], want[i]);
+        }
+    }
+    qpci_memread(g->dev, g->bar2, TL_OUT, got, span + TL_GUARD);
+    for (i = 0; i < span + TL_GUARD; i++) {
+        bool pixel = i < span && i % pitch < w * 4ull;
+
+        if (got[i] != (pixel ? lin[i] : 0x55)) {
+            g_error("%ux%u pitch %u: linear byte %" PRIu64 " is 0x%02x",
+                    w, h, pitch, i, got[i]);
+        }
+    }
+
+    /* untile alone: a random tiled image, padding included */
+    rand_bytes(r, want, tsize);
+    qpci_memwrite(g->dev, g->bar2, TL_TILED, want, tsize);
+    memset(got, 0x55, span + TL_GUARD);
+    qpci_memwrite(g->dev, g->bar2, TL_OUT, got, span + TL_GUARD);
+    b->n = 0;
+    dma_tile(b, true, 2, 0, 1, 0, w, h, pitch);
+    dma_put(g, DMABUF, b);
+    cmd_exec(g, 1, SYS(DMABUF), 0, b->n * 4);
+    run(g, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+    qpci_memread(g->dev, g->bar2, TL_OUT, got, span + TL_GUARD);
+    for (y = 0; y < h; y++) {
+        for (x = 0; x < w; x++) {
+            g_assert_cmpmem(got + (uint64_t)y * pitch + x * 4, 4,
+                            want + ref_tiled_off(w, x, y), 4);
+        }
+    }
+    for (i = 0; i < span + TL_GUARD; i++) {
+        if ((i >= span || i % pitch >= w * 4ull) && got[i] != 0x55) {
+            g_error("%ux%u: untile wrote byte %" PRIu64, w, h, i);
+        }
+    }
+    g_free(b);
+}
+
+static void test_tile_roundtrip(void)
+{
+    static const uint32_t sizes[][2] = {
+        { 1, 1 }, { 8, 8 }, { 3, 5 }, { 13, 11 }, { 64, 17 }, { 100, 3 },
+        { 9, 1 }, { 1, 9 }, { 16, 16 }, { 2100, 9 }, { 0, 5 }, { 5, 0 },
+    };
+    QGPU *g = qgpu_start(NULL);
+    GRand *r = g_rand_new_with_seed(0x711e);
+    unsigned i;
+
+    g_assert_cmphex(rd(g, QGPU_REG_CAPS) & QGPU_CAP_TILING, ==,
+                    QGPU_CAP_TILING);
+    g_assert_cmphex(rd(g, QGPU_REG_VERSION), ==, 0x00010003);
+    for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+        uint32_t w = sizes[i][0], h = sizes[i][1];
+
+        tile_roundtrip_one(g, r, w, h, w * 4);
+        tile_roundtrip_one(g, r, w, h, w * 4 + 12);
+        if (i % 3 == 0) {
+            tile_roundtrip_one(g, r, w, h, w * 4 + 4096);
+        }
+    }
+    g_rand_free(r);
+    qgpu_stop(g);
+}
+
+/* A TILE whose tiled side is in the GART: system pages, page by page */
+static void test_tile_gart(void)
+{
+    QGPU *g = qgpu_start(NULL);
+    DmaBuf *b = g_new0(DmaBuf, 1);
+    GRand *r = g_rand_new_with_seed(0x6a27);
+    uint32_t w = 75, h = 40, pitch = 320, i;
+    uint64_t span = ref_span(w, h, pitch), tsize = ref_tiled_size(w, h);
+    g_autofree uint8_t *lin = g_malloc(span);
+    g_autofree uint8_t *want = g_malloc(tsize);
+    g_autofree uint8_t *got = g_malloc(tsize);
+
+    /* GART pages 0..7 are system pages in reverse order */
+    qtest_memset(g->qts, GART_TABLE, 0, 64 * 8);
+    wr(g, QGPU_REG_GART_BASE_LO, GART_TABLE);
+    wr(g, QGPU_REG_GART_CTRL, QGPU_GART_CTRL_ENABLE);
+    for (i = 0; i < 8; i++) {
+        qtest_writeq(g->qts, PAGELIST + i * 8, SYSBUF + (7 - i) * 4096);
+    }
+    cmd_map_ap(g, 0, 8, SYS(PAGELIST));
+    run(g, 0);
+    g_assert_cmpuint(tsize, <=, 8 * 4096);
+    rand_bytes(r, lin, span);
+    qpci_memwrite(g->dev, g->bar2, TL_LIN, lin, span);
+    dma_bind(b, 0, TL_LIN, span);
+    dma_bind(b, 1, QGPU_GART_BASE, 8 * 4096);
+    dma_bind(b, 2, TL_OUT, span);
+    dma_tile(b, false, 1, 0, 0, 0, w, h, pitch);
+    dma_tile(b, true, 2, 0, 1, 0, w, h, pitch);
+    dma_put(g, DMABUF, b);
+    cmd_exec(g, 1, SYS(DMABUF), 0, b->n * 4);
+    run(g, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+    ref_tile(lin, w, h, pitch, want);
+    for (i = 0; i < tsize; i += 4096) {
+        qtest_memread(g->qts, SYSBUF + (7 - i / 4096) * 4096, got + i,
+                      MIN(4096, tsize - i));
+    }
+    g_assert_cmpmem(got, tsize, want, tsize);
+    qpci_memread(g->dev, g->bar2, TL_OUT, got, span);
+    for (i = 0; i < span; i++) {
+        if (i % pitch < w * 4) {
+            g_assert_cmphex(got[i], ==, lin[i]);
+        }
+    }
+    g_rand_free(r);
+    g_free(b);
+    qgpu_stop(g);
+}
+
+/* Every bound of TILE: each fault, its FAULT_ADDR, and the exact fits */
+static void test_tile_faults(void)
+{
+    QGPU *g = qgpu_start("max-slots=8,max-contexts=4");
+    DmaBuf *b = g_new0(DmaBuf, 1);
+    uint32_t faults = 0, off = 0;
+    uint64_t bytes0;
+
+    /* slot 0: 4 KiB of linear at 0x100000; slot 1: 4 KiB at 0x200000 */
+#define TILE_CASE(reason_, addr_, ...) do {                         \
+        b->n = 0;                                                   \
+        dma_bind(b, 0, 0x100000, 0x1000);                           \
+        dma_bind(b, 1, 0x200000, 0x1000);                           \
+        off = b->n * 4;                                             \
+        __VA_ARGS__;                                                \
+        dma(b, QGPU_DMA_FILL, 0, 4, 0, 0, 4, 0x0f0f0f0f);           \
+        dma_put(g, DMABUF, b);                                      \
+        vram_wr(g, 0x100000, 0);                                    \
+        cmd_ctx_clear(g, 2);                                        \
+        cmd_exec(g, 2, SYS(DMABUF), 0, b->n * 4);                   \
+        cmd_fence(g, 1, SYS(FENCE_MEM), faults + 100, false);       \
+        run(g, 1);                                                  \
+        g_assert_cmpuint(qtest_readq(g->qts, FENCE_MEM), ==,        \
+                         faults + 100);                             \
+        if ((reason_) == QGPU_FAULT_NONE) {                         \
+            g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, faults); \
+            g_assert_false(ctx_faulted(g, 2));                      \
+            g_assert_cmphex(vram_rd(g, 0x100000), ==, 0x0f0f0f0f);  \
+            break;                                                  \
+        }                                                           \
+        expect_fault(g, 1, reason_, ++faults);                      \
+        g_assert_cmphex(rd64(g, QGPU_REG_FAULT_ADDR_LO), ==, addr_); \
+        g_assert_cmpuint(rd(g, QGPU_REG_FAULT_OFFSET), ==, off);    \
+        g_assert_cmpuint(rd(g, QGPU_REG_FAULT_CONTEXT), ==, 2);     \
+        g_assert_cmphex(rd(g, QGPU_REG_FAULT_INFO), ==, 0);         \
+        g_assert_true(ctx_faulted(g, 2));                           \
+        /* the rest of the buffer was abandoned */                  \
+        g_assert_cmphex(vram_rd(g, 0x100000), ==, 0);               \
+        fault_pop(g);                                               \
+        wr(g, QGPU_REG_INT_ACK, QGPU_INT_ALL);                      \
+    } while (0)
+
+    /* geometry, in the order of hw-spec 17.3 */
+    TILE_CASE(QGPU_FAULT_BAD_LENGTH, 16385,
+              dma_tile(b, false, 1, 0, 0, 0, 16385, 16385, 3));
+    TILE_CASE(QGPU_FAULT_BAD_LENGTH, 16385,
+              dma_tile(b, true, 1, 0, 0, 0, 1, 16385, 3));
+    TILE_CASE(QGPU_FAULT_BAD_LENGTH, 0xffffffff,
+              dma_tile(b, false, 1, 0, 0, 0, 0xffffffff, 1, 4));
+    TILE_CASE(QGPU_FAULT_BAD_ALIGN, 30,
+              dma_tile(b, false, 1, 0, 0, 0, 7, 1, 30));
+    TILE_CASE(QGPU_FAULT_BAD_LENGTH, 28,
+              dma_tile(b, false, 1, 0, 0, 0, 8, 1, 28));
+    TILE_CASE(QGPU_FAULT_BAD_LENGTH, 0,
+              dma_tile(b, false, 9, 0, 9, 0, 8, 0, 0));
+    /* slots: destination first */
+    TILE_CASE(QGPU_FAULT_BAD_SLOT, 8,
+              dma_tile(b, false, 8, 0, 9, 0, 8, 8, 32));
+    TILE_CASE(QGPU_FAULT_BAD_SLOT, 3,
+              dma_tile(b, false, 3, 0, 0, 0, 8, 8, 32));
+    TILE_CASE(QGPU_FAULT_BAD_SLOT, 4,
+              dma_tile(b, false, 1, 0, 4, 0, 8, 8, 32));
+    TILE_CASE(QGPU_FAULT_BAD_SLOT, 0xffffffff,
+              dma_tile(b, true, 0, 0, 0xffffffff, 0, 8, 8, 32));
+    /* an empty surface still needs bound slots and offsets inside them */
+    TILE_CASE(QGPU_FAULT_BAD_SLOT, 5,
+              dma_tile(b, false, 5, 0, 0, 0, 0, 8, 0));
+    TILE_CASE(QGPU_FAULT_SLOT_BOUNDS, 0x1004,
+              dma_tile(b, false, 1, 0x1004, 0, 0, 8, 0, 32));
+    TILE_CASE(QGPU_FAULT_NONE, 0,
+              dma_tile(b, false, 1, 0x1000, 0, 0x1000, 0, 0, 0));
+    /*
+     * 16 x 16, pitch 64: tiled 1024 bytes, linear 1024 bytes. Tile:
+     * destination slot 1 tiled, source slot 0 linear.
+     */
+    TILE_CASE(QGPU_FAULT_NONE, 0,
+              dma_tile(b, false, 1, 0xc00, 0, 0xc00, 16, 16, 64));
+    TILE_CASE(QGPU_FAULT_SLOT_BOUNDS, 0xc04,
+              dma_tile(b, false, 1, 0xc04, 0, 0, 16, 16, 64));
+    TILE_CASE(QGPU_FAULT_SLOT_BOUNDS, 0xc04,
+              dma_tile(b, false, 1, 0, 0, 0xc04, 16, 16, 64));
+    /* the last linear row needs no padding: pitch 128 spans 15*128+64 */
+    TILE_CASE(QGPU_FAULT_NONE, 0,
+              dma_tile(b, false, 1, 0, 0, 0x1000 - 15 * 128 - 64, 16, 16,
+                       128));
+    TILE_CASE(QGPU_FAULT_SLOT_BOUNDS, 0x1000 - 15 * 128 - 60,
+              dma_tile(b, false, 1, 0, 0, 0x1000 - 15 * 128 - 60, 16, 16,
+                       128));
+    /* odd sizes round the tiled side up to whole tiles: 9 x 9 is 1 KiB */
+    TILE_CASE(QGPU_FAULT_NONE, 0,
+              dma_tile(b, false, 1, 0xc00, 0, 0, 9, 9, 36));
+    TILE_CASE(QGPU_FAULT_SLOT_BOUNDS, 0xc04,
+              dma_tile(b, false, 1, 0xc04, 0, 0, 9, 9, 36));
+    /* untile: the destination is the linear side */
+    TILE_CASE(QGPU_FAULT_NONE, 0,
+              dma_tile(b, true, 0, 0xc00, 1, 0xc00, 16, 16, 64));
+    TILE_CASE(QGPU_FAULT_SLOT_BOUNDS, 0xc04,
+              dma_tile(b, true, 0, 0xc04, 1, 0, 16, 16, 64));
+    TILE_CASE(QGPU_FAULT_SLOT_BOUNDS, 0xc04,
+              dma_tile(b, true, 0, 0, 1, 0xc04, 16, 16, 64));
+    /* no wrap: huge pitch, huge offsets */
+    TILE_CASE(QGPU_FAULT_SLOT_BOUNDS, 0,
+              dma_tile(b, false, 1, 0, 0, 0, 1, 16384, 0xfffffffc));
+    TILE_CASE(QGPU_FAULT_SLOT_BOUNDS, 0x10,
+              dma_tile(b, false, 1, 0, 0, 0x10, 1, 8, 0xfffffffc));
+    TILE_CASE(QGPU_FAULT_SLOT_BOUNDS, 0xffffffff,
+              dma_tile(b, false, 1, 0xffffffff, 0, 0, 1, 1, 4));
+    TILE_CASE(QGPU_FAULT_SLOT_BOUNDS, 0xfffffffc,
+              dma_tile(b, true, 1, 0, 0, 0xfffffffc, 1, 1, 4));
+    TILE_CASE(QGPU_FAULT_SLOT_BOUNDS, 0,
+              dma_tile(b, false, 1, 0, 0, 0, 16384, 16384, 65536));
+    /* a command shorter than TILE's 8 dwords */
+    TILE_CASE(QGPU_FAULT_BAD_LENGTH,
+              QGPU_CMD_HDR(QGPU_DMA_TILE, 0, 7),
+              dma(b, QGPU_DMA_TILE, 0, 6, 1, 0, 0, 0, 8, 8));
+    /* longer is fine: the extra dwords are ignored */
+    TILE_CASE(QGPU_FAULT_NONE, 0,
+              dma(b, QGPU_DMA_TILE, 0, 8, 1, 0, 0, 0, 8, 8, 32, 0xbad));
+    /* VTILE in a physical context */
+    TILE_CASE(QGPU_FAULT_BAD_OPCODE, QGPU_CMD_HDR(QGPU_DMA_VTILE, 0, 8),
+              dma_vtile(b, false, 0x1000, 0x2000, 8, 8, 32));
+
+    /* GART slot with GART disabled: GART_UNMAPPED when the tile is written */
+    TILE_CASE(QGPU_FAULT_GART_UNMAPPED, QGPU_GART_BASE,
+              dma_bind(b, 3, QGPU_GART_BASE, 0x2000);
+              off = b->n * 4;
+              dma_tile(b, false, 3, 0, 0, 0, 16, 16, 64));
+    TILE_CASE(QGPU_FAULT_GART_UNMAPPED, QGPU_GART_BASE + 0x100,
+              dma_bind(b, 3, QGPU_GART_BASE, 0x2000);
+              off = b->n * 4;
+              dma_tile(b, true, 0, 0, 3, 0x100, 16, 16, 64));
+
+    /*
+     * A fault in the middle: 64 x 24 is 3 tile rows of 2 KiB; GART page 0
+     * is mapped and page 1 is not, so the third tile row faults at page 1
+     * and the first two stay written.
+     */
+    {
+        g_autofree uint8_t *lin = g_malloc(64 * 4 * 24);
+        g_autofree uint8_t *want = g_malloc(3 * 2048);
+        g_autofree uint8_t *got = g_malloc(4096);
+        uint32_t i;
+
+        for (i = 0; i < 64 * 24; i++) {
+            ((uint32_t *)lin)[i] = cpu_to_le32(0xc0de0000 + i);
+        }
+        qpci_memwrite(g->dev, g->bar2, 0x300000, lin, 64 * 4 * 24);
+        ref_tile(lin, 64, 24, 256, want);
+        qtest_memset(g->qts, GART_TABLE, 0, 64 * 8);
+        qtest_writeq(g->qts, GART_TABLE, SYSBUF | QGPU_GART_ENTRY_VALID);
+        qtest_memset(g->qts, SYSBUF, 0xee, 4096);
+        wr(g, QGPU_REG_GART_BASE_LO, GART_TABLE);
+        wr(g, QGPU_REG_GART_CTRL, QGPU_GART_CTRL_ENABLE);
+        bytes0 = rd64(g, QGPU_ENGINE_BASE(1) + QGPU_ENG_BYTES_LO);
+        TILE_CASE(QGPU_FAULT_GART_UNMAPPED, QGPU_GART_BASE + 0x1000,
+                  dma_bind(b, 3, QGPU_GART_BASE, 0x2000);
+                  dma_bind(b, 4, 0x300000, 64 * 4 * 24);
+                  off = b->n * 4;
+                  dma_tile(b, false, 3, 0, 4, 0, 64, 24, 256));
+        qtest_memread(g->qts, SYSBUF, got, 4096);
+        g_assert_cmpmem(got, 4096, want, 4096);
+        /* BYTES counts the tiles done before the fault */
+        g_assert_cmpuint(rd64(g, QGPU_ENGINE_BASE(1) + QGPU_ENG_BYTES_LO),
+                         ==, bytes0 + 4096);
+        wr(g, QGPU_REG_GART_CTRL, 0);
+    }
+#undef TILE_CASE
+    /* the engine goes on */
+    cmd_fence(g, 1, SYS(FENCE_MEM), 0x600d, false);
+    run(g, 1);
+    g_assert_cmpuint(qtest_readq(g->qts, FENCE_MEM), ==, 0x600d);
+    g_assert_cmphex(erd(g, 1, QGPU_ENG_STATUS), ==, 0);
+    g_free(b);
+    qgpu_stop(g);
+}
+
+/*
+ * The largest surface the device takes, 16384 x 16384 (1 GiB each side):
+ * the tiled side in VRAM, the linear side a GART range whose pages all
+ * alias one system page. It runs in chunks: the device answers and shows
+ * progress while it works, and an engine reset abandons it.
+ */
+static void test_tile_huge(void)
+{
+    QGPU *g = qgpu_start("vram-size=1G,visible-vram-size=64M,gart-size=1G");
+    DmaBuf *b = g_new0(DmaBuf, 1);
+    uint64_t table = 2 * MiB, n, bytes, last = 0;
+    int busy = 0, i;
+
+    /* 262144 GART entries, all the same page, built by doubling copies */
+    qtest_writeq(g->qts, BIGBUF, SYSBUF | QGPU_GART_ENTRY_VALID);
+    for (n = 8; n < table; n *= 2) {
+        cmd_transfer(g, n, SYS(BIGBUF), SYS(BIGBUF + n), 0);
+    }
+    run(g, 0);
+    g_assert_cmphex(qtest_readq(g->qts, BIGBUF + table - 8), ==,
+                    SYSBUF | QGPU_GART_ENTRY_VALID);
+    wr(g, QGPU_REG_GART_BASE_LO, BIGBUF);
+    wr(g, QGPU_REG_GART_CTRL, QGPU_GART_CTRL_ENABLE);
+    qtest_memset(g->qts, SYSBUF, 0x5a, 4096);
+
+    dma_bind(b, 0, QGPU_GART_BASE, 1 * GiB);
+    dma_bind(b, 1, 0, 1 * GiB);
+    dma_tile(b, false, 1, 0, 0, 0, 16384, 16384, 65536);
+    dma_put(g, DMABUF, b);
+    cmd_exec(g, 1, SYS(DMABUF), 0, b->n * 4);
+    cmd_fence(g, 1, SYS(FENCE_MEM), 0x1a7e, false);
+    kick(g, 1);
+    for (i = 0; i < 10; i++) {
+        g_assert_cmphex(rd(g, QGPU_REG_ID), ==, QGPU_ID_MAGIC);
+        bytes = rd64(g, QGPU_ENGINE_BASE(1) + QGPU_ENG_BYTES_LO);
+        g_assert_cmpuint(bytes, >=, last);
+        last = bytes;
+        busy += !!(erd(g, 1, QGPU_ENG_STATUS) & QGPU_ENG_STATUS_BUSY);
+    }
+    /* 2 GiB of work cannot be done between a few register reads */
+    g_assert_cmpint(busy, ==, 10);
+    g_assert_cmpuint(last, <, 1 * GiB);
+    g_assert_cmphex(vram_rd(g, 0), ==, 0x5a5a5a5a);
+    engine_reset(g, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+    g_assert_cmpuint(qtest_readq(g->qts, FENCE_MEM), ==, 0);
+    cmd_fence(g, 1, SYS(FENCE_MEM), 0x600d, false);
+    run(g, 1);
+    g_assert_cmpuint(qtest_readq(g->qts, FENCE_MEM), ==, 0x600d);
+
+    /* a narrow, tall surface: 2048 one-tile strips, done in chunks too */
+    b->n = 0;
+    dma_bind(b, 0, 0x2000000, 16384 * 4);
+    dma_bind(b, 1, 0x3000000, 2048 * 256);
+    dma_tile(b, false, 1, 0, 0, 0, 1, 16384, 4);
+    dma_tile(b, true, 0, 0, 1, 0, 1, 16384, 4);
+    dma_put(g, DMABUF, b);
+    for (i = 0; i < 16384; i += 1000) {
+        vram_wr(g, 0x2000000 + i * 4, 0xd00d0000 + i);
+    }
+    bytes = rd64(g, QGPU_ENGINE_BASE(1) + QGPU_ENG_BYTES_LO);
+    cmd_ctx_clear(g, 1);
+    cmd_exec(g, 1, SYS(DMABUF), 0, b->n * 4);
+    run(g, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+    g_assert_cmpuint(rd64(g, QGPU_ENGINE_BASE(1) + QGPU_ENG_BYTES_LO), ==,
+                     bytes + 2 * 2048 * 256);
+    for (i = 0; i < 16384; i += 1000) {
+        g_assert_cmphex(vram_rd(g, 0x3000000 + ref_tiled_off(1, 0, i)), ==,
+                        0xd00d0000 + i);
+        g_assert_cmphex(vram_rd(g, 0x2000000 + i * 4), ==, 0xd00d0000 + i);
+    }
+    g_assert_cmphex(vram_rd(g, 0x3000000 + 4), ==, 0);
+    g_free(b);
+    qgpu_stop(g);
+}
+
+/*
+ * VTILE in a virtual context: the linear surface on VRAM pages in reverse
+ * order, the tiled image on system pages, the result on VRAM again; every
+ * access crosses pages. Then its faults.
+ */
+#define TV_LIN          0x20000000ull
+#define TV_TILED        0x21000000ull
+#define TV_OUT          0x22000000ull
+#define TV_RO           0x23000000ull
+#define TVW             (QGPU_FAULT_INFO_VIRTUAL | QGPU_FAULT_INFO_WRITE)
+#define TVR             QGPU_FAULT_INFO_VIRTUAL
+#define TVNOWALK        (QGPU_FAULT_LEVEL_NONE << QGPU_FAULT_INFO_LEVEL_SHIFT)
+
+static void test_tile_virtual(void)
+{
+    QGPU *g = qgpu_start("max-contexts=8");
+    DmaBuf *b = g_new0(DmaBuf, 1);
+    GRand *r = g_rand_new_with_seed(0x7a11);
+    uint32_t w = 150, h = 50, pitch = 640, x, y;
+    uint64_t span = ref_span(w, h, pitch), tsize = ref_tiled_size(w, h), i;
+    g_autofree uint8_t *lin = g_malloc(16 * 4096);
+    g_autofree uint8_t *want = g_malloc(16 * 4096);
+    g_autofree uint8_t *got = g_malloc(16 * 4096);
+    uint32_t faults = 0, off;
+    PT p;
+
+    pt_init(&p, g, false, PT_VRAM);
+    for (i = 0; i < 16; i++) {
+        pt_map(&p, TV_LIN + i * 4096, (0x200000 + (15 - i) * 4096) | PTE_RW);
+        pt_map(&p, TV_TILED + i * 4096, (SYSBUF + i * 4096) | PTE_SYS);
+        pt_map(&p, TV_OUT + i * 4096, (0x400000 + i * 4096) | PTE_RW);
+    }
+    pt_map(&p, TV_RO, 0x500000 | PTE_RW | QGPU_PTE_READ_ONLY);
+    cmd_ctx_set_vm(g, 1, 2, p.root);
+    g_assert_cmpuint(span, <=, 16 * 4096);
+    g_assert_cmpuint(tsize, <=, 16 * 4096);
+
+    rand_bytes(r, lin, 16 * 4096);
+    for (i = 0; i < 16; i++) {
+        qpci_memwrite(g->dev, g->bar2, 0x200000 + (15 - i) * 4096,
+                      lin + i * 4096, 4096);
+    }
+    qtest_memset(g->qts, SYSBUF, 0xaa, 16 * 4096);
+    memset(got, 0x55, 16 * 4096);
+    qpci_memwrite(g->dev, g->bar2, 0x400000, got, 16 * 4096);
+    dma_vtile(b, false, TV_TILED, TV_LIN, w, h, pitch);
+    dma_vtile(b, true, TV_OUT, TV_TILED, w, h, pitch);
+    dma_put(g, DMABUF, b);
+    cmd_exec(g, 2, SYS(DMABUF), 0, b->n * 4);
+    run(g, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+    ref_tile(lin, w, h, pitch, want);
+    qtest_memread(g->qts, SYSBUF, got, 16 * 4096);
+    g_assert_cmpmem(got, tsize, want, tsize);
+    for (i = tsize; i < 16 * 4096; i++) {
+        g_assert_cmphex(got[i], ==, 0xaa);
+    }
+    qpci_memread(g->dev, g->bar2, 0x400000, got, 16 * 4096);
+    for (y = 0; y < h; y++) {
+        g_assert_cmpmem(got + y * pitch, w * 4, lin + y * pitch, w * 4);
+        if (y + 1 < h) {
+            for (x = w * 4; x < pitch; x++) {
+                g_assert_cmphex(got[y * pitch + x], ==, 0x55);
+            }
+        }
+    }
+    for (i = span; i < 16 * 4096; i++) {
+        g_assert_cmphex(got[i], ==, 0x55);
+    }
+
+    /* faults: FAULT_ADDR the VA, FAULT_INFO and FAULT_VM as for VCOPY */
+#define VTILE_FAULT(reason_, addr_, info_, ...) do {                \
+        b->n = 0;                                                   \
+        dma(b, QGPU_DMA_NOP, 0, 1, 0);                              \
+        off = b->n * 4;                                             \
+        __VA_ARGS__;                                                \
+        dma_put(g, DMABUF, b);                                      \
+        cmd_ctx_clear(g, 2);                                        \
+        cmd_exec(g, 2, SYS(DMABUF), 0, b->n * 4);                   \
+        run(g, 1);                                                  \
+        g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, ++faults); \
+        g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), ==, 1);      \
+        g_assert_cmpuint(rd(g, QGPU_REG_FAULT_REASON), ==, reason_); \
+        g_assert_cmphex(rd64(g, QGPU_REG_FAULT_ADDR_LO), ==, addr_); \
+        g_assert_cmphex(rd(g, QGPU_REG_FAULT_INFO), ==, info_);     \
+        g_assert_cmphex(rd64(g, QGPU_REG_FAULT_VM_LO), ==,          \
+                        (info_) ? p.root : 0);                      \
+        g_assert_cmpuint(rd(g, QGPU_REG_FAULT_OFFSET), ==, off);    \
+        g_assert_cmpuint(rd(g, QGPU_REG_FAULT_CONTEXT), ==, 2);     \
+        fault_pop(g);                                               \
+        g_assert_true(ctx_faulted(g, 2));                           \
+    } while (0)
+
+    VTILE_FAULT(QGPU_FAULT_BAD_LENGTH, 16385, 0,
+                dma_vtile(b, false, TV_TILED, TV_LIN, 16385, 1, 65540));
+    VTILE_FAULT(QGPU_FAULT_BAD_ALIGN, 2, 0,
+                dma_vtile(b, false, TV_TILED, TV_LIN, 0, 1, 2));
+    VTILE_FAULT(QGPU_FAULT_BAD_LENGTH, 4, 0,
+                dma_vtile(b, true, TV_OUT, TV_TILED, 2, 1, 4));
+    /* VA ranges: destination (written) first, then source (read) */
+    VTILE_FAULT(QGPU_FAULT_BAD_ADDRESS, QGPU_MMU_VA_SIZE - 256, TVW | TVNOWALK,
+                dma_vtile(b, false, QGPU_MMU_VA_SIZE - 256, TV_LIN, 9, 1,
+                          36));
+    VTILE_FAULT(QGPU_FAULT_BAD_ADDRESS, QGPU_MMU_VA_SIZE - 35, TVR | TVNOWALK,
+                dma_vtile(b, false, TV_TILED, QGPU_MMU_VA_SIZE - 35, 9, 1,
+                          36));
+    VTILE_FAULT(QGPU_FAULT_BAD_ADDRESS, UINT64_MAX, TVW | TVNOWALK,
+                dma_vtile(b, true, UINT64_MAX, TV_TILED, 1, 1, 4));
+    /* walks: the tiled image runs off its 16 mapped pages */
+    VTILE_FAULT(QGPU_FAULT_PAGE_NOT_PRESENT, TV_TILED + 16 * 4096, TVW,
+                dma_vtile(b, false, TV_TILED + 8 * 4096, TV_LIN, 16, 520,
+                          64));
+    VTILE_FAULT(QGPU_FAULT_PAGE_NOT_PRESENT, TV_LIN + 16 * 4096, TVR,
+                dma_vtile(b, false, TV_TILED, TV_LIN + 12 * 4096, 64, 20,
+                          1024));
+    VTILE_FAULT(QGPU_FAULT_PAGE_READ_ONLY, TV_RO, TVW,
+                dma_vtile(b, true, TV_RO, TV_TILED, 8, 8, 32));
+    VTILE_FAULT(QGPU_FAULT_BAD_OPCODE, QGPU_CMD_HDR(QGPU_DMA_TILE, 0, 8), 0,
+                dma_tile(b, false, 0, 0, 1, 0, 8, 8, 32));
+#undef VTILE_FAULT
+    /* an empty surface at any in-range VA moves nothing */
+    cmd_ctx_clear(g, 2);
+    b->n = 0;
+    dma_vtile(b, false, 0x7000000000ull, 0x7000001000ull, 0, 16384,
+              0xfffffffc);
+    dma_put(g, DMABUF, b);
+    cmd_exec(g, 2, SYS(DMABUF), 0, b->n * 4);
+    run(g, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, faults);
+    g_assert_false(ctx_faulted(g, 2));
+    g_rand_free(r);
+    g_free(b);
+    qgpu_stop(g);
+}
+
+/* Random TILE/VTILE commands in both kinds of context: faults, no crash */
+static void test_tile_fuzz(void)
+{
+    QGPU *g = qgpu_start("max-slots=8,max-contexts=4");
+    GRand *r = g_rand_new_with_seed(0xf022);
+    DmaBuf *b = g_new0(DmaBuf, 1);
+    int it, k;
+    PT p;
+
+    pt_init(&p, g, false, PT_VRAM);
+    for (k = 0; k < 32; k++) {
+        pt_map(&p, VA_A + k * 4096, (0x100000 + k * 4096) | PTE_RW);
+    }
+    cmd_ctx_set_vm(g, 1, 3, p.root);
+    for (it = 0; it < 400; it++) {
+        static const uint32_t dims[] = { 0, 1, 7, 8, 9, 63, 64, 300, 16384,
+                                         16385 };
+        bool virt = g_rand_boolean(r);
+        uint32_t w = g_rand_boolean(r) ? dims[g_rand_int_range(r, 0, 10)]
+                                       : g_rand_int(r);
+        uint32_t h = g_rand_boolean(r) ? dims[g_rand_int_range(r, 0, 10)]
+                                       : g_rand_int(r);
+        uint32_t pitch = g_rand_boolean(r) ? w * 4 + g_rand_int_range(r, 0, 9)
+                                           : g_rand_int(r);
+        uint32_t flags = g_rand_int_range(r, 0, 256);
+
+        b->n = 0;
+        if (virt) {
+            uint64_t d = VA_A + g_rand_int_range(r, -4096, 40 * 4096);
+            uint64_t s = g_rand_boolean(r) ? VA_A + g_rand_int(r) % 0x30000
+                                           : ((uint64_t)g_rand_int(r) << 32 |
+                                              g_rand_int(r));
+
+            dma(b, QGPU_DMA_VTILE, flags, 7, LO(d), HI(d), LO(s), HI(s), w,
+                h, pitch);
+        } else {
+            dma_bind(b, 0, 0x100000, g_rand_int_range(r, 1, 0x40000));
+            dma_bind(b, 1, 0x200000, g_rand_int_range(r, 1, 0x40000));
+            dma(b, QGPU_DMA_TILE, flags, 7, g_rand_int_range(r, 0, 3),
+                g_rand_int_range(r, 0, 0x2000), g_rand_int_range(r, 0, 3),
+                g_rand_boolean(r) ? g_rand_int(r) : 0, w, h, pitch);
+        }
+        dma_put(g, DMABUF, b);
+        cmd_ctx_clear(g, virt ? 3 : 2);
+        cmd_exec(g, virt ? 3 : 2, SYS(DMABUF), 0, b->n * 4);
+        run(g, 1);
+        while (rd(g, QGPU_REG_FAULTQ_COUNT)) {
+            fault_pop(g);
+        }
+        g_assert_cmphex(erd(g, 1, QGPU_ENG_STATUS), ==, 0);
+    }
+    g_test_message("tile fuzz: %u faults", rd(g, QGPU_REG_FAULT_COUNT));
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), >, 0);
+    cmd_fence(g, 1, SYS(FENCE_MEM), 0xf022, false);
+    run(g, 1);
+    g_assert_cmphex(qtest_readq(g->qts, FENCE_MEM), ==, 0xf022);
+    g_rand_free(r);
+    g_free(b);
+    qgpu_stop(g);
+}
+
 /* ---- fuzz ---- */
 
 static uint64_t fuzz_addr(GRand *r, uint64_t vram)
@@ -4119,6 +4845,13 @@ int main(int argc, char **argv)
     qtest_add_func("/qgpu/mmu/render-checks", test_mmu_render_checks);
     qtest_add_func("/qgpu/mmu/reset", test_mmu_reset);
     qtest_add_func("/qgpu/mmu/fuzz", test_mmu_fuzz);
+    qtest_add_func("/qgpu/tile/layout", test_tile_layout);
+    qtest_add_func("/qgpu/tile/roundtrip", test_tile_roundtrip);
+    qtest_add_func("/qgpu/tile/gart", test_tile_gart);
+    qtest_add_func("/qgpu/tile/faults", test_tile_faults);
+    qtest_add_func("/qgpu/tile/huge", test_tile_huge);
+    qtest_add_func("/qgpu/tile/virtual", test_tile_virtual);
+    qtest_add_func("/qgpu/tile/fuzz", test_tile_fuzz);
     qtest_add_func("/qgpu/fuzz", test_fuzz);
     qtest_add_func("/qgpu/trace", test_trace);
 

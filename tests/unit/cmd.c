@@ -72,9 +72,9 @@ igt_main
 
 		for (op = 0; op < 256; op++) {
 			int slot = op >= QGPU_DMA_BIND &&
-				   op <= QGPU_DMA_TIMESTAMP;
+				   op <= QGPU_DMA_TILE;
 			int virt = op >= QGPU_DMA_VCOPY &&
-				   op <= QGPU_DMA_VTIMESTAMP;
+				   op <= QGPU_DMA_VTILE;
 			int dma = op == QGPU_DMA_NOP || slot || virt;
 
 			igt_assert_eq(!!qgpu_dma_cmd_len(op), dma);
@@ -92,6 +92,16 @@ igt_main
 		}
 		igt_assert_eq(qgpu_dma_cmd_len(QGPU_DMA_ADD), 8);
 		igt_assert_eq(qgpu_dma_cmd_len(QGPU_DMA_BIND), 6);
+		/* 1.3: TILE (0x49) and VTILE (0x58), 8 dwords each */
+		igt_assert_eq(qgpu_dma_cmd_len(0x49), 8);
+		igt_assert_eq(qgpu_dma_cmd_len(0x58), 8);
+		igt_assert(qgpu_dma_cmd_in_mode(0x49, 0));
+		igt_assert(!qgpu_dma_cmd_in_mode(0x49, 1));
+		igt_assert(qgpu_dma_cmd_in_mode(0x58, 1));
+		igt_assert(!qgpu_dma_cmd_in_mode(0x58, 0));
+		igt_assert_eq(qgpu_dma_cmd_len(0x4a), 0);
+		igt_assert_eq(qgpu_dma_cmd_len(0x59), 0);
+		igt_assert(QGPU_DMA_TILE_LEN <= QGPU_CMD_MAX_FIXED_LEN);
 	}
 
 	igt_subtest("u64-parameters") {
