@@ -14,11 +14,44 @@
  *   split     one fixed workload (working set W, default 32 MiB): bytes
  *             paged and splits. Run it on devices whose VRAM is 100%, 50%
  *             and 25% of W to see split efficiency.
+ *   vm        GPU virtual addressing (GpuMmu), on a device with an MMU;
+ *             its three parts can also be named on their own:
+ *   vm-resident
+ *             MakeResident latency of 1, 64 and 4096 allocations of 4 KiB
+ *             (fewer, with a note, when VRAM cannot hold them and their
+ *             page tables): created in system memory, mapped one after
+ *             the other, placed once and evicted; then 5 times
+ *             MakeResident of all of them timed from the ioctl to the
+ *             paging fence signalled, each followed by an Evict. Medians:
+ *             total, per allocation, the ioctl alone, the Evict; paging
+ *             buffers, UPDATE_PT commands and TLB flushes per allocation;
+ *             and the scaling figure per-allocation(N)/per-allocation(1).
+ *   vm-pagetables
+ *             page-table memory per GiB mapped: one allocation mapped again
+ *             and again into one GiB of a fresh address space (mapping
+ *             takes no memory but page tables), the file's page_table_bytes
+ *             before and after; with 4 KiB pages (the allocation in system
+ *             memory) and with 64 KiB pages (resident, mapped from a
+ *             64 KiB boundary of VRAM), each against the raw size of its
+ *             entries (8 bytes a page), and the PTEs written.
+ *   split-virtual
+ *             the split workload in the virtual model, against the
+ *             physical run of the same invocation (split runs first if it
+ *             was not asked for): the same 16 allocations (VRAM only) and
+ *             a result allocation, mapped into a fresh address space; per
+ *             step i a MakeResident of A[i], A[i-1] and the result, a wait
+ *             for its paging fence, then one virtual DMA buffer (VFILL,
+ *             VXOR, VCHECKSUM), not waited for. The memory manager evicts
+ *             older allocations when VRAM is short. time_ms, bytes paged,
+ *             evictions, and the virtual/physical ratios; the checksums
+ *             are checked against the host and the physical run.
  *
  * usage: qgpu-bench [-d NODE] [-n RUNS] [-s PAGING_MIB] [-w WORKING_SET]
- *                   [latency|paging|cpu|split|all]...
+ *                   [latency|paging|cpu|split|vm|vm-resident|vm-pagetables|
+ *                    split-virtual|all]...
  * Output lines start with "bench:" and are key=value, for scripts.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -296,23 +329,72 @@ static int bench_cpu(void)
 	return bar < 0;
 }
 
+/* The VRAM segments the device has, as a supported segment set */
+static uint32_t vram_mask(void)
+{
+	uint32_t mask = QGPU_SEGBIT(QGPU_SEG_VISIBLE);
+
+	if (qgpu_dev_segment(&dev, QGPU_SEG_LOCAL))
+		mask |= QGPU_SEGBIT(QGPU_SEG_LOCAL);
+	return mask;
+}
+
+static uint64_t split_chunk(void)
+{
+	return (working_set / 16) & ~4095ull;
+}
+
+/* What step @i of the split workload checksums: A[i] is @chunk bytes of
+ * one repeated word, the xor of the fill patterns of steps 0..i. */
+static uint32_t split_want(int i, uint64_t chunk)
+{
+	uint32_t c = 0, want = QGPU_CSUM_INIT;
+	uint64_t k;
+	int j;
+
+	for (j = 0; j <= i; j++)
+		c ^= 0x01000193u * (j + 3);
+	for (k = 0; k < chunk / 4; k++)
+		want = (want ^ c) * QGPU_CSUM_PRIME;
+	return want;
+}
+
+/*
+ * One run of the split workload in one addressing model, for comparing
+ * the two (bench_split_virtual()).
+ */
+struct split_result {
+	bool done;
+	int64_t ns;
+	uint64_t bytes_paged, evictions;
+	uint32_t csum[16];
+};
+
+static struct split_result split_phys;
+
+static uint64_t paged_bytes(const struct drm_qgpu_stats *a,
+			    const struct drm_qgpu_stats *b)
+{
+	return b->bytes_to_vram - a->bytes_to_vram +
+	       b->bytes_from_vram - a->bytes_from_vram +
+	       b->bytes_vram_to_vram - a->bytes_vram_to_vram;
+}
+
 /*
  * The fixed split workload: 16 allocations of W/16 in VRAM only, one DMA
  * buffer: A[i] = fill(p_i) ^ A[i-1], checksum into a result buffer.
  */
 static int bench_split(void)
 {
-	uint64_t chunk = (working_set / 16) & ~4095ull;
-	uint32_t mask = QGPU_SEGBIT(QGPU_SEG_VISIBLE), h[16], res, ctx;
+	uint64_t chunk = split_chunk();
+	uint32_t mask = vram_mask(), h[16], res, ctx;
 	uint64_t vram = dev.info.vram_size;
 	struct drm_qgpu_stats s0, s1;
-	uint32_t portions = 0, c = 0, *out;
+	uint32_t portions = 0, *out;
 	struct qgpu_cb cb;
 	int64_t t0, dt;
 	int i, ret, bad = 0;
 
-	if (qgpu_dev_segment(&dev, QGPU_SEG_LOCAL))
-		mask |= QGPU_SEGBIT(QGPU_SEG_LOCAL);
 	ret = qgpu_bo_create(dev.fd, 4096, QGPU_SEGBIT(QGPU_SEG_APERTURE),
 			     QGPU_GEM_CPU_ACCESS, 0, &res);
 	for (i = 0; i < 16 && !ret; i++)
@@ -347,22 +429,21 @@ static int bench_split(void)
 	}
 	if (!qgpu_bo_map(dev.fd, res, 4096, (void **)&out)) {
 		for (i = 0; i < 16; i++) {
-			uint32_t want = QGPU_CSUM_INIT, p = 0x01000193u * (i + 3);
-			uint64_t k;
-
-			c = i ? c ^ p : p;
-			for (k = 0; k < chunk / 4; k++)
-				want = (want ^ c) * QGPU_CSUM_PRIME;
-			bad += out[i] != want;
+			split_phys.csum[i] = out[i];
+			bad += out[i] != split_want(i, chunk);
 		}
 		qgpu_bo_unmap(dev.fd, res, out, 4096);
+	} else {
+		bad = 16;
 	}
+	split_phys.done = true;
+	split_phys.ns = dt;
+	split_phys.bytes_paged = paged_bytes(&s0, &s1);
+	split_phys.evictions = s1.evictions - s0.evictions;
 	printf("bench: split working_set_mib=%.0f vram_mib=%.0f vram_pct=%.0f portions=%u splits=%u bytes_paged=%llu bytes_to_vram=%llu bytes_from_vram=%llu bytes_vram_to_vram=%llu bytes_filled=%llu evictions=%llu paging_buffers=%llu time_ms=%.1f results=%s\n",
 	       16 * chunk / MiB, vram / MiB, 100.0 * vram / (16 * chunk),
 	       portions, portions ? portions - 1 : 0,
-	       (unsigned long long)(s1.bytes_to_vram - s0.bytes_to_vram +
-				    s1.bytes_from_vram - s0.bytes_from_vram +
-				    s1.bytes_vram_to_vram - s0.bytes_vram_to_vram),
+	       (unsigned long long)paged_bytes(&s0, &s1),
 	       (unsigned long long)(s1.bytes_to_vram - s0.bytes_to_vram),
 	       (unsigned long long)(s1.bytes_from_vram - s0.bytes_from_vram),
 	       (unsigned long long)(s1.bytes_vram_to_vram - s0.bytes_vram_to_vram),
@@ -378,10 +459,544 @@ static int bench_split(void)
 	return bad ? 1 : 0;
 }
 
+/* ------------------------------------------------------------------------ */
+/* GPU virtual addressing (benchmark "vm")                                   */
+
+#define SZ_4K		0x1000ull
+#define SZ_64K		0x10000ull
+#define SEC		1000000000ll
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) & ~(a - 1);
+}
+
+/* A second file on the same device: a process with an address space of
+ * its own, so that one measurement does not see another's page tables. */
+static int vm_open(struct qgpu_dev *d)
+{
+	return qgpu_open_path(d, dev.path);
+}
+
+/* At most the page tables an address space needs to map @size bytes in
+ * one range: leaf tables (2 MiB each), level-1 tables (1 GiB), the root. */
+static uint64_t pt_bytes_for(uint64_t size)
+{
+	uint64_t tables = size / (2ull << 20) + 1 + size / (1ull << 30) + 1 + 1;
+
+	return tables * SZ_4K;
+}
+
+/* Every mapping of @fd's address space is in VRAM (@in) or not (!@in) */
+static int vm_all_placed(int fd, bool in, unsigned int *mappings)
+{
+	struct drm_qgpu_vm_layout_entry *e;
+	unsigned int n, i, wrong = 0;
+	int ret;
+
+	ret = qgpu_query_vm_layout(fd, &e, &n);
+	if (ret)
+		return ret;
+	*mappings = 0;
+	for (i = 0; i < n; i++) {
+		if (e[i].kind != QGPU_VM_LAYOUT_MAPPING)
+			continue;
+		(*mappings)++;
+		wrong += in != (e[i].segment == QGPU_SEG_VISIBLE ||
+				e[i].segment == QGPU_SEG_LOCAL);
+	}
+	free(e);
+	return wrong ? -EIO : 0;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp_dbl);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+#define RESIDENT_REPS	5
+
+/* MakeResident of @n allocations: median µs to the paging fence */
+struct resident_result {
+	uint32_t n;
+	double total_us, ioctl_us, evict_us;
+	double paging_buffers, update_pt_cmds, tlb_flushes;
+};
+
+/*
+ * @n allocations of 4 KiB, created in system memory, mapped one after the
+ * other in one reservation of a fresh address space. A first
+ * MakeResident places them (zero fills) and an Evict takes them out again;
+ * then RESIDENT_REPS times: MakeResident of all @n, timed from the ioctl
+ * to the paging fence signalled, each followed by an Evict so that the
+ * next one pages again. The layout query checks every time that all of
+ * them are (or are no longer) in VRAM.
+ */
+static int resident_run(uint32_t n, struct resident_result *r)
+{
+	double tot[RESIDENT_REPS], ioc[RESIDENT_REPS], ev[RESIDENT_REPS];
+	struct drm_qgpu_mmu_info m0, m1;
+	struct drm_qgpu_stats s0, s1;
+	struct drm_qgpu_vm_info vi;
+	uint64_t span = align_up(n * SZ_4K, SZ_64K), va = 0, f;
+	unsigned int mapped;
+	struct qgpu_dev d;
+	uint32_t *h, i;
+	int rep, ret;
+	const char *what = "set-up";
+
+	memset(r, 0, sizeof(*r));
+	r->n = n;
+	h = calloc(n, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	ret = vm_open(&d);
+	if (ret) {
+		printf("bench: vm-resident error=\"open: %s\"\n",
+		       strerror(-ret));
+		free(h);
+		return ret;
+	}
+	for (i = 0; i < n && !ret; i++)
+		ret = qgpu_bo_create(d.fd, SZ_4K, vram_mask(), 0, 0, &h[i]);
+	if (!ret)
+		ret = qgpu_vm_reserve(d.fd, 0, span, 0, &va);
+	for (i = 0; i < n && !ret; i++)
+		ret = qgpu_vm_map(d.fd, h[i], va + i * SZ_4K, 0, SZ_4K, 0);
+	if (!ret)
+		ret = qgpu_query_vm_info(d.fd, &vi);
+	/* first placement (zero fills), then out again */
+	if (!ret) {
+		what = "first MakeResident";
+		ret = qgpu_make_resident(d.fd, h, n, &f);
+	}
+	if (!ret)
+		ret = qgpu_syncobj_wait(d.fd, vi.paging_fence_syncobj, f,
+					60 * SEC);
+	if (!ret)
+		ret = vm_all_placed(d.fd, true, &mapped);
+	if (!ret) {
+		what = "Evict";
+		ret = qgpu_evict(d.fd, h, n, &f);
+	}
+	if (!ret)
+		ret = qgpu_syncobj_wait(d.fd, vi.paging_fence_syncobj, f,
+					60 * SEC);
+	if (!ret)
+		ret = vm_all_placed(d.fd, false, &mapped);
+	for (rep = 0; rep < RESIDENT_REPS && !ret; rep++) {
+		int64_t t0, t1, t2;
+
+		what = "MakeResident";
+		qgpu_query_stats(d.fd, &s0, NULL, 0, NULL);
+		qgpu_query_mmu(d.fd, &m0);
+		t0 = qgpu_now_ns();
+		ret = qgpu_make_resident(d.fd, h, n, &f);
+		t1 = qgpu_now_ns();
+		if (!ret)
+			ret = qgpu_syncobj_wait(d.fd, vi.paging_fence_syncobj,
+						f, 60 * SEC);
+		t2 = qgpu_now_ns();
+		qgpu_query_stats(d.fd, &s1, NULL, 0, NULL);
+		qgpu_query_mmu(d.fd, &m1);
+		if (!ret)
+			ret = vm_all_placed(d.fd, true, &mapped);
+		if (ret)
+			break;
+		tot[rep] = (t2 - t0) / 1e3;
+		ioc[rep] = (t1 - t0) / 1e3;
+		r->paging_buffers += s1.paging_buffers - s0.paging_buffers;
+		r->update_pt_cmds += m1.update_pt_cmds - m0.update_pt_cmds;
+		r->tlb_flushes += m1.tlb_flushes - m0.tlb_flushes;
+		what = "Evict";
+		t0 = qgpu_now_ns();
+		ret = qgpu_evict(d.fd, h, n, &f);
+		if (!ret)
+			ret = qgpu_syncobj_wait(d.fd, vi.paging_fence_syncobj,
+						f, 60 * SEC);
+		ev[rep] = (qgpu_now_ns() - t0) / 1e3;
+		if (!ret)
+			ret = vm_all_placed(d.fd, false, &mapped);
+	}
+	if (!ret && mapped != n)
+		ret = -EIO;
+	if (ret) {
+		printf("bench: vm-resident allocs=%u error=\"%s: %s\"\n", n,
+		       what, strerror(-ret));
+	} else {
+		r->total_us = median(tot, RESIDENT_REPS);
+		r->ioctl_us = median(ioc, RESIDENT_REPS);
+		r->evict_us = median(ev, RESIDENT_REPS);
+		r->paging_buffers /= (double)RESIDENT_REPS * n;
+		r->update_pt_cmds /= (double)RESIDENT_REPS * n;
+		r->tlb_flushes /= (double)RESIDENT_REPS * n;
+	}
+	if (va)
+		qgpu_vm_free(d.fd, va, span);
+	for (i = 0; i < n; i++)
+		if (h[i])
+			qgpu_bo_destroy(d.fd, h[i]);
+	qgpu_close(&d);
+	free(h);
+	return ret;
+}
+
+static int bench_vm_resident(void)
+{
+	static const uint32_t want[] = { 1, 64, 4096 };
+	struct resident_result r[3];
+	uint64_t usable = qgpu_vram_usable(&dev), fit;
+	uint32_t n;
+	int i, ret;
+
+	/* room for the allocations, their page tables and a margin */
+	fit = usable > (1ull << 20) + pt_bytes_for(16ull << 20) ?
+	      (usable - (1ull << 20) - pt_bytes_for(16ull << 20)) / SZ_4K : 0;
+	for (i = 0; i < 3; i++) {
+		n = want[i];
+		if (n > fit) {
+			printf("bench: vm-resident note=\"VRAM (%.1f MiB usable) cannot hold %u x 4 KiB plus page tables; using %llu allocations\"\n",
+			       usable / MiB, n, (unsigned long long)fit);
+			n = fit;
+		}
+		if (!n)
+			return 1;
+		ret = resident_run(n, &r[i]);
+		if (ret)
+			return 1;
+		printf("bench: vm-resident allocs=%u alloc_kib=4 reps=%d total_median_us=%.1f per_alloc_median_us=%.2f ioctl_median_us=%.1f ioctl_per_alloc_us=%.2f evict_median_us=%.1f paging_buffers_per_alloc=%.2f update_pt_per_alloc=%.2f tlb_flushes_per_alloc=%.2f\n",
+		       r[i].n, RESIDENT_REPS, r[i].total_us,
+		       r[i].total_us / r[i].n, r[i].ioctl_us,
+		       r[i].ioctl_us / r[i].n, r[i].evict_us,
+		       r[i].paging_buffers, r[i].update_pt_cmds,
+		       r[i].tlb_flushes);
+	}
+	printf("bench: vm-resident-scaling allocs=%u,%u,%u per_alloc_us=%.2f,%.2f,%.2f ratio_%u_vs_1=%.2f ratio_%u_vs_1=%.2f\n",
+	       r[0].n, r[1].n, r[2].n, r[0].total_us / r[0].n,
+	       r[1].total_us / r[1].n, r[2].total_us / r[2].n,
+	       r[1].n, (r[1].total_us / r[1].n) / (r[0].total_us / r[0].n),
+	       r[2].n, (r[2].total_us / r[2].n) / (r[0].total_us / r[0].n));
+	return 0;
+}
+
+#define PT_MAPPED	(1ull << 30)
+
+/*
+ * Page-table memory: one allocation of @size bytes mapped again and again
+ * into one reservation of a fresh address space until PT_MAPPED bytes are
+ * mapped; the file's page_table_bytes before and after. Mapping takes no
+ * memory but page tables. With @big the allocation is first made
+ * resident, and the part of it that is mapped starts on a 64 KiB
+ * boundary of VRAM, so that every 64 KiB group of the mappings is a
+ * 64 KiB page (the rule of DRM_IOCTL_QGPU_VM_MAP); else it stays in system
+ * memory and every entry is a 4 KiB page.
+ */
+static int pt_run(bool big, uint64_t size, double *bytes_per_gib,
+		  double *pte_writes_per_gib, double *tables_per_gib)
+{
+	struct drm_qgpu_vm_info v0, v1;
+	struct drm_qgpu_mmu_info m0, m1;
+	struct drm_qgpu_gem_info gi = { 0 };
+	uint64_t va = 0, off = 0, k, f;
+	const char *name = big ? "64k" : "4k";
+	struct qgpu_dev d;
+	uint32_t h = 0;
+	int ret;
+
+	ret = vm_open(&d);
+	if (ret) {
+		printf("bench: vm-pagetables error=\"open: %s\"\n",
+		       strerror(-ret));
+		return ret;
+	}
+	ret = qgpu_bo_create(d.fd, big ? size + SZ_64K : size, vram_mask(), 0,
+			     0, &h);
+	/* on a 1 GiB boundary: the tables of exactly one GiB of addresses */
+	if (!ret)
+		ret = qgpu_query_mmu(d.fd, &m0);
+	if (!ret) {
+		va = align_up(m0.va_start, PT_MAPPED);
+		if (va + PT_MAPPED > m0.va_end ||
+		    qgpu_vm_reserve(d.fd, va, PT_MAPPED, QGPU_VM_RESERVE_FIXED,
+				    NULL))
+			ret = qgpu_vm_reserve(d.fd, 0, PT_MAPPED, 0, &va);
+		if (ret)
+			va = 0;
+	}
+	if (!ret)
+		ret = qgpu_query_vm_info(d.fd, &v0);
+	if (!ret && big) {
+		ret = qgpu_make_resident(d.fd, &h, 1, &f);
+		if (!ret)
+			ret = qgpu_syncobj_wait(d.fd, v0.paging_fence_syncobj,
+						f, 60 * SEC);
+		gi.handle = h;
+		if (!ret)
+			ret = qgpu_bo_info(d.fd, h, &gi);
+		if (!ret && !gi.segment)
+			ret = -ENOSPC;
+		off = (SZ_64K - (gi.gpu_addr & (SZ_64K - 1))) & (SZ_64K - 1);
+		/* the page tables the placement itself took are not counted */
+		if (!ret)
+			ret = qgpu_query_vm_info(d.fd, &v0);
+	}
+	if (!ret)
+		ret = qgpu_query_mmu(d.fd, &m0);
+	for (k = 0; k < PT_MAPPED / size && !ret; k++)
+		ret = qgpu_vm_map(d.fd, h, va + k * size, off, size, 0);
+	if (!ret)
+		ret = qgpu_query_vm_info(d.fd, &v1);
+	if (!ret)
+		ret = qgpu_query_mmu(d.fd, &m1);
+	if (!ret && v1.mapped_bytes - v0.mapped_bytes != PT_MAPPED)
+		ret = -EIO;
+	/* still where it was: the entries written were 64 KiB ones */
+	if (!ret && big) {
+		struct drm_qgpu_gem_info g2 = { .handle = h };
+
+		ret = qgpu_bo_info(d.fd, h, &g2);
+		if (!ret && (g2.gpu_addr != gi.gpu_addr || !g2.segment))
+			ret = -EAGAIN;
+	}
+	if (ret) {
+		printf("bench: vm-pagetables pages=%s error=\"%s\"\n", name,
+		       strerror(-ret));
+	} else {
+		double gib = PT_MAPPED / (1024.0 * MiB);
+
+		*bytes_per_gib = (v1.page_table_bytes - v0.page_table_bytes) /
+				 gib;
+		*tables_per_gib = (v1.page_tables - v0.page_tables) / gib;
+		*pte_writes_per_gib = (m1.pte_writes - m0.pte_writes) / gib;
+	}
+	if (va)
+		qgpu_vm_free(d.fd, va, PT_MAPPED);
+	if (h)
+		qgpu_bo_destroy(d.fd, h);
+	qgpu_close(&d);
+	return ret;
+}
+
+static int bench_vm_pagetables(void)
+{
+	uint64_t size = 16ull << 20, usable = qgpu_vram_usable(&dev);
+	double b4 = 0, b64 = 0, w4 = 0, w64 = 0, t4 = 0, t64 = 0;
+	struct drm_qgpu_mmu_info mmu;
+	double raw4, raw64;
+	int ret;
+
+	/* the 64 KiB side's allocation must be resident, with room to spare */
+	while (size > SZ_64K && size + SZ_64K + pt_bytes_for(PT_MAPPED) >
+	       usable / 2)
+		size /= 2;
+	ret = qgpu_query_mmu(dev.fd, &mmu);
+	if (!ret)
+		ret = pt_run(false, size, &b4, &w4, &t4);
+	if (!ret)
+		ret = pt_run(true, size, &b64, &w64, &t64);
+	if (ret)
+		return 1;
+	/* the entries themselves: one per page */
+	raw4 = (1024.0 * MiB) / SZ_4K * mmu.pte_size;
+	raw64 = (1024.0 * MiB) / SZ_64K * mmu.pte_size;
+	printf("bench: vm-pagetables mapped_mib=%llu alloc_mib=%.2f maps=%llu pte_size=%u pt_bytes_per_gib_4k=%.0f pt_bytes_per_gib_64k=%.0f tables_per_gib_4k=%.1f tables_per_gib_64k=%.1f raw_pte_bytes_per_gib_4k=%.0f raw_pte_bytes_per_gib_64k=%.0f ratio_to_raw_4k=%.3f ratio_to_raw_64k=%.3f ratio_64k_vs_4k=%.3f pte_writes_per_gib_4k=%.0f pte_writes_per_gib_64k=%.0f\n",
+	       (unsigned long long)(PT_MAPPED >> 20), size / MiB,
+	       (unsigned long long)(PT_MAPPED / size), mmu.pte_size, b4, b64,
+	       t4, t64, raw4, raw64, b4 / raw4, b64 / raw64,
+	       b4 > 0 ? b64 / b4 : 0, w4, w64);
+	return 0;
+}
+
+/*
+ * The split workload of bench_split() in the virtual model: the same 16
+ * allocations of W/16 (VRAM only) and a result allocation, mapped one
+ * after the other into one reservation of a fresh address space; one
+ * virtual DMA buffer per step i (VFILL A[i] with p_i, VXOR A[i] ^=
+ * A[i-1], VCHECKSUM A[i] into the result), submitted after a MakeResident
+ * of what it uses (A[i], A[i-1], the result) and a wait for that paging
+ * fence. The buffers themselves are not waited for: the memory manager
+ * evicts older allocations when VRAM is short, behind the work that still
+ * uses them. The wait is needed: a buffer submitted while its
+ * MakeResident is still with the memory manager's worker puts its fence
+ * on every mapped allocation, the moves of that MakeResident then wait
+ * for the buffer, and the buffer waits for their paging fence: neither
+ * ever runs. Timed from the first MakeResident to the last buffer done;
+ * the physical run (bench_split()) of the same invocation is the
+ * reference for time, bytes paged and evictions.
+ */
+static int bench_split_virtual(void)
+{
+	uint64_t chunk = split_chunk(), span = align_up(16 * chunk + SZ_4K,
+							 SZ_64K), va = 0, f;
+	uint64_t vram = dev.info.vram_size, vpaged;
+	struct drm_qgpu_sync_entry out = { 0 };
+	struct drm_qgpu_stats s0, s1;
+	struct drm_qgpu_vm_info vi;
+	struct qgpu_vcb vcb[16];
+	uint32_t h[17] = { 0 }, ctx = 0, *res = NULL, list[3];
+	const char *what = "set-up";
+	int64_t t0 = 0, dt = 0;
+	int i, ret, bad = 0, differ = 0;
+	struct qgpu_dev d;
+
+	if (!split_phys.done && bench_split())
+		return 1;
+	ret = vm_open(&d);
+	if (ret) {
+		printf("bench: split-virtual error=\"open: %s\"\n",
+		       strerror(-ret));
+		return 1;
+	}
+	memset(vcb, 0, sizeof(vcb));
+	for (i = 0; i < 16 && !ret; i++)
+		ret = qgpu_bo_create(d.fd, chunk, vram_mask(), 0, 0, &h[i]);
+	if (!ret)
+		ret = qgpu_bo_create(d.fd, SZ_4K, vram_mask() |
+				     QGPU_SEGBIT(QGPU_SEG_APERTURE),
+				     QGPU_GEM_CPU_ACCESS, 0, &h[16]);
+	if (!ret)
+		ret = qgpu_ctx_create_virtual(d.fd, &ctx);
+	if (!ret)
+		ret = qgpu_syncobj_create(d.fd, &out.handle);
+	if (!ret)
+		ret = qgpu_vm_reserve(d.fd, 0, span, 0, &va);
+	for (i = 0; i < 17 && !ret; i++)
+		ret = qgpu_vm_map(d.fd, h[i], va + i * chunk, 0,
+				  i < 16 ? chunk : SZ_4K, 0);
+	if (!ret)
+		ret = qgpu_query_vm_info(d.fd, &vi);
+	for (i = 0; i < 16 && !ret; i++) {
+		uint64_t a = va + i * chunk;
+
+		ret = qgpu_vcb_init(&vcb[i]);
+		if (!ret)
+			ret = qgpu_vcb_fill(&vcb[i], a, chunk,
+					    0x01000193u * (i + 3));
+		if (!ret && i)
+			ret = qgpu_vcb_xor(&vcb[i], a, a, a - chunk, chunk / 4);
+		if (!ret)
+			ret = qgpu_vcb_checksum(&vcb[i], a, chunk,
+						va + 16 * chunk + i * 4);
+	}
+	if (!ret) {
+		what = "run";
+		qgpu_query_stats(d.fd, &s0, NULL, 0, NULL);
+		t0 = qgpu_now_ns();
+	}
+	for (i = 0; i < 16 && !ret; i++) {
+		uint32_t n = 0;
+
+		list[n++] = h[i];
+		if (i)
+			list[n++] = h[i - 1];
+		list[n++] = h[16];
+		ret = qgpu_make_resident(d.fd, list, n, &f);
+		if (!ret)
+			ret = qgpu_syncobj_wait(d.fd, vi.paging_fence_syncobj,
+						f, 60 * SEC);
+		if (!ret)
+			ret = qgpu_vcb_submit(d.fd, ctx, &vcb[i], NULL, 0,
+					      i == 15 ? &out : NULL,
+					      i == 15 ? 1 : 0);
+	}
+	if (!ret)
+		ret = qgpu_syncobj_wait(d.fd, out.handle, 0, 120 * SEC);
+	if (!ret) {
+		dt = qgpu_now_ns() - t0;
+		qgpu_query_stats(d.fd, &s1, NULL, 0, NULL);
+		what = "result";
+		ret = qgpu_bo_map(d.fd, h[16], SZ_4K, (void **)&res);
+	}
+	if (ret) {
+		struct drm_qgpu_context_status cs;
+
+		printf("bench: split-virtual error=\"%s: %s\"\n", what,
+		       strerror(-ret));
+		if (ctx && !qgpu_query_context(d.fd, ctx, &cs) && cs.state)
+			printf("bench: split-virtual error=\"context lost: fault %s at %#llx\"\n",
+			       qgpu_fault_name(cs.fault_reason),
+			       (unsigned long long)cs.fault_addr);
+		bad = 1;
+	} else {
+		for (i = 0; i < 16; i++) {
+			bad += res[i] != split_want(i, chunk);
+			differ += res[i] != split_phys.csum[i];
+		}
+		qgpu_bo_unmap(d.fd, h[16], res, SZ_4K);
+		vpaged = paged_bytes(&s0, &s1);
+		printf("bench: split-virtual working_set_mib=%.0f vram_mib=%.0f vram_pct=%.0f make_resident_calls=16 bytes_paged=%llu bytes_to_vram=%llu bytes_from_vram=%llu bytes_vram_to_vram=%llu bytes_filled=%llu evictions=%llu paging_buffers=%llu time_ms=%.1f results=%s same_as_physical=%s physical_time_ms=%.1f physical_bytes_paged=%llu physical_evictions=%llu time_ratio=%.2f",
+		       16 * chunk / MiB, vram / MiB,
+		       100.0 * vram / (16 * chunk), (unsigned long long)vpaged,
+		       (unsigned long long)(s1.bytes_to_vram - s0.bytes_to_vram),
+		       (unsigned long long)(s1.bytes_from_vram - s0.bytes_from_vram),
+		       (unsigned long long)(s1.bytes_vram_to_vram - s0.bytes_vram_to_vram),
+		       (unsigned long long)(s1.bytes_filled - s0.bytes_filled),
+		       (unsigned long long)(s1.evictions - s0.evictions),
+		       (unsigned long long)(s1.paging_buffers - s0.paging_buffers),
+		       dt / 1e6, bad ? "WRONG" : "correct",
+		       differ ? "no" : "yes", split_phys.ns / 1e6,
+		       (unsigned long long)split_phys.bytes_paged,
+		       (unsigned long long)split_phys.evictions,
+		       split_phys.ns ? (double)dt / split_phys.ns : 0);
+		if (split_phys.bytes_paged)
+			printf(" bytes_ratio=%.2f",
+			       (double)vpaged / split_phys.bytes_paged);
+		else
+			printf(" bytes_ratio=n/a");
+		if (split_phys.evictions)
+			printf(" evictions_ratio=%.2f\n",
+			       (double)(s1.evictions - s0.evictions) /
+			       split_phys.evictions);
+		else
+			printf(" evictions_ratio=n/a\n");
+		bad += differ;
+	}
+	for (i = 0; i < 16; i++)
+		qgpu_vcb_fini(&vcb[i]);
+	if (va)
+		qgpu_vm_free(d.fd, va, span);
+	if (out.handle)
+		qgpu_syncobj_destroy(d.fd, out.handle);
+	if (ctx)
+		qgpu_ctx_destroy(d.fd, ctx);
+	for (i = 0; i < 17; i++)
+		if (h[i])
+			qgpu_bo_destroy(d.fd, h[i]);
+	qgpu_close(&d);
+	return bad ? 1 : 0;
+}
+
+static int bench_vm(bool resident, bool pagetables, bool split)
+{
+	int fail = 0;
+
+	if (!qgpu_dev_has_mmu(&dev)) {
+		printf("bench: vm note=\"the device has no GPU MMU: skipped\"\n");
+		return 0;
+	}
+	/* next to the physical split run, so that both see the same load */
+	if (split)
+		fail |= bench_split_virtual();
+	if (resident)
+		fail |= bench_vm_resident();
+	if (pagetables)
+		fail |= bench_vm_pagetables();
+	return fail;
+}
+
 int main(int argc, char **argv)
 {
 	const char *node = NULL;
 	bool lat = false, pag = false, cpu = false, spl = false;
+	bool vres = false, vpt = false, vspl = false;
 	int c, i, ret, fail = 0;
 	int64_t v;
 
@@ -407,7 +1022,7 @@ int main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr,
-				"usage: %s [-d NODE] [-n RUNS] [-s PAGING_SIZE] [-w WORKING_SET] [latency|paging|cpu|split|all]...\n",
+				"usage: %s [-d NODE] [-n RUNS] [-s PAGING_SIZE] [-w WORKING_SET] [latency|paging|cpu|split|vm|vm-resident|vm-pagetables|split-virtual|all]...\n",
 				argv[0]);
 			return c == 'h' ? 0 : 2;
 		}
@@ -421,16 +1036,24 @@ int main(int argc, char **argv)
 			cpu = true;
 		else if (!strcmp(argv[i], "split"))
 			spl = true;
+		else if (!strcmp(argv[i], "vm"))
+			vres = vpt = vspl = true;
+		else if (!strcmp(argv[i], "vm-resident"))
+			vres = true;
+		else if (!strcmp(argv[i], "vm-pagetables"))
+			vpt = true;
+		else if (!strcmp(argv[i], "split-virtual"))
+			vspl = true;
 		else if (!strcmp(argv[i], "all"))
-			lat = pag = cpu = spl = true;
+			lat = pag = cpu = spl = vres = vpt = vspl = true;
 		else {
 			fprintf(stderr, "qgpu-bench: unknown benchmark %s\n",
 				argv[i]);
 			return 2;
 		}
 	}
-	if (!lat && !pag && !cpu && !spl)
-		lat = pag = cpu = spl = true;
+	if (!lat && !pag && !cpu && !spl && !vres && !vpt && !vspl)
+		lat = pag = cpu = spl = vres = vpt = vspl = true;
 	ret = node ? qgpu_open_path(&dev, node) :
 		     qgpu_open(&dev, QGPU_NODE_RENDER);
 	if (ret) {
@@ -449,6 +1072,8 @@ int main(int argc, char **argv)
 		fail |= bench_cpu();
 	if (spl)
 		fail |= bench_split();
+	if (vres || vpt || vspl)
+		fail |= bench_vm(vres, vpt, vspl);
 	qgpu_close(&dev);
 	return fail;
 }
