@@ -155,6 +155,7 @@ struct QGPUState {
     uint64_t gart_size;
     uint32_t max_slots;
     uint32_t max_contexts;
+    bool io_coherent;           /* advertise CAP_IO_COHERENT (hw-spec 16) */
 
     /* memory */
     MemoryRegion mmio;

@@ -78,6 +78,15 @@ static uint32_t qgpu_caps(QGPUState *s)
     if (s->hap_size) {
         caps |= QGPU_CAP_HOST_APERTURE;
     }
+    /*
+     * I/O coherency is what the device advertises, not a change in how it
+     * reaches guest RAM: QEMU's accesses always see guest memory as it is.
+     * With the bit clear the driver and user space must write back and
+     * invalidate CPU caches themselves (hw-spec section 16).
+     */
+    if (s->io_coherent) {
+        caps |= QGPU_CAP_IO_COHERENT;
+    }
     return caps;
 }
 
@@ -452,6 +461,7 @@ static Property qgpu_properties[] = {
     DEFINE_PROP_SIZE("gart-size", QGPUState, gart_size, 256 * MiB),
     DEFINE_PROP_UINT32("max-slots", QGPUState, max_slots, 64),
     DEFINE_PROP_UINT32("max-contexts", QGPUState, max_contexts, 64),
+    DEFINE_PROP_BOOL("io-coherent", QGPUState, io_coherent, true),
     DEFINE_PROP_END_OF_LIST(),
 };
 

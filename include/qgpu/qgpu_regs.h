@@ -41,6 +41,7 @@
 #define QGPU_CAP_FAULT_QUEUE		(1u << 6)	/* 1.1: fault FIFO, CTX_STATUS */
 #define QGPU_CAP_MMU			(1u << 7)	/* 1.2: GPU MMU (qgpu_mmu.h) */
 #define QGPU_CAP_TILING			(1u << 8)	/* 1.3: tiled surfaces, DMA TILE/VTILE */
+#define QGPU_CAP_IO_COHERENT		(1u << 9)	/* 1.3: snoops CPU caches (io-coherent) */
 
 #define QGPU_REG_VRAM_SIZE_LO		0x010	/* RO */
 #define QGPU_REG_VRAM_SIZE_HI		0x014
