@@ -43,6 +43,7 @@ static void qgpu_ctx_release(struct kref *ref)
 	qgpu_ctx_free_id(ctx);
 	qgpu_usage_put(ctx->usage);
 	qgpu_vm_put(ctx->vm);
+	qgpu_mfence_put(ctx->mfence);
 	kfree_rcu(ctx, rcu);
 }
 
@@ -168,6 +169,9 @@ int qgpu_ctx_create_ioctl(struct drm_device *drm, void *data,
 	kref_get(&ctx->usage->ref);
 	mutex_init(&ctx->submit_lock);
 	init_waitqueue_head(&ctx->hw_idle);
+	ret = qgpu_mfence_new(qdev, qf, 0, &ctx->mfence_handle, &ctx->mfence);
+	if (ret)
+		goto err_free;
 	sched = &qdev->engine[QGPU_ENGINE_RENDER].sched;
 	ret = drm_sched_entity_init(&ctx->entity, DRM_SCHED_PRIORITY_NORMAL,
 				    &sched, 1, NULL);
@@ -185,16 +189,23 @@ int qgpu_ctx_create_ioctl(struct drm_device *drm, void *data,
 	ctx->id = id;
 	ret = xa_insert(&qf->contexts, id, ctx, GFP_KERNEL);
 	if (ret) {
+		qgpu_mfence_close(qf, ctx->mfence_handle, ctx->mfence);
 		qgpu_ctx_end_entity(ctx);
 		qgpu_ctx_put(ctx);
 		return ret;
 	}
 	args->ctx = id;
+	args->mfence = ctx->mfence_handle;
+	qgpu_mfence_where(qf, ctx->mfence, &args->mfence_mmap_offset,
+			  &args->mfence_offset);
 	return 0;
 
 err_entity:
 	drm_sched_entity_destroy(&ctx->entity);
 err_free:
+	if (ctx->mfence)
+		qgpu_mfence_close(qf, ctx->mfence_handle, ctx->mfence);
+	qgpu_mfence_put(ctx->mfence);
 	qgpu_usage_put(ctx->usage);
 	qgpu_vm_put(ctx->vm);
 	kfree(ctx);
@@ -322,6 +333,7 @@ int qgpu_ctx_destroy_ioctl(struct drm_device *drm, void *data,
 	ctx = xa_erase(&qf->contexts, args->ctx);
 	if (QGPU_IOCTL_DBG(qf->qdev, !ctx))
 		return -ENOENT;
+	qgpu_mfence_close(qf, ctx->mfence_handle, ctx->mfence);
 	qgpu_ctx_close(ctx);
 	return 0;
 }

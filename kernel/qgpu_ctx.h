@@ -37,6 +37,8 @@ struct qgpu_ctx {
 	struct qgpu_usage *usage;	/* its file's engine time */
 	wait_queue_head_t hw_idle;	/* woken when hw_jobs drops to 0 */
 	struct qgpu_vm *vm;		/* virtual context: its address space */
+	struct qgpu_mfence *mfence;	/* its monitored fence */
+	u32 mfence_handle;		/* ... and its handle in the file */
 };
 
 int qgpu_ctx_create_ioctl(struct drm_device *drm, void *data,

@@ -23,6 +23,8 @@
 #include <qgpu/qgpu_cmd.h>
 #include <uapi/drm/qgpu_drm.h>
 
+#include "qgpu_mfence.h"
+
 #define QGPU_DRIVER_NAME	"qgpu"
 #define QGPU_JOB_TIMEOUT_MS	2000
 #define QGPU_SCHED_CREDITS	16	/* jobs on an engine's ring at once */
@@ -151,6 +153,12 @@ struct qgpu_device {
 	struct qgpu_mmu_stats mmu_stats;
 	struct workqueue_struct *mm_wq;	/* the memory manager's worker */
 
+	/* monitored fences (qgpu_mfence.c) */
+	wait_queue_head_t mfence_wq;	/* woken by every engine interrupt */
+	spinlock_t mfence_lock;		/* protects the two below */
+	struct list_head mfence_pending; /* dma_fences waiting for a value */
+	bool mfence_dead;		/* unplugged: nothing more is written */
+
 	struct qgpu_counters stats;
 	u32 faults_seen;
 	struct dentry *debugfs;
@@ -180,6 +188,7 @@ struct qgpu_file {
 	struct xarray contexts;		/* ids owned by this file */
 	struct qgpu_counters stats;
 	struct qgpu_usage *usage;
+	struct qgpu_mfence_file mfences;
 };
 
 static inline struct qgpu_device *to_qdev(struct drm_device *drm)

@@ -23,6 +23,7 @@
 #include "qgpu_submit.h"
 #include "qgpu_debugfs.h"
 #include "qgpu_vm.h"
+#include "qgpu_mfence.h"
 
 static int qgpu_open(struct drm_device *drm, struct drm_file *file)
 {
@@ -40,6 +41,7 @@ static int qgpu_open(struct drm_device *drm, struct drm_file *file)
 	qf->qdev = to_qdev(drm);
 	mutex_init(&qf->vm_lock);
 	xa_init_flags(&qf->contexts, XA_FLAGS_ALLOC1);
+	qgpu_mfence_file_init(&qf->mfences);
 	file->driver_priv = qf;
 	return 0;
 }
@@ -50,6 +52,7 @@ static void qgpu_postclose(struct drm_device *drm, struct drm_file *file)
 
 	qgpu_ctx_file_fini(qf);
 	qgpu_vm_file_fini(qf);
+	qgpu_mfence_file_fini(&qf->mfences);
 	xa_destroy(&qf->contexts);
 	qgpu_usage_put(qf->usage);
 	kfree(qf);
@@ -73,6 +76,10 @@ static const struct drm_ioctl_desc qgpu_ioctls[] = {
 	QGPU_IOCTL(VM_MAP, qgpu_vm_map_ioctl),
 	QGPU_IOCTL(VM_UNMAP, qgpu_vm_unmap_ioctl),
 	QGPU_IOCTL(MAKE_RESIDENT, qgpu_make_resident_ioctl),
+	QGPU_IOCTL(MFENCE_CREATE, qgpu_mfence_create_ioctl),
+	QGPU_IOCTL(MFENCE_DESTROY, qgpu_mfence_destroy_ioctl),
+	QGPU_IOCTL(MFENCE_WAIT, qgpu_mfence_wait_ioctl),
+	QGPU_IOCTL(MFENCE_EXPORT, qgpu_mfence_export_ioctl),
 };
 
 /* drm-total-memory, drm-resident-memory... in /proc/PID/fdinfo/FD */
@@ -124,9 +131,28 @@ static void qgpu_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 }
 
 /* DEFINE_DRM_GEM_FOPS() plus fdinfo */
+/*
+ * GEM objects live at the DRM core's fake offsets; below them, a file's
+ * monitored fence pages (qgpu_mfence_mmap()).
+ */
+static int qgpu_mmap(struct file *filp, struct vm_area_struct *vma)
+{
+	if (vma->vm_pgoff >= DRM_FILE_PAGE_OFFSET_START)
+		return drm_gem_mmap(filp, vma);
+	return qgpu_mfence_mmap(filp->private_data, vma);
+}
+
 static const struct file_operations qgpu_fops = {
 	.owner = THIS_MODULE,
-	DRM_GEM_FOPS,
+	.open = drm_open,
+	.release = drm_release,
+	.unlocked_ioctl = drm_ioctl,
+	.compat_ioctl = drm_compat_ioctl,
+	.poll = drm_poll,
+	.read = drm_read,
+	.llseek = noop_llseek,
+	.mmap = qgpu_mmap,
+	.fop_flags = FOP_UNSIGNED_OFFSET,
 	.show_fdinfo = drm_show_fdinfo,
 };
 
@@ -186,6 +212,9 @@ static int qgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 	mutex_init(&qdev->ctx_lock);
 	xa_init_flags(&qdev->contexts, XA_FLAGS_ALLOC1);
+	init_waitqueue_head(&qdev->mfence_wq);
+	spin_lock_init(&qdev->mfence_lock);
+	INIT_LIST_HEAD(&qdev->mfence_pending);
 
 	ret = qgpu_engine_init(qdev);
 	if (ret)
@@ -240,6 +269,7 @@ static void qgpu_remove(struct pci_dev *pdev)
 	unmap_mapping_range(qdev->drm.anon_inode->i_mapping, 0, 0, 1);
 	qgpu_ctx_device_fini(qdev);
 	qgpu_sched_fini(qdev);
+	qgpu_mfence_device_fini(qdev);
 	qgpu_hw_reset(qdev);
 	free_irq(pci_irq_vector(pdev, 0), qdev);
 	qgpu_mm_fini(qdev);

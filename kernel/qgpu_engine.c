@@ -264,5 +264,7 @@ irqreturn_t qgpu_irq_handler(int irq, void *arg)
 	for (i = 0; i < QGPU_NUM_ENGINES; i++)
 		if (status & QGPU_INT_ENGINE(i))
 			qgpu_fence_process(&qdev->engine[i], 0);
+	if (status & QGPU_INT_ENGINE(QGPU_ENGINE_RENDER))
+		qgpu_mfence_irq(qdev);
 	return IRQ_HANDLED;
 }

@@ -34,6 +34,7 @@ struct qgpu_job *qgpu_job_alloc(struct qgpu_engine *eng, u32 max_dw)
 
 static void qgpu_job_release(struct qgpu_job *job)
 {
+	qgpu_mfence_sigs_done(job->eng->qdev, job->sigs);
 	if (job->release)
 		job->release(job->release_data);
 	dma_fence_put(job->hw_fence);

@@ -15,6 +15,9 @@ struct qgpu_ctx;
  * @ndw: number of dwords in @cmds
  * @hw_fence: fence of the last run
  * @hw_cb: counts a render job off its context's device work (hw_fence)
+ * @emit_ns: when it was written to the ring
+ * @sigs: monitored fence values it writes (its last commands), reached by
+ *	the kernel at free_job if the device did not write them
  * @release: called from free_job with @release_data (may be NULL)
  * @release_data: argument of @release
  */
@@ -27,6 +30,7 @@ struct qgpu_job {
 	struct dma_fence *hw_fence;
 	struct dma_fence_cb hw_cb;
 	u64 emit_ns;
+	struct qgpu_mfence_sigs *sigs;
 	void (*release)(void *data);
 	void *release_data;
 };

@@ -26,15 +26,26 @@ u32 qgpu_enc_nop(u32 *dw)
 	return qgpu_enc(dw, QGPU_CMD_NOP, 0, NULL);
 }
 
-/* A FENCE that raises the engine's interrupt. */
-u32 qgpu_enc_fence(u32 *dw, u64 addr, u64 value)
+static u32 qgpu_enc_fence_flags(u32 *dw, u64 addr, u64 value, u32 flags)
 {
 	const u32 a[] = {
 		lower_32_bits(addr), upper_32_bits(addr),
 		lower_32_bits(value), upper_32_bits(value),
 	};
 
-	return qgpu_enc(dw, QGPU_CMD_FENCE, QGPU_FENCE_FLAG_IRQ, a);
+	return qgpu_enc(dw, QGPU_CMD_FENCE, flags, a);
+}
+
+/* A FENCE that raises the engine's interrupt. */
+u32 qgpu_enc_fence(u32 *dw, u64 addr, u64 value)
+{
+	return qgpu_enc_fence_flags(dw, addr, value, QGPU_FENCE_FLAG_IRQ);
+}
+
+/* A FENCE that only writes (a monitored fence; the job's fence follows). */
+u32 qgpu_enc_fence_write(u32 *dw, u64 addr, u64 value)
+{
+	return qgpu_enc_fence_flags(dw, addr, value, 0);
 }
 
 u32 qgpu_enc_transfer(u32 *dw, u64 size, u64 src, u64 dst, u32 flags)

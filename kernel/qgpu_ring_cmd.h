@@ -11,6 +11,7 @@
  */
 u32 qgpu_enc_nop(u32 *dw);
 u32 qgpu_enc_fence(u32 *dw, u64 addr, u64 value);
+u32 qgpu_enc_fence_write(u32 *dw, u64 addr, u64 value);
 u32 qgpu_enc_transfer(u32 *dw, u64 size, u64 src, u64 dst, u32 flags);
 u32 qgpu_enc_fill(u32 *dw, u64 size, u64 dst, u32 pattern);
 u32 qgpu_enc_discard(u32 *dw, u64 size, u64 addr);

@@ -105,6 +105,7 @@ struct qgpu_submit {
 	u32 npinned;
 	struct dma_fence *last;		/* finished fence of the last portion */
 	u32 portions;
+	struct qgpu_mfence_sigs *sigs;	/* the last portion writes them */
 };
 
 /*
@@ -349,8 +350,12 @@ static int qgpu_submit_resv_deps(struct qgpu_submit *s, struct qgpu_job *job)
 	return ret;
 }
 
-/* Queue the portion [start, end) of the DMA buffer on the context. */
-static int qgpu_submit_portion(struct qgpu_submit *s, u32 start, u32 end)
+/*
+ * Queue the portion [start, end) of the DMA buffer on the context; the
+ * @last one also writes the submission's monitored fence values.
+ */
+static int qgpu_submit_portion(struct qgpu_submit *s, u32 start, u32 end,
+			       bool last)
 {
 	struct qgpu_device *qdev = s->qdev;
 	struct qgpu_job *job;
@@ -365,6 +370,8 @@ static int qgpu_submit_portion(struct qgpu_submit *s, u32 start, u32 end)
 		return 0;
 	}
 	n = qgpu_submit_prologue(s, NULL);
+	if (last)
+		n += qgpu_mfence_sigs_emit(s->sigs, NULL);
 	job = qgpu_job_alloc(&qdev->engine[QGPU_ENGINE_RENDER],
 			     n + qgpu_enc_exec(NULL, 0, 0, 0, 0));
 	if (!job)
@@ -394,6 +401,12 @@ static int qgpu_submit_portion(struct qgpu_submit *s, u32 start, u32 end)
 	}
 	n = qgpu_submit_prologue(s, job->cmds);
 	n += qgpu_enc_exec(job->cmds + n, s->ctx->id, addr, start, end);
+	if (last) {
+		n += qgpu_mfence_sigs_emit(s->sigs, job->cmds + n);
+		qgpu_mfence_sigs_queued(s->sigs);
+		job->sigs = s->sigs;
+		s->sigs = NULL;
+	}
 	job->ndw = n;
 
 	done = qgpu_job_push(job, &s->ctx->entity);
@@ -605,7 +618,7 @@ static int qgpu_submit_walk(struct qgpu_submit *s)
 				u32 x = pe->split_offset;
 
 				/* split: run what precedes this split point */
-				ret = qgpu_submit_portion(s, start, x);
+				ret = qgpu_submit_portion(s, start, x, false);
 				if (ret)
 					return ret;
 				start = x;
@@ -631,7 +644,7 @@ static int qgpu_submit_walk(struct qgpu_submit *s)
 		qgpu_submit_patch(s, i);
 		i++;
 	}
-	return qgpu_submit_portion(s, start, a->dma_size);
+	return qgpu_submit_portion(s, start, a->dma_size, true);
 }
 
 /* Back to the state before the walk: nothing placed, nothing patched. */
@@ -700,6 +713,7 @@ static void qgpu_submit_cleanup(struct qgpu_submit *s)
 			if (s->bos[i])
 				drm_gem_object_put(&s->bos[i]->base);
 	qgpu_in_syncs_put(&s->in);
+	qgpu_mfence_sigs_free(s->sigs);
 	if (s->buf)
 		qgpu_dmabuf_put(s->buf);
 	dma_fence_put(s->last);
@@ -730,6 +744,7 @@ int qgpu_submit_ioctl(struct drm_device *drm, void *data,
 	if (args->flags)
 		return -EINVAL;
 	args->portions = 0;
+	args->fence_value = 0;
 	s.ctx = qgpu_ctx_lookup(s.qf, args->ctx);
 	if (!s.ctx) {
 		drm_dbg(drm, "submit: no context %u\n", args->ctx);
@@ -758,10 +773,16 @@ int qgpu_submit_ioctl(struct drm_device *drm, void *data,
 	ret = qgpu_ctx_begin_submit(s.ctx);
 	if (ret)
 		goto out;
+	/* under the context's submit_lock: its values are queued in order */
+	args->fence_value = qgpu_out_sync_next(&out, s.ctx->mfence);
+	s.sigs = out.sigs;
+	out.sigs = NULL;
 	qgpu_mm_lock(qdev, s.qf);
 	ret = qgpu_submit_plan_and_walk(&s);
 	qgpu_mm_unlock(qdev);
 	qgpu_ctx_end_submit(s.ctx);
+	if (s.sigs)
+		args->fence_value = 0;	/* the last portion was not queued */
 	if (!s.portions)
 		goto out;
 

@@ -5,7 +5,9 @@
  * timeline point) is looked up and allocated then too, and the points are
  * read once, so that a bad entry or a user write racing the ioctl changes
  * nothing: the out-syncobjs get the last portion's fence only after
- * something was queued.
+ * something was queued. Monitored fence entries (QGPU_SYNC_MONITORED) are
+ * checked then too: an in-sync becomes the fence "the value was reached",
+ * an out-sync a value the last portion writes (qgpu_mfence.c).
  */
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -15,16 +17,39 @@
 #include "qgpu_device.h"
 #include "qgpu_submit_sync.h"
 
-/* Entry @i of the user's array at @entries; its flags must be 0. */
+/* Entry @i of the user's array at @entries; only known flags. */
 static int qgpu_sync_entry(struct qgpu_device *qdev, u64 entries, u32 i,
 			   struct drm_qgpu_sync_entry *e)
 {
 	if (copy_from_user(e, u64_to_user_ptr(entries) + i * sizeof(*e),
 			   sizeof(*e)))
 		return -EFAULT;
-	if (QGPU_IOCTL_DBG(qdev, e->flags))
+	if (QGPU_IOCTL_DBG(qdev, e->flags & ~QGPU_SYNC_FLAGS))
 		return -EINVAL;
 	return 0;
+}
+
+/* A monitored in-sync: the fence "@e's fence reached @e's value". */
+static int qgpu_in_sync_monitored(struct qgpu_device *qdev,
+				  struct drm_file *file,
+				  const struct drm_qgpu_sync_entry *e,
+				  struct dma_fence **fence)
+{
+	struct qgpu_mfence *mf = qgpu_mfence_lookup(file->driver_priv,
+						    e->handle);
+	int ret = 0;
+
+	if (QGPU_IOCTL_DBG(qdev, !mf))
+		return -ENOENT;
+	/* the kernel does not wait for a submit: the value must be queued */
+	if (QGPU_IOCTL_DBG(qdev, e->point > atomic64_read(&mf->queued)))
+		ret = -EINVAL;
+	else
+		*fence = qgpu_mfence_fence(qdev, mf, e->point);
+	if (!ret && !*fence)
+		ret = -ENOMEM;
+	qgpu_mfence_put(mf);
+	return ret;
 }
 
 int qgpu_in_syncs_get(struct qgpu_device *qdev, struct drm_file *file,
@@ -42,8 +67,12 @@ int qgpu_in_syncs_get(struct qgpu_device *qdev, struct drm_file *file,
 		ret = qgpu_sync_entry(qdev, entries, i, &e);
 		if (ret)
 			return ret;
-		ret = drm_syncobj_find_fence(file, e.handle, e.point, 0,
-					     &in->fence[i]);
+		if (e.flags & QGPU_SYNC_MONITORED)
+			ret = qgpu_in_sync_monitored(qdev, file, &e,
+						     &in->fence[i]);
+		else
+			ret = drm_syncobj_find_fence(file, e.handle, e.point,
+						     0, &in->fence[i]);
 		if (ret) {
 			drm_dbg(&qdev->drm, "submit: in-sync %u: %d\n", i, ret);
 			return ret;
@@ -64,6 +93,57 @@ void qgpu_in_syncs_put(struct qgpu_in_syncs *in)
 	in->n = 0;
 }
 
+/*
+ * The next value of @mf for this submission: above what is queued and
+ * above what the submission writes to it already.
+ */
+static u64 qgpu_out_sync_floor(const struct qgpu_mfence_sigs *sigs,
+			       struct qgpu_mfence *mf)
+{
+	u64 v = atomic64_read(&mf->queued);
+	u32 i;
+
+	for (i = 0; i < sigs->n; i++)
+		if (sigs->s[i].mf == mf && sigs->s[i].value > v)
+			v = sigs->s[i].value;
+	return v;
+}
+
+/* A monitored out-sync: a value the submission's last portion writes. */
+static int qgpu_out_sync_monitored(struct qgpu_device *qdev,
+				   struct drm_file *file,
+				   const struct drm_qgpu_sync_entry *e,
+				   struct qgpu_mfence_sigs *sigs)
+{
+	struct qgpu_mfence *mf = qgpu_mfence_lookup(file->driver_priv,
+						    e->handle);
+	int ret = 0;
+
+	if (QGPU_IOCTL_DBG(qdev, !mf))
+		return -ENOENT;
+	if (QGPU_IOCTL_DBG(qdev, e->point <= qgpu_out_sync_floor(sigs, mf)))
+		ret = -EINVAL;
+	else
+		qgpu_mfence_sigs_add(sigs, mf, e->point);
+	qgpu_mfence_put(mf);
+	return ret;
+}
+
+/**
+ * qgpu_out_sync_next - add "@mf advances by one" to a submission's values
+ * @out: the submission's out-syncs (their values come first)
+ * @mf: the context's monitored fence
+ *
+ * Return: the value @mf reaches when the submission is done.
+ */
+u64 qgpu_out_sync_next(struct qgpu_out_syncs *out, struct qgpu_mfence *mf)
+{
+	u64 v = qgpu_out_sync_floor(out->sigs, mf) + 1;
+
+	qgpu_mfence_sigs_add(out->sigs, mf, v);
+	return v;
+}
+
 int qgpu_out_syncs_get(struct qgpu_device *qdev, struct drm_file *file,
 		       u64 entries, u32 n, struct qgpu_out_syncs *out)
 {
@@ -75,12 +155,22 @@ int qgpu_out_syncs_get(struct qgpu_device *qdev, struct drm_file *file,
 	out->obj = kcalloc(n + 1, sizeof(*out->obj), GFP_KERNEL);
 	out->chain = kcalloc(n + 1, sizeof(*out->chain), GFP_KERNEL);
 	out->point = kcalloc(n + 1, sizeof(*out->point), GFP_KERNEL);
-	if (!out->obj || !out->chain || !out->point)
+	/* one more value: the context's own monitored fence */
+	out->sigs = qgpu_mfence_sigs_alloc(n + 1);
+	if (!out->obj || !out->chain || !out->point || !out->sigs)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		ret = qgpu_sync_entry(qdev, entries, i, &e);
 		if (ret)
 			return ret;
+		if (e.flags & QGPU_SYNC_MONITORED) {
+			ret = qgpu_out_sync_monitored(qdev, file, &e,
+						      out->sigs);
+			if (ret)
+				return ret;
+			out->n++;
+			continue;
+		}
 		out->obj[i] = drm_syncobj_find(file, e.handle);
 		if (!out->obj[i]) {
 			drm_dbg(&qdev->drm, "submit: out-sync %u handle %u\n",
@@ -104,6 +194,8 @@ void qgpu_out_syncs_signal(struct qgpu_out_syncs *out, struct dma_fence *fence)
 	u32 i;
 
 	for (i = 0; i < out->n; i++) {
+		if (!out->obj[i])
+			continue;	/* a monitored fence: the job writes it */
 		if (out->chain[i]) {
 			drm_syncobj_add_point(out->obj[i], out->chain[i], fence,
 					      out->point[i]);
@@ -119,11 +211,13 @@ void qgpu_out_syncs_put(struct qgpu_out_syncs *out)
 	u32 i;
 
 	for (i = 0; out->obj && i < out->n; i++)
-		drm_syncobj_put(out->obj[i]);
+		if (out->obj[i])
+			drm_syncobj_put(out->obj[i]);
 	for (i = 0; out->chain && i < out->n; i++)
 		dma_fence_chain_free(out->chain[i]);
 	kfree(out->obj);
 	kfree(out->chain);
 	kfree(out->point);
+	qgpu_mfence_sigs_free(out->sigs);
 	memset(out, 0, sizeof(*out));
 }

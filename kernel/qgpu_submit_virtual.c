@@ -92,13 +92,14 @@ static int qgpu_vsubmit_deps(struct qgpu_vm *vm, struct qgpu_job *job,
 
 static struct qgpu_job *qgpu_vsubmit_job(struct qgpu_ctx *ctx,
 					 struct drm_file *file,
-					 struct qgpu_dmabuf *buf)
+					 struct qgpu_dmabuf *buf, u32 extra)
 {
 	struct qgpu_device *qdev = ctx->qdev;
 	struct qgpu_job *job;
 	u32 n;
 
-	n = qgpu_ctx_enc_first(ctx, NULL) + qgpu_enc_exec(NULL, 0, 0, 0, 0);
+	n = qgpu_ctx_enc_first(ctx, NULL) + qgpu_enc_exec(NULL, 0, 0, 0, 0) +
+	    extra;
 	job = qgpu_job_alloc(&qdev->engine[QGPU_ENGINE_RENDER], n);
 	if (!job)
 		return NULL;
@@ -119,6 +120,7 @@ static struct qgpu_job *qgpu_vsubmit_job(struct qgpu_ctx *ctx,
 static int qgpu_vsubmit_queue(struct qgpu_ctx *ctx, struct drm_file *file,
 			      struct qgpu_dmabuf *buf,
 			      struct qgpu_in_syncs *in,
+			      struct qgpu_out_syncs *out,
 			      struct dma_fence **done)
 {
 	struct qgpu_vm *vm = ctx->vm;
@@ -128,7 +130,8 @@ static int qgpu_vsubmit_queue(struct qgpu_ctx *ctx, struct drm_file *file,
 	u32 i, n = 0;
 	int ret;
 
-	job = qgpu_vsubmit_job(ctx, file, buf);
+	job = qgpu_vsubmit_job(ctx, file, buf,
+			       qgpu_mfence_sigs_emit(out->sigs, NULL));
 	if (!job)
 		return -ENOMEM;
 	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT |
@@ -147,6 +150,10 @@ static int qgpu_vsubmit_queue(struct qgpu_ctx *ctx, struct drm_file *file,
 		n = qgpu_ctx_enc_first(ctx, job->cmds);
 	n += qgpu_enc_exec(job->cmds + n, ctx->id, QGPU_SYS_BIT | buf->dma, 0,
 			   buf->size);
+	n += qgpu_mfence_sigs_emit(out->sigs, job->cmds + n);
+	qgpu_mfence_sigs_queued(out->sigs);
+	job->sigs = out->sigs;
+	out->sigs = NULL;
 	job->ndw = n;
 	*done = qgpu_job_push(job, &ctx->entity);
 	drm_exec_for_each_locked_object(&exec, obj)
@@ -196,8 +203,11 @@ int qgpu_submit_virtual(struct qgpu_device *qdev, struct drm_file *file,
 	if (!ret)
 		ret = qgpu_ctx_begin_submit(ctx);
 	if (!ret) {
+		args->fence_value = qgpu_out_sync_next(&out, ctx->mfence);
 		mutex_lock(&ctx->vm->lock);
-		ret = qgpu_vsubmit_queue(ctx, file, buf, &in, &done);
+		ret = qgpu_vsubmit_queue(ctx, file, buf, &in, &out, &done);
+		if (ret)
+			args->fence_value = 0;
 		mutex_unlock(&ctx->vm->lock);
 		qgpu_ctx_end_submit(ctx);
 	}

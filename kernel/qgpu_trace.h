@@ -217,6 +217,17 @@ TRACE_EVENT(qgpu_update_pt,
 		      __entry->virt)
 );
 
+/* A submission will write @value to the monitored fence at @addr. */
+TRACE_EVENT(qgpu_mfence_queued,
+	    TP_PROTO(u64 addr, u64 value),
+	    TP_ARGS(addr, value),
+	    TP_STRUCT__entry(__field(u64, addr)
+			     __field(u64, value)),
+	    TP_fast_assign(__entry->addr = addr;
+			   __entry->value = value;),
+	    TP_printk("addr=%#llx value=%llu", __entry->addr, __entry->value)
+);
+
 TRACE_EVENT(qgpu_flush_tlb,
 	    TP_PROTO(u64 vm),
 	    TP_ARGS(vm),

@@ -1209,14 +1209,15 @@ static void fz_submit(struct fz *f)
 		case 13:
 			if (!s.num_in_syncs)
 				goto overlap;
-			ins[R(f) % s.num_in_syncs].flags = 1u << (R(f) % 32);
+			/* bit 0 is QGPU_SYNC_MONITORED: the unknown ones */
+			ins[R(f) % s.num_in_syncs].flags = 2u << (R(f) % 31);
 			expect = EINVAL;
 			what = "in-sync flag";
 			break;
 		case 14:
 			if (!s.num_out_syncs)
 				goto overlap;
-			outs[R(f) % s.num_out_syncs].flags = 1u << (R(f) % 32);
+			outs[R(f) % s.num_out_syncs].flags = 2u << (R(f) % 31);
 			expect = EINVAL;
 			what = "out-sync flag";
 			break;

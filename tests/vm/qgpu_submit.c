@@ -850,7 +850,7 @@ igt_main
 		in.handle = empty;
 		expect_err(&a, EINVAL, "in-syncobj without a fence");
 		in.handle = signalled;
-		in.flags = 1;
+		in.flags = 2;	/* bit 0 is QGPU_SYNC_MONITORED */
 		expect_err(&a, EINVAL, "in-syncobj flags");
 		in.flags = 0;
 		in.point = 7;

@@ -733,3 +733,184 @@ int64_t qgpu_parse_size(const char *s);
 #endif
 
 #endif /* LIBQGPU_H */
+/* ------------------------------------------------------------------------ */
+/* Monitored fences and usage tracking ("Allocation Usage Tracking", WDK)    */
+
+/**
+ * struct qgpu_mfence - a monitored fence, mapped for reading
+ * @fd: DRM fd it belongs to
+ * @handle: its handle (DRM_IOCTL_QGPU_MFENCE_*)
+ * @page: the read-only mapping of its page
+ * @value: the value the GPU advances; read it with qgpu_mfence_read()
+ */
+struct qgpu_mfence {
+	int fd;
+	uint32_t handle;
+	void *page;
+	const volatile uint64_t *value;
+};
+
+/** qgpu_mfence_read - the fence's current value, without a system call */
+static inline uint64_t qgpu_mfence_read(const struct qgpu_mfence *mf)
+{
+	return *mf->value;
+}
+
+/**
+ * qgpu_mfence_create - a monitored fence starting at @initial, mapped
+ * Return: 0, or a negative errno (-ENOSPC: the file has QGPU_MFENCE_MAX).
+ */
+int qgpu_mfence_create(int fd, uint64_t initial, struct qgpu_mfence *mf);
+/** qgpu_mfence_destroy - unmap it and close its handle */
+int qgpu_mfence_destroy(struct qgpu_mfence *mf);
+/**
+ * qgpu_mfence_wait - until @mf reaches @value: no system call if it has,
+ *	else a sleep in the kernel woken by the device's interrupt
+ * @timeout_ns: relative; <= 0 checks once
+ * A signal interrupts the kernel's wait and libdrm restarts it (the
+ * deadline is absolute, so it still ends in time).
+ * Return: 0, -ETIME, or another negative errno.
+ */
+int qgpu_mfence_wait(const struct qgpu_mfence *mf, uint64_t value,
+		     int64_t timeout_ns);
+/**
+ * qgpu_mfence_wait_many - DRM_IOCTL_QGPU_MFENCE_WAIT
+ * @flags: 0 (all) or QGPU_MFENCE_WAIT_ANY
+ * @abs_timeout_ns: CLOCK_MONOTONIC deadline (qgpu_now_ns()), 0 = check once
+ * @first: with QGPU_MFENCE_WAIT_ANY, receives the first index reached
+ */
+int qgpu_mfence_wait_many(int fd, const uint32_t *handles,
+			  const uint64_t *values, uint32_t count,
+			  uint32_t flags, int64_t abs_timeout_ns,
+			  uint32_t *first);
+/** qgpu_mfence_export - "@handle reached @value" into a syncobj (point) */
+int qgpu_mfence_export(int fd, uint32_t handle, uint64_t value,
+		       uint32_t syncobj, uint64_t point);
+
+/**
+ * struct qgpu_context - a context with its monitored fence
+ * @fd: DRM fd
+ * @id: context id
+ * @flags: QGPU_CTX_CREATE_* it was created with
+ * @fence: its monitored fence: each submission advances it by one
+ * @last: the value the last qgpu_context_submit() advances it to
+ */
+struct qgpu_context {
+	int fd;
+	uint32_t id;
+	uint32_t flags;
+	struct qgpu_mfence fence;
+	uint64_t last;
+};
+
+/** qgpu_context_create - a context (QGPU_CTX_CREATE_* @flags) and its fence */
+int qgpu_context_create(int fd, uint32_t flags, struct qgpu_context *c);
+/** qgpu_context_destroy - destroy it (its fence handle goes with it) */
+int qgpu_context_destroy(struct qgpu_context *c);
+/**
+ * qgpu_context_submit - submit @args (filled by qgpu_cb_to_submit() or
+ *	qgpu_vcb_to_submit()) on @c with syncobjs or monitored fences; sets
+ *	@c->last to the submission's fence value
+ */
+int qgpu_context_submit(struct qgpu_context *c, struct drm_qgpu_submit *args,
+			const struct drm_qgpu_sync_entry *in, uint32_t nin,
+			const struct drm_qgpu_sync_entry *out, uint32_t nout);
+
+/* Lock flags of qgpu_resource_lock() (Lock2 and the D3D map flags) */
+#define QGPU_LOCK_READ_ONLY	(1u << 0)	/* the CPU only reads */
+#define QGPU_LOCK_NO_OVERWRITE	(1u << 1)	/* never waits: data in use is not touched */
+#define QGPU_LOCK_DISCARD	(1u << 2)	/* renames when busy: never shows pending data */
+#define QGPU_LOCK_DO_NOT_WAIT	(1u << 3)	/* WasStillDrawing instead of waiting */
+#define QGPU_LOCK_FLAGS		0xfu
+/** What a synchronising lock with QGPU_LOCK_DO_NOT_WAIT returns when busy */
+#define QGPU_WAS_STILL_DRAWING	(-EAGAIN)
+
+#define QGPU_RES_MAX_CTX	8	/* contexts tracked per allocation */
+#define QGPU_RES_MAX_BACKINGS	8	/* allocations per resource (renaming) */
+
+/**
+ * struct qgpu_use - when the GPU last used an allocation, for one context
+ * @ctx: the context (must outlive the records of the resources it used)
+ * @read: its fence value after the last submission that read it (0: none)
+ * @write: ... and after the last one that wrote it
+ */
+struct qgpu_use {
+	const struct qgpu_context *ctx;
+	uint64_t read;
+	uint64_t write;
+};
+
+/**
+ * struct qgpu_backing - one allocation behind a resource
+ * @handle: its GEM handle
+ * @use: usage records, one per context that used it
+ * @nuse: records in use
+ */
+struct qgpu_backing {
+	uint32_t handle;
+	struct qgpu_use use[QGPU_RES_MAX_CTX];
+	uint32_t nuse;
+};
+
+/**
+ * struct qgpu_resource - an application buffer with usage tracking and
+ *	renaming; the application binds qgpu_resource_handle() (which changes
+ *	after a renaming DISCARD lock) and reports each submission that used
+ *	it with qgpu_resource_used()
+ * @fd: DRM fd
+ * @size: bytes
+ * @segment_mask, @flags, @preferred: as qgpu_bo_create() (CPU access added)
+ * @max_backings: the renaming ring's limit
+ * @nbackings: allocations created so far
+ * @cur: the current one
+ * @b: the allocations
+ * @map: the current lock's mapping, or NULL
+ * @renames: DISCARD locks that switched allocation
+ * @waits: locks that slept until the GPU was done
+ * @still_drawing: DO_NOT_WAIT locks answered QGPU_WAS_STILL_DRAWING
+ */
+struct qgpu_resource {
+	int fd;
+	uint64_t size;
+	uint32_t segment_mask;
+	uint32_t flags;
+	uint32_t preferred;
+	uint32_t max_backings;
+	uint32_t nbackings;
+	uint32_t cur;
+	struct qgpu_backing b[QGPU_RES_MAX_BACKINGS];
+	void *map;
+	uint64_t renames;
+	uint64_t waits;
+	uint64_t still_drawing;
+};
+
+/**
+ * qgpu_resource_create - a resource of @size bytes, one allocation for now
+ * @max_backings: 1..QGPU_RES_MAX_BACKINGS allocations for renaming
+ */
+int qgpu_resource_create(int fd, uint64_t size, uint32_t segment_mask,
+			 uint32_t flags, uint32_t preferred,
+			 uint32_t max_backings, struct qgpu_resource *r);
+/** qgpu_resource_destroy - close every allocation (the kernel defers it) */
+void qgpu_resource_destroy(struct qgpu_resource *r);
+/** qgpu_resource_handle - the allocation to bind in the next submission */
+uint32_t qgpu_resource_handle(const struct qgpu_resource *r);
+/**
+ * qgpu_resource_used - record that @c's last submission (@c->last) used
+ *	the current allocation, writing it or only reading it
+ * Return: 0, or -ENOSPC (more than QGPU_RES_MAX_CTX contexts).
+ */
+int qgpu_resource_used(struct qgpu_resource *r, const struct qgpu_context *c,
+		       bool write);
+/** qgpu_resource_busy - would a (@write) synchronising lock wait now? */
+bool qgpu_resource_busy(const struct qgpu_resource *r, bool write);
+/**
+ * qgpu_resource_lock - Lock2 with QGPU_LOCK_* @flags; maps the resource
+ * Return: 0 and *@ptr, QGPU_WAS_STILL_DRAWING, -EINVAL (flags, already
+ * locked), or the errno of a wait, an allocation or the map.
+ */
+int qgpu_resource_lock(struct qgpu_resource *r, uint32_t flags, void **ptr);
+/** qgpu_resource_unlock - end the lock (unmaps) */
+int qgpu_resource_unlock(struct qgpu_resource *r);
+

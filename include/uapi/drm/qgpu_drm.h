@@ -246,6 +246,14 @@
  * - %DRM_IOCTL_QGPU_MAKE_RESIDENT, &struct drm_qgpu_make_resident:
  *   MakeResident or Evict a list of allocations; returns a paging fence
  *   value. EINVAL, ENOENT, ENODEV, EBUSY.
+ * - %DRM_IOCTL_QGPU_MFENCE_CREATE, &struct drm_qgpu_mfence_create: create
+ *   a monitored fence (see "qgpu monitored fences"). EINVAL, ENOSPC.
+ * - %DRM_IOCTL_QGPU_MFENCE_DESTROY, &struct drm_qgpu_mfence_destroy: close
+ *   its handle. EINVAL, ENOENT.
+ * - %DRM_IOCTL_QGPU_MFENCE_WAIT, &struct drm_qgpu_mfence_wait: sleep until
+ *   monitored fences reach values. EINVAL, ENOENT, ETIME, EINTR.
+ * - %DRM_IOCTL_QGPU_MFENCE_EXPORT, &struct drm_qgpu_mfence_export: a
+ *   monitored fence value as a syncobj fence. EINVAL, ENOENT.
  *
  * Everything else is the DRM core's: closing handles (DRM_IOCTL_GEM_CLOSE),
  * dumb buffers, PRIME, and syncobjs (DRM_IOCTL_SYNCOBJ_*).
@@ -293,7 +301,7 @@
  * - Reserved values: 0 is not a valid query type, residency operation or
  *   context id, and DMA-buffer opcodes the kernel does not know, or
  *   command flags it does not know, are rejected (EINVAL). New ioctls take
- *   the next free DRM_QGPU_* numbers (0x0e and up). Segment ids are stable;
+ *   the next free DRM_QGPU_* numbers (0x14 and up). Segment ids are stable;
  *   new segments take new ids. User space must ignore unknown
  *   QGPU_INFO_CAP_* and QGPU_SEGF_* bits, must treat unknown QGPU_CTX_*
  *   states as lost and unknown QGPU_CPU_PATH_* values as "some other path".
@@ -320,6 +328,11 @@ extern "C" {
 #define DRM_QGPU_VM_MAP		0x0b
 #define DRM_QGPU_VM_UNMAP	0x0c
 #define DRM_QGPU_MAKE_RESIDENT	0x0d
+#define DRM_QGPU_MFENCE_CREATE	0x0e
+#define DRM_QGPU_MFENCE_DESTROY	0x0f
+#define DRM_QGPU_MFENCE_WAIT	0x10
+#define DRM_QGPU_MFENCE_EXPORT	0x11
+/* 0x12: reserved for GEM_DESTROY (deferred destruction with flags) */
 
 /**
  * enum qgpu_query_type - what &struct drm_qgpu_query asks for
@@ -724,17 +737,25 @@ struct drm_qgpu_patch_entry {
 	__u32 pad[2];
 };
 
-/* &drm_qgpu_sync_entry.flags: none defined yet */
+/* &drm_qgpu_sync_entry.flags */
+#define QGPU_SYNC_MONITORED	(1u << 0)	/* a monitored fence, not a syncobj */
+#define QGPU_SYNC_FLAGS		QGPU_SYNC_MONITORED
 
 /**
- * struct drm_qgpu_sync_entry - a syncobj to wait on or signal
- * @handle: syncobj handle.
- * @flags: must be zero.
- * @point: timeline point, or 0 for a binary syncobj.
+ * struct drm_qgpu_sync_entry - a syncobj or monitored fence to wait on or
+ *	signal
+ * @handle: syncobj handle, or with %QGPU_SYNC_MONITORED a monitored fence
+ *	handle (&drm_qgpu_mfence_create).
+ * @flags: 0 or %QGPU_SYNC_MONITORED.
+ * @point: timeline point, or 0 for a binary syncobj; with
+ *	%QGPU_SYNC_MONITORED the fence value to wait for (in-sync) or to
+ *	write (out-sync).
  *
- * Errors: EINVAL (@flags; an in-sync with no fence yet at @point: the
- * kernel does not wait for a submit), ENOENT (@handle). Out-syncs are all
- * looked up before anything is queued, so a bad one changes nothing.
+ * Errors: EINVAL (@flags; an in-sync with no fence yet at @point, or a
+ * monitored value not queued yet: the kernel does not wait for a submit;
+ * a monitored out value not above the fence's last queued one), ENOENT
+ * (@handle). Out-syncs are all looked up before anything is queued, so a
+ * bad one changes nothing.
  */
 struct drm_qgpu_sync_entry {
 	__u32 handle;
@@ -768,6 +789,10 @@ struct drm_qgpu_sync_entry {
  * @flags: must be zero.
  * @portions: out: number of split portions the buffer was queued as (its
  *	input value is ignored).
+ * @fence_value: out: the value the context's monitored fence
+ *	(&drm_qgpu_ctx_create.mfence) reaches when this submission is done
+ *	(its input value is ignored; appended in 1.3 of this header: older
+ *	callers do not see it).
  *
  * The kernel parses the whole DMA buffer the way the device will run it,
  * from offset 0: each command's opcode must be a DMA-buffer command, its
@@ -814,6 +839,7 @@ struct drm_qgpu_submit {
 	__u32 num_out_syncs;
 	__u32 flags;
 	__u32 portions;
+	__u64 fence_value;
 };
 
 /* &drm_qgpu_ctx_create.flags */
@@ -827,14 +853,24 @@ struct drm_qgpu_submit {
  *	buffers use the virtual commands, with no allocation or patch list.
  * @ctx: out: context id, 1 .. &drm_qgpu_device_info.max_contexts - 1
  *	(context 0 is the kernel's); its input value is ignored.
+ * @mfence: out: the handle of the context's monitored fence (starting at
+ *	0; each submission on the context advances it by one, see
+ *	&drm_qgpu_submit.fence_value); its input value is ignored.
+ * @mfence_offset: out: byte offset of its value in its page.
+ * @mfence_mmap_offset: out: mmap() offset of that page (read-only, as
+ *	&drm_qgpu_mfence_create.mmap_offset).
  *
  * Errors: EINVAL (@flags), ENODEV (the device saves fewer than two
  * contexts, or %QGPU_CTX_CREATE_VIRTUAL without an MMU), ENOSPC (every
- * context id is in use, by any file).
+ * context id is in use, by any file; or the file has %QGPU_MFENCE_MAX
+ * monitored fences).
  */
 struct drm_qgpu_ctx_create {
 	__u32 flags;
 	__u32 ctx;
+	__u32 mfence;
+	__u32 mfence_offset;
+	__u64 mfence_mmap_offset;
 };
 
 /**
@@ -1093,6 +1129,139 @@ struct drm_qgpu_make_resident {
 	__u64 paging_fence;
 };
 
+/**
+ * DOC: qgpu monitored fences
+ *
+ * A monitored fence ("context monitoring" in "Allocation Usage Tracking",
+ * WDK) is a 64-bit value in memory that the GPU advances and that the CPU
+ * reads without a system call:
+ *
+ * - %DRM_IOCTL_QGPU_MFENCE_CREATE makes one in the calling file and
+ *   returns its handle and where to read it: mmap() @mmap_offset of the DRM
+ *   file with PROT_READ and MAP_SHARED (one page; a writable mapping is
+ *   refused with EACCES) and read the little-endian 64-bit value at byte
+ *   @offset of that page. The pages hold only this file's fences.
+ * - The GPU advances it: a submission whose out-sync entry has
+ *   %QGPU_SYNC_MONITORED writes the entry's value with a FENCE command on
+ *   the render ring right after the submission's last portion, whether
+ *   that portion ran or was abandoned (fault, lost context, reset). A
+ *   submission that is never run (its context destroyed first, the device
+ *   gone) has the value written by the kernel instead, so that every value
+ *   a submission promised is reached. Each value must be above the last
+ *   one queued for that fence (EINVAL): the fence only grows, as long as
+ *   the submissions that signal it complete in the order they were queued
+ *   (several contexts signalling one fence out of order may make it step
+ *   back, as in WDDM: that is the caller's own affair).
+ * - Every context has one by default (&drm_qgpu_ctx_create.mfence): each
+ *   submission on the context advances it by one, to the value returned in
+ *   &drm_qgpu_submit.fence_value. It goes with the context: destroying the
+ *   context closes its handle.
+ * - %DRM_IOCTL_QGPU_MFENCE_WAIT sleeps until fences reach values: woken by
+ *   the device's interrupts, never by polling; an absolute timeout and a
+ *   signal end it cleanly.
+ * - A submission may wait for one on the GPU side: an in-sync entry with
+ *   %QGPU_SYNC_MONITORED holds the submission back until the fence reaches
+ *   the value, without the CPU in the loop and without stalling the engine
+ *   for other contexts. The value must already be queued (EINVAL
+ *   otherwise: the kernel does not wait for a submit).
+ * - %DRM_IOCTL_QGPU_MFENCE_EXPORT puts "the fence reached value V" into a
+ *   syncobj (binary, or at a timeline point), for anything that speaks
+ *   syncobjs or sync files.
+ */
+
+/**
+ * struct drm_qgpu_mfence_create - create a monitored fence
+ * @flags: must be zero.
+ * @handle: out: the fence's handle in this file (not a GEM or syncobj
+ *	handle: a namespace of its own, 1..%QGPU_MFENCE_MAX).
+ * @initial_value: the value it starts at.
+ * @mmap_offset: out: mmap() offset of the read-only page that holds it.
+ * @offset: out: byte offset of its value in that page (8-aligned).
+ * @pad: zero.
+ *
+ * Errors: EINVAL (@flags, @pad), ENOSPC (the file has %QGPU_MFENCE_MAX
+ * fences), ENOMEM.
+ */
+struct drm_qgpu_mfence_create {
+	__u32 flags;
+	__u32 handle;
+	__u64 initial_value;
+	__u64 mmap_offset;
+	__u32 offset;
+	__u32 pad;
+};
+
+/* At most this many monitored fences per file (contexts' included). */
+#define QGPU_MFENCE_MAX		4096
+
+/**
+ * struct drm_qgpu_mfence_destroy - close a monitored fence's handle
+ * @handle: from &drm_qgpu_mfence_create (or a context's, which then has
+ *	none until it is destroyed: its submissions still advance the value).
+ * @pad: zero.
+ *
+ * Work already queued still writes it; a mapping of its page stays valid.
+ * Errors: EINVAL (@pad), ENOENT.
+ */
+struct drm_qgpu_mfence_destroy {
+	__u32 handle;
+	__u32 pad;
+};
+
+#define QGPU_MFENCE_WAIT_ANY	(1u << 0)	/* one reached is enough */
+#define QGPU_MFENCE_WAIT_FLAGS	QGPU_MFENCE_WAIT_ANY
+#define QGPU_MFENCE_WAIT_MAX	64		/* fences per wait */
+
+/**
+ * struct drm_qgpu_mfence_wait - wait until monitored fences reach values
+ * @handles: user pointer to @count __u32 fence handles.
+ * @values: user pointer to @count __u64 values: wait until fence i's value
+ *	is at least values[i].
+ * @count: 1..%QGPU_MFENCE_WAIT_MAX.
+ * @flags: %QGPU_MFENCE_WAIT_ANY: return when one has; otherwise all.
+ * @timeout_ns: absolute CLOCK_MONOTONIC deadline in ns, as the syncobj
+ *	waits take it; 0 (or a deadline passed) checks once without sleeping.
+ * @first: out: with %QGPU_MFENCE_WAIT_ANY, the index of the first fence
+ *	found at its value.
+ * @pad: zero.
+ *
+ * The caller sleeps; the device's interrupts wake it. Return 0 when
+ * satisfied. Errors: EINVAL (@flags, @count, @pad), ENOENT (a handle),
+ * ETIME (the deadline passed first), EINTR/ERESTARTSYS (a signal; the wait
+ * can be repeated with the same arguments).
+ */
+struct drm_qgpu_mfence_wait {
+	__u64 handles;
+	__u64 values;
+	__u32 count;
+	__u32 flags;
+	__s64 timeout_ns;
+	__u32 first;
+	__u32 pad;
+};
+
+/**
+ * struct drm_qgpu_mfence_export - "the fence reached @value" into a syncobj
+ * @handle: the monitored fence.
+ * @syncobj: a syncobj handle of this file.
+ * @value: the value; it must be queued already (EINVAL otherwise), so that
+ *	the exported fence signals in finite time.
+ * @point: timeline point to add it at, or 0 to replace the syncobj's fence.
+ * @flags: must be zero.
+ * @pad: zero.
+ *
+ * Errors: EINVAL (@flags, @pad, @value), ENOENT (@handle, @syncobj),
+ * ENOMEM.
+ */
+struct drm_qgpu_mfence_export {
+	__u32 handle;
+	__u32 syncobj;
+	__u64 value;
+	__u64 point;
+	__u32 flags;
+	__u32 pad;
+};
+
 #define DRM_IOCTL_QGPU_QUERY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_QGPU_QUERY, struct drm_qgpu_query)
 #define DRM_IOCTL_QGPU_GEM_CREATE \
@@ -1121,6 +1290,14 @@ struct drm_qgpu_make_resident {
 	DRM_IOW(DRM_COMMAND_BASE + DRM_QGPU_VM_UNMAP, struct drm_qgpu_vm_range)
 #define DRM_IOCTL_QGPU_MAKE_RESIDENT \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_QGPU_MAKE_RESIDENT, struct drm_qgpu_make_resident)
+#define DRM_IOCTL_QGPU_MFENCE_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_QGPU_MFENCE_CREATE, struct drm_qgpu_mfence_create)
+#define DRM_IOCTL_QGPU_MFENCE_DESTROY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_QGPU_MFENCE_DESTROY, struct drm_qgpu_mfence_destroy)
+#define DRM_IOCTL_QGPU_MFENCE_WAIT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_QGPU_MFENCE_WAIT, struct drm_qgpu_mfence_wait)
+#define DRM_IOCTL_QGPU_MFENCE_EXPORT \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_QGPU_MFENCE_EXPORT, struct drm_qgpu_mfence_export)
 
 #if defined(__cplusplus)
 }

@@ -1,0 +1,745 @@
+// SPDX-License-Identifier: MIT
+/*
+ * qgpu_usage: monitored fences and the user-mode side of "Allocation Usage
+ * Tracking" (WDK), through the real ioctls and libqgpu.
+ *
+ * The GPU is held deterministically by a DMA buffer that WAITs on a value
+ * the CPU writes (the blocker); what must not wait is checked by returning
+ * while the blocker still holds the engine (it cannot complete before the
+ * CPU releases it), what must wait by not having returned before the
+ * release and by seeing the GPU's result after it. Blocks stay well below
+ * the driver's 2 s job timeout. CPU time is measured only as a bound that
+ * separates sleeping from spinning.
+ *
+ * Monitored fences: read-only mapping, initial value, bad input; a
+ * context's fence advances once per submission (physical and virtual);
+ * out-sync values written by the GPU, their rules; the wait sleeps until
+ * the interrupt (thread CPU time), times out, is interrupted by a signal,
+ * ANY/ALL; in-syncs; export to binary and timeline syncobjs; a submission
+ * that is abandoned or never runs still reaches its values.
+ * Lock2 (libqgpu resources): DISCARD renames and never waits, and every
+ * frame's GPU work sees that frame's data; NO_OVERWRITE never waits;
+ * DO_NOT_WAIT answers WasStillDrawing while busy and succeeds after; a
+ * synchronising lock sleeps until the GPU's write is visible; a read lock
+ * waits only for writers.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "qgpu_test.h"
+
+#define BLOCK_NS	(300 * 1000 * 1000ll)	/* how long a blocker holds */
+
+static struct qgpu_dev dev;
+static uint32_t vis_ap;
+
+static int64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * SEC_NS + ts.tv_nsec;
+}
+
+static void sleep_ns(int64_t ns)
+{
+	struct timespec ts = { ns / SEC_NS, ns % SEC_NS };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The blocker                                                               */
+
+struct blocker {
+	uint32_t h;
+	volatile uint64_t *w;
+};
+
+static void blocker_init(int fd, struct blocker *b)
+{
+	b->h = qt_bo(fd, 4096, vis_ap, QGPU_GEM_CPU_ACCESS,
+		     QGPU_PREF(QGPU_SEG_VISIBLE, 0, 0));
+	qt_reside(fd, b->h, QGPU_RESIDE_MAKE_RESIDENT, 0);
+	b->w = qt_map(fd, b->h, 4096);
+	memset((void *)b->w, 0, 4096);
+}
+
+static void blocker_fini(int fd, struct blocker *b)
+{
+	qt_unmap(fd, b->h, (void *)b->w, 4096);
+	qt_close(fd, b->h);
+}
+
+/* Queue the blocker on @c (released by blocker_release(@b, @gen)). */
+static void blocker_submit(struct qgpu_context *c, struct blocker *b,
+			   uint64_t gen, const struct drm_qgpu_sync_entry *out,
+			   uint32_t nout)
+{
+	struct qgpu_cb *cb = qt_cb(&dev);
+	struct drm_qgpu_submit a;
+
+	qgpu_cb_bind(cb, 0, b->h, 0, 4096);
+	qgpu_cb_wait(cb, 0, 0, gen);
+	qgpu_cb_to_submit(cb, c->id, &a);
+	igt_assert_eq(qgpu_context_submit(c, &a, NULL, 0, out, nout), 0);
+	qt_cb_free(cb);
+}
+
+static void blocker_release(struct blocker *b, uint64_t gen)
+{
+	__atomic_store_n(&b->w[0], gen, __ATOMIC_SEQ_CST);
+}
+
+static void nop_submit(struct qgpu_context *c,
+		       const struct drm_qgpu_sync_entry *in, uint32_t nin,
+		       const struct drm_qgpu_sync_entry *out, uint32_t nout,
+		       int expect)
+{
+	struct qgpu_cb *cb = qt_cb(&dev);
+	struct drm_qgpu_submit a;
+	int ret;
+
+	qgpu_cb_nop(cb, 1);
+	qgpu_cb_to_submit(cb, c->id, &a);
+	ret = qgpu_context_submit(c, &a, in, nin, out, nout);
+	igt_assert_f(ret == expect, "submit: %s, want %s\n", strerror(-ret),
+		     strerror(-expect));
+	qt_cb_free(cb);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Monitored fences                                                          */
+
+static void mfence_basics(void)
+{
+	struct drm_qgpu_mfence_create c = { 0 };
+	struct drm_qgpu_mfence_destroy d = { 0 };
+	struct qgpu_mfence mf;
+	long pg = sysconf(_SC_PAGESIZE);
+	int fd2, ret;
+	void *p;
+
+	igt_assert_eq(qgpu_mfence_create(dev.fd, 42, &mf), 0);
+	igt_assert_eq(qgpu_mfence_read(&mf), 42);
+	/* the CPU reads it; it never writes it */
+	c.initial_value = 7;
+	igt_assert_eq(drmIoctl(dev.fd, DRM_IOCTL_QGPU_MFENCE_CREATE, &c), 0);
+	igt_assert_eq(c.offset % 8, 0);
+	p = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_SHARED, dev.fd,
+		 (off_t)c.mmap_offset);
+	igt_assert_f(p == MAP_FAILED && errno == EACCES,
+		     "writable mapping: %s\n", strerror(errno));
+	p = mmap(NULL, pg, PROT_READ, MAP_SHARED, dev.fd,
+		 (off_t)c.mmap_offset);
+	igt_assert(p != MAP_FAILED);
+	igt_assert_eq(*(volatile uint64_t *)((char *)p + c.offset), 7);
+	igt_assert_f(mprotect(p, pg, PROT_READ | PROT_WRITE) == -1,
+		     "mprotect to writable succeeded\n");
+	munmap(p, pg);
+	/* two pages, a mapping beyond the pages, a huge one */
+	p = mmap(NULL, 2 * pg, PROT_READ, MAP_SHARED, dev.fd,
+		 (off_t)c.mmap_offset);
+	igt_assert(p == MAP_FAILED);
+	p = mmap(NULL, pg, PROT_READ, MAP_SHARED, dev.fd,
+		 (off_t)(c.mmap_offset + 64 * pg));
+	igt_assert(p == MAP_FAILED);
+	/* bad input */
+	c.flags = 1;
+	igt_assert_eq(drmIoctl(dev.fd, DRM_IOCTL_QGPU_MFENCE_CREATE, &c), -1);
+	igt_assert_eq(errno, EINVAL);
+	c.flags = 0;
+	c.pad = 1;
+	igt_assert_eq(drmIoctl(dev.fd, DRM_IOCTL_QGPU_MFENCE_CREATE, &c), -1);
+	igt_assert_eq(errno, EINVAL);
+	d.handle = c.handle;
+	d.pad = 1;
+	igt_assert_eq(drmIoctl(dev.fd, DRM_IOCTL_QGPU_MFENCE_DESTROY, &d), -1);
+	igt_assert_eq(errno, EINVAL);
+	/* another file cannot name it, nor map its page */
+	fd2 = qt_reopen(&dev);
+	d.pad = 0;
+	igt_assert_eq(drmIoctl(fd2, DRM_IOCTL_QGPU_MFENCE_DESTROY, &d), -1);
+	igt_assert_eq(errno, ENOENT);
+	p = mmap(NULL, pg, PROT_READ, MAP_SHARED, fd2, (off_t)c.mmap_offset);
+	igt_assert_f(p == MAP_FAILED, "another file mapped the fence page\n");
+	close(fd2);
+	igt_assert_eq(drmIoctl(dev.fd, DRM_IOCTL_QGPU_MFENCE_DESTROY, &d), 0);
+	igt_assert_eq(drmIoctl(dev.fd, DRM_IOCTL_QGPU_MFENCE_DESTROY, &d), -1);
+	igt_assert_eq(errno, ENOENT);
+	ret = qgpu_mfence_destroy(&mf);
+	igt_assert_eq(ret, 0);
+}
+
+static void ctx_fence_advances(uint32_t flags)
+{
+	struct qgpu_context c;
+	uint64_t i;
+
+	igt_assert_eq(qgpu_context_create(dev.fd, flags, &c), 0);
+	igt_assert_eq(qgpu_mfence_read(&c.fence), 0);
+	for (i = 1; i <= 5; i++) {
+		if (flags & QGPU_CTX_CREATE_VIRTUAL) {
+			struct qgpu_vcb vcb;
+			struct drm_qgpu_submit a;
+
+			igt_assert_eq(qgpu_vcb_init(&vcb), 0);
+			qgpu_vcb_nop(&vcb, 1);
+			qgpu_vcb_to_submit(&vcb, c.id, &a);
+			igt_assert_eq(qgpu_context_submit(&c, &a, NULL, 0,
+							  NULL, 0), 0);
+			qgpu_vcb_fini(&vcb);
+		} else {
+			nop_submit(&c, NULL, 0, NULL, 0, 0);
+		}
+		igt_assert_eq(c.last, i);
+	}
+	igt_assert_eq(qgpu_mfence_wait(&c.fence, 5, 5 * SEC_NS), 0);
+	igt_assert_eq(qgpu_mfence_read(&c.fence), 5);
+	igt_assert_eq(qgpu_context_destroy(&c), 0);
+}
+
+struct waiter {
+	const struct qgpu_mfence *mf;
+	uint64_t value;
+	int64_t deadline;
+	bool raw;		/* plain ioctl(): libdrm restarts after signals */
+	int ret;
+	int64_t cpu_ns;
+	int64_t wall_ns;
+	volatile bool done;
+};
+
+static void *waiter_fn(void *p)
+{
+	struct waiter *w = p;
+	int64_t c0 = thread_cpu_ns(), t0 = qgpu_now_ns();
+
+	if (w->raw) {
+		struct drm_qgpu_mfence_wait a = {
+			.handles = (uintptr_t)&w->mf->handle,
+			.values = (uintptr_t)&w->value,
+			.count = 1,
+			.timeout_ns = w->deadline,
+		};
+
+		w->ret = ioctl(w->mf->fd, DRM_IOCTL_QGPU_MFENCE_WAIT, &a) ?
+			 -errno : 0;
+	} else {
+		w->ret = qgpu_mfence_wait_many(w->mf->fd, &w->mf->handle,
+					       &w->value, 1, 0, w->deadline,
+					       NULL);
+	}
+	w->cpu_ns = thread_cpu_ns() - c0;
+	w->wall_ns = qgpu_now_ns() - t0;
+	w->done = true;
+	return NULL;
+}
+
+static void wait_sleeps_until_interrupt(void)
+{
+	struct drm_qgpu_sync_entry out = { .flags = QGPU_SYNC_MONITORED };
+	struct qgpu_context c;
+	struct qgpu_mfence mf;
+	struct blocker b;
+	struct waiter w = { 0 };
+	pthread_t t;
+
+	blocker_init(dev.fd, &b);
+	igt_assert_eq(qgpu_context_create(dev.fd, 0, &c), 0);
+	igt_assert_eq(qgpu_mfence_create(dev.fd, 0, &mf), 0);
+	out.handle = mf.handle;
+	out.point = 10;
+	blocker_submit(&c, &b, 1, &out, 1);
+	w.mf = &mf;
+	w.value = 10;
+	w.deadline = qgpu_now_ns() + 30 * SEC_NS;
+	igt_assert_eq(pthread_create(&t, NULL, waiter_fn, &w), 0);
+	sleep_ns(BLOCK_NS);
+	igt_assert_f(!w.done, "the wait returned while the GPU was held (%d)\n",
+		     w.ret);
+	igt_assert_eq(qgpu_mfence_read(&mf), 0);
+	blocker_release(&b, 1);
+	pthread_join(t, NULL);
+	igt_assert_eq(w.ret, 0);
+	igt_assert_eq(qgpu_mfence_read(&mf), 10);
+	igt_info("waited %.1f ms, %.2f ms of CPU\n", w.wall_ns / 1e6,
+		 w.cpu_ns / 1e6);
+	/* sleeping, not spinning: a small fraction of the time it waited */
+	igt_assert_f(w.cpu_ns * 5 < w.wall_ns,
+		     "the waiting thread used %.1f ms of CPU in %.1f ms\n",
+		     w.cpu_ns / 1e6, w.wall_ns / 1e6);
+	igt_assert_eq(qgpu_mfence_wait(&c.fence, c.last, 5 * SEC_NS), 0);
+	qgpu_mfence_destroy(&mf);
+	qgpu_context_destroy(&c);
+	blocker_fini(dev.fd, &b);
+}
+
+/* errno of an ioctl that must fail (0 if it succeeded) */
+static int ioctl_errno(int fd, unsigned long req, void *arg)
+{
+	return drmIoctl(fd, req, arg) ? errno : 0;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+static void wait_timeout_signal_any_all(void)
+{
+	struct drm_qgpu_mfence_wait bad;
+	struct qgpu_mfence a, b;
+	uint32_t h[2], first = 99;
+	uint64_t v[2];
+	struct sigaction sa = { .sa_handler = on_usr1 };
+	struct waiter w = { 0 };
+	pthread_t t;
+
+	igt_assert_eq(qgpu_mfence_create(dev.fd, 3, &a), 0);
+	igt_assert_eq(qgpu_mfence_create(dev.fd, 0, &b), 0);
+	h[0] = a.handle;
+	h[1] = b.handle;
+	v[0] = 4;
+	v[1] = 1;
+	/* nothing will write them: the deadline ends the wait */
+	igt_assert_eq(qgpu_mfence_wait_many(dev.fd, h, v, 2, 0,
+					    qgpu_now_ns() + 50000000, NULL),
+		      -ETIME);
+	igt_assert_eq(qgpu_mfence_wait_many(dev.fd, h, v, 2, 0, 0, NULL),
+		      -ETIME);
+	v[0] = 3;
+	igt_assert_eq(qgpu_mfence_wait_many(dev.fd, h, v, 2,
+					    QGPU_MFENCE_WAIT_ANY, 0, &first),
+		      0);
+	igt_assert_eq(first, 0);
+	igt_assert_eq(qgpu_mfence_wait_many(dev.fd, h, v, 2, 0, 0, NULL),
+		      -ETIME);
+	v[1] = 0;
+	igt_assert_eq(qgpu_mfence_wait_many(dev.fd, h, v, 2, 0, 0, NULL), 0);
+	/* a signal ends it cleanly */
+	sigaction(SIGUSR1, &sa, NULL);
+	w.mf = &b;
+	w.raw = true;
+	w.value = 100;
+	w.deadline = qgpu_now_ns() + 20 * SEC_NS;
+	igt_assert_eq(pthread_create(&t, NULL, waiter_fn, &w), 0);
+	sleep_ns(100000000);
+	pthread_kill(t, SIGUSR1);
+	pthread_join(t, NULL);
+	igt_assert_f(w.ret == -EINTR, "wait after a signal: %s\n",
+		     strerror(-w.ret));
+	igt_assert_f(w.wall_ns < 10 * SEC_NS, "the signal did not end it\n");
+	/* bad input */
+	memset(&bad, 0, sizeof(bad));
+	bad.handles = (uintptr_t)h;
+	bad.values = (uintptr_t)v;
+	bad.count = 0;
+	igt_assert_eq(ioctl_errno(dev.fd, DRM_IOCTL_QGPU_MFENCE_WAIT, &bad), EINVAL);
+	bad.count = QGPU_MFENCE_WAIT_MAX + 1;
+	igt_assert_eq(ioctl_errno(dev.fd, DRM_IOCTL_QGPU_MFENCE_WAIT, &bad), EINVAL);
+	bad.count = 1;
+	bad.flags = 2;
+	igt_assert_eq(ioctl_errno(dev.fd, DRM_IOCTL_QGPU_MFENCE_WAIT, &bad), EINVAL);
+	bad.flags = 0;
+	bad.pad = 1;
+	igt_assert_eq(ioctl_errno(dev.fd, DRM_IOCTL_QGPU_MFENCE_WAIT, &bad), EINVAL);
+	bad.pad = 0;
+	bad.handles = 8;
+	igt_assert_eq(ioctl_errno(dev.fd, DRM_IOCTL_QGPU_MFENCE_WAIT, &bad), EFAULT);
+	bad.handles = (uintptr_t)h;
+	h[0] = 0x7fff;
+	igt_assert_eq(ioctl_errno(dev.fd, DRM_IOCTL_QGPU_MFENCE_WAIT, &bad), ENOENT);
+	qgpu_mfence_destroy(&a);
+	qgpu_mfence_destroy(&b);
+}
+
+static void out_sync_rules(void)
+{
+	struct drm_qgpu_sync_entry out[2] = {
+		{ .flags = QGPU_SYNC_MONITORED },
+		{ .flags = QGPU_SYNC_MONITORED },
+	};
+	struct qgpu_context c;
+	struct qgpu_mfence mf;
+
+	igt_assert_eq(qgpu_context_create(dev.fd, 0, &c), 0);
+	igt_assert_eq(qgpu_mfence_create(dev.fd, 5, &mf), 0);
+	out[0].handle = mf.handle;
+	out[1].handle = mf.handle;
+	/* not above the value queued (the initial one) */
+	out[0].point = 5;
+	nop_submit(&c, NULL, 0, out, 1, -EINVAL);
+	/* not increasing within one submission */
+	out[0].point = 9;
+	out[1].point = 8;
+	nop_submit(&c, NULL, 0, out, 2, -EINVAL);
+	out[1].point = 9;
+	nop_submit(&c, NULL, 0, out, 2, -EINVAL);
+	/* unknown handle, unknown flag */
+	out[1].handle = 0x7fff;
+	out[1].point = 10;
+	nop_submit(&c, NULL, 0, out, 2, -ENOENT);
+	out[1].handle = mf.handle;
+	out[1].flags = QGPU_SYNC_MONITORED | 4;
+	nop_submit(&c, NULL, 0, out, 2, -EINVAL);
+	/* none of the refused submissions advanced anything */
+	igt_assert_eq(c.last, 0);
+	out[1].flags = QGPU_SYNC_MONITORED;
+	nop_submit(&c, NULL, 0, out, 2, 0);
+	igt_assert_eq(c.last, 1);
+	igt_assert_eq(qgpu_mfence_wait(&mf, 10, 5 * SEC_NS), 0);
+	igt_assert_eq(qgpu_mfence_read(&mf), 10);
+	igt_assert_eq(qgpu_mfence_wait(&c.fence, 1, 5 * SEC_NS), 0);
+	/* 10 is queued now: 10 again is refused, 11 is fine */
+	out[0].point = 10;
+	nop_submit(&c, NULL, 0, out, 1, -EINVAL);
+	out[0].point = 11;
+	nop_submit(&c, NULL, 0, out, 1, 0);
+	igt_assert_eq(qgpu_mfence_wait(&mf, 11, 5 * SEC_NS), 0);
+	qgpu_mfence_destroy(&mf);
+	qgpu_context_destroy(&c);
+}
+
+static void in_sync_and_export(void)
+{
+	struct drm_qgpu_sync_entry out = { .flags = QGPU_SYNC_MONITORED };
+	struct drm_qgpu_sync_entry in = { .flags = QGPU_SYNC_MONITORED };
+	struct qgpu_context c1, c2;
+	struct qgpu_mfence mf;
+	struct blocker b;
+	uint32_t bin, tl;
+
+	blocker_init(dev.fd, &b);
+	igt_assert_eq(qgpu_context_create(dev.fd, 0, &c1), 0);
+	igt_assert_eq(qgpu_context_create(dev.fd, 0, &c2), 0);
+	igt_assert_eq(qgpu_mfence_create(dev.fd, 0, &mf), 0);
+	igt_assert_eq(qgpu_syncobj_create(dev.fd, &bin), 0);
+	igt_assert_eq(drmSyncobjCreate(dev.fd, 0, &tl), 0);
+	/* a value nobody queued: refused, for export and for an in-sync */
+	igt_assert_eq(qgpu_mfence_export(dev.fd, mf.handle, 1, bin, 0),
+		      -EINVAL);
+	in.handle = mf.handle;
+	in.point = 1;
+	nop_submit(&c2, &in, 1, NULL, 0, -EINVAL);
+	out.handle = mf.handle;
+	out.point = 1;
+	blocker_submit(&c1, &b, 1, &out, 1);
+	igt_assert_eq(qgpu_mfence_export(dev.fd, mf.handle, 1, bin, 0), 0);
+	igt_assert_eq(qgpu_mfence_export(dev.fd, mf.handle, 1, tl, 3), 0);
+	nop_submit(&c2, &in, 1, NULL, 0, 0);
+	/* bad export input */
+	igt_assert_eq(qgpu_mfence_export(dev.fd, 0x7fff, 1, bin, 0), -ENOENT);
+	igt_assert_eq(qgpu_mfence_export(dev.fd, mf.handle, 1, 0x7fff, 0),
+		      -ENOENT);
+	/* held: neither the syncobjs nor the waiting submission are done */
+	igt_assert_eq(qgpu_syncobj_wait(dev.fd, bin, 0, 0), -ETIME);
+	igt_assert_eq(qgpu_syncobj_wait(dev.fd, tl, 3, 0), -ETIME);
+	igt_assert_eq(qgpu_mfence_read(&c2.fence), 0);
+	sleep_ns(BLOCK_NS / 3);
+	igt_assert_eq(qgpu_mfence_read(&c2.fence), 0);
+	blocker_release(&b, 1);
+	igt_assert_eq(qgpu_syncobj_wait(dev.fd, bin, 0, 5 * SEC_NS), 0);
+	igt_assert_eq(qgpu_syncobj_wait(dev.fd, tl, 3, 5 * SEC_NS), 0);
+	igt_assert_eq(qgpu_mfence_wait(&c2.fence, 1, 5 * SEC_NS), 0);
+	/* a value reached already: an in-sync that is satisfied at once */
+	nop_submit(&c2, &in, 1, NULL, 0, 0);
+	igt_assert_eq(qgpu_mfence_wait(&c2.fence, 2, 5 * SEC_NS), 0);
+	qgpu_syncobj_destroy(dev.fd, bin);
+	qgpu_syncobj_destroy(dev.fd, tl);
+	qgpu_mfence_destroy(&mf);
+	qgpu_context_destroy(&c1);
+	qgpu_context_destroy(&c2);
+	blocker_fini(dev.fd, &b);
+}
+
+/*
+ * A submission whose context is destroyed before it runs, and one that
+ * faults, still bring their monitored fences to the promised values.
+ */
+static void abandoned_reaches_value(void)
+{
+	struct drm_qgpu_sync_entry out = { .flags = QGPU_SYNC_MONITORED };
+	struct qgpu_context c1, c2, c3;
+	struct qgpu_mfence mf;
+	struct qgpu_cb *cb;
+	struct drm_qgpu_submit a;
+	struct blocker b;
+
+	blocker_init(dev.fd, &b);
+	igt_assert_eq(qgpu_context_create(dev.fd, 0, &c1), 0);
+	igt_assert_eq(qgpu_context_create(dev.fd, 0, &c2), 0);
+	igt_assert_eq(qgpu_context_create(dev.fd, 0, &c3), 0);
+	igt_assert_eq(qgpu_mfence_create(dev.fd, 0, &mf), 0);
+	blocker_submit(&c1, &b, 1, NULL, 0);
+	out.handle = mf.handle;
+	out.point = 5;
+	nop_submit(&c2, NULL, 0, &out, 1, 0);
+	/* c2 goes while its submission waits behind the blocker */
+	qgpu_context_destroy(&c2);
+	sleep_ns(BLOCK_NS / 3);
+	blocker_release(&b, 1);
+	igt_assert_eq(qgpu_mfence_wait(&mf, 5, 5 * SEC_NS), 0);
+	/* a faulting buffer: a slot that was never bound */
+	cb = qt_cb(&dev);
+	qgpu_cb_fill(cb, 3, 0, 4096, 1);
+	qgpu_cb_to_submit(cb, c3.id, &a);
+	out.point = 6;
+	igt_assert_eq(qgpu_context_submit(&c3, &a, NULL, 0, &out, 1), 0);
+	qt_cb_free(cb);
+	igt_assert_eq(qgpu_mfence_wait(&mf, 6, 5 * SEC_NS), 0);
+	igt_assert_eq(qgpu_mfence_wait(&c3.fence, c3.last, 5 * SEC_NS), 0);
+	qgpu_mfence_destroy(&mf);
+	qgpu_context_destroy(&c1);
+	qgpu_context_destroy(&c3);
+	blocker_fini(dev.fd, &b);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Lock2 through libqgpu's usage tracking                                    */
+
+#define RES_SIZE	(64 * 1024)
+
+static void res_create(struct qgpu_resource *r, uint32_t backings)
+{
+	igt_assert_eq(qgpu_resource_create(dev.fd, RES_SIZE, vis_ap, 0,
+					   QGPU_PREF(QGPU_SEG_VISIBLE, 0, 0),
+					   backings, r), 0);
+}
+
+/* On @c: checksum the resource into @out[@i]; optionally then fill it. */
+static void res_use(struct qgpu_context *c, struct qgpu_resource *r,
+		    uint32_t out, uint32_t i, bool fill, uint32_t pat)
+{
+	struct qgpu_cb *cb = qt_cb(&dev);
+	struct drm_qgpu_submit a;
+
+	qgpu_cb_bind(cb, 0, qgpu_resource_handle(r), 0, RES_SIZE);
+	qgpu_cb_bind(cb, 1, out, 0, 4096);
+	qgpu_cb_checksum(cb, 0, 0, RES_SIZE, 1, i * 4);
+	if (fill)
+		qgpu_cb_fill(cb, 0, 0, RES_SIZE, pat);
+	qgpu_cb_to_submit(cb, c->id, &a);
+	igt_assert_eq(qgpu_context_submit(c, &a, NULL, 0, NULL, 0), 0);
+	igt_assert_eq(qgpu_resource_used(r, c, fill), 0);
+	qt_cb_free(cb);
+}
+
+static void fill_words(void *p, uint32_t w)
+{
+	uint32_t *q = p, i;
+
+	for (i = 0; i < RES_SIZE / 4; i++)
+		q[i] = w;
+}
+
+static bool all_words(const void *p, uint32_t w)
+{
+	const uint32_t *q = p;
+	uint32_t i;
+
+	for (i = 0; i < RES_SIZE / 4; i++)
+		if (q[i] != w)
+			return false;
+	return true;
+}
+
+static void lock_discard_renames(void)
+{
+	struct qgpu_context c;
+	struct qgpu_resource r;
+	struct blocker b;
+	uint32_t *res, out, f, frames = 4;
+	void *p;
+
+	blocker_init(dev.fd, &b);
+	igt_assert_eq(qgpu_context_create(dev.fd, 0, &c), 0);
+	out = qt_result_buf(dev.fd, 4096, &res);
+	res_create(&r, frames);
+	blocker_submit(&c, &b, 1, NULL, 0);
+	for (f = 0; f < frames; f++) {
+		/* returns with the GPU held: it did not wait */
+		igt_assert_eq(qgpu_resource_lock(&r, QGPU_LOCK_DISCARD, &p), 0);
+		/* never the GPU's pending write of an earlier frame */
+		igt_assert_f(f == 0 || !all_words(p, 0xd0d0d0d0u + f - 1),
+			     "frame %u: the GPU's pending data\n", f);
+		fill_words(p, 0x1000 + f);
+		igt_assert_eq(qgpu_resource_unlock(&r), 0);
+		/* the GPU reads this frame's data, then overwrites it */
+		res_use(&c, &r, out, f, true, 0xd0d0d0d0u + f);
+	}
+	igt_assert_eq(r.renames, frames - 1);
+	igt_assert_eq(r.waits, 0);
+	igt_assert(qgpu_resource_busy(&r, true));
+	blocker_release(&b, 1);
+	igt_assert_eq(qgpu_mfence_wait(&c.fence, c.last, 5 * SEC_NS), 0);
+	for (f = 0; f < frames; f++)
+		igt_assert_f(res[f] == qt_csum_const(0x1000 + f, RES_SIZE / 4),
+			     "frame %u: the GPU saw other data\n", f);
+	/* the ring is reused once its fences passed: no new allocation */
+	igt_assert_eq(qgpu_resource_lock(&r, QGPU_LOCK_DISCARD, &p), 0);
+	qgpu_resource_unlock(&r);
+	igt_assert_eq(r.nbackings, frames);
+	qgpu_resource_destroy(&r);
+	qt_unmap(dev.fd, out, res, 4096);
+	qt_close(dev.fd, out);
+	qgpu_context_destroy(&c);
+	blocker_fini(dev.fd, &b);
+}
+
+static void lock_no_overwrite_and_do_not_wait(void)
+{
+	struct qgpu_context c;
+	struct qgpu_resource r;
+	struct blocker b;
+	uint32_t *res, out;
+	void *p;
+
+	blocker_init(dev.fd, &b);
+	igt_assert_eq(qgpu_context_create(dev.fd, 0, &c), 0);
+	out = qt_result_buf(dev.fd, 4096, &res);
+	res_create(&r, 1);
+	igt_assert_eq(qgpu_resource_lock(&r, 0, &p), 0);
+	fill_words(p, 0x77);
+	qgpu_resource_unlock(&r);
+	blocker_submit(&c, &b, 1, NULL, 0);
+	res_use(&c, &r, out, 0, true, 0x99);
+	igt_assert(qgpu_resource_busy(&r, true));
+	/* WasStillDrawing, for writing and for reading (a GPU write pends) */
+	igt_assert_eq(qgpu_resource_lock(&r, QGPU_LOCK_DO_NOT_WAIT, &p),
+		      QGPU_WAS_STILL_DRAWING);
+	igt_assert_eq(qgpu_resource_lock(&r, QGPU_LOCK_DO_NOT_WAIT |
+					 QGPU_LOCK_READ_ONLY, &p),
+		      QGPU_WAS_STILL_DRAWING);
+	igt_assert_eq(r.still_drawing, 2);
+	/* no-overwrite maps at once, the old data still there */
+	igt_assert_eq(qgpu_resource_lock(&r, QGPU_LOCK_NO_OVERWRITE, &p), 0);
+	igt_assert(all_words(p, 0x77));
+	qgpu_resource_unlock(&r);
+	/* bad flag combinations */
+	igt_assert_eq(qgpu_resource_lock(&r, QGPU_LOCK_DISCARD |
+					 QGPU_LOCK_NO_OVERWRITE, &p), -EINVAL);
+	igt_assert_eq(qgpu_resource_lock(&r, 1u << 7, &p), -EINVAL);
+	blocker_release(&b, 1);
+	igt_assert_eq(qgpu_mfence_wait(&c.fence, c.last, 5 * SEC_NS), 0);
+	igt_assert_eq(qgpu_resource_lock(&r, QGPU_LOCK_DO_NOT_WAIT, &p), 0);
+	igt_assert(all_words(p, 0x99));
+	qgpu_resource_unlock(&r);
+	igt_assert_eq(res[0], qt_csum_const(0x77, RES_SIZE / 4));
+	qgpu_resource_destroy(&r);
+	qt_unmap(dev.fd, out, res, 4096);
+	qt_close(dev.fd, out);
+	qgpu_context_destroy(&c);
+	blocker_fini(dev.fd, &b);
+}
+
+struct locker {
+	struct qgpu_resource *r;
+	uint32_t flags;
+	int ret;
+	bool saw_gpu_write;
+	int64_t cpu_ns, wall_ns;
+	volatile bool done;
+};
+
+static void *locker_fn(void *p)
+{
+	struct locker *l = p;
+	int64_t c0 = thread_cpu_ns(), t0 = qgpu_now_ns();
+	void *m;
+
+	l->ret = qgpu_resource_lock(l->r, l->flags, &m);
+	l->cpu_ns = thread_cpu_ns() - c0;
+	l->wall_ns = qgpu_now_ns() - t0;
+	if (!l->ret) {
+		l->saw_gpu_write = all_words(m, 0x99);
+		qgpu_resource_unlock(l->r);
+	}
+	l->done = true;
+	return NULL;
+}
+
+static void lock_sync_sleeps(void)
+{
+	struct locker l = { 0 };
+	struct qgpu_context c;
+	struct qgpu_resource r;
+	struct blocker b;
+	uint32_t *res, out;
+	pthread_t t;
+	void *p;
+
+	blocker_init(dev.fd, &b);
+	igt_assert_eq(qgpu_context_create(dev.fd, 0, &c), 0);
+	out = qt_result_buf(dev.fd, 4096, &res);
+	res_create(&r, 1);
+	blocker_submit(&c, &b, 1, NULL, 0);
+	res_use(&c, &r, out, 0, false, 0);
+	/* only read by the GPU: a read lock does not wait, a write lock does */
+	igt_assert_eq(qgpu_resource_lock(&r, QGPU_LOCK_READ_ONLY |
+					 QGPU_LOCK_DO_NOT_WAIT, &p), 0);
+	qgpu_resource_unlock(&r);
+	igt_assert_eq(qgpu_resource_lock(&r, QGPU_LOCK_DO_NOT_WAIT, &p),
+		      QGPU_WAS_STILL_DRAWING);
+	res_use(&c, &r, out, 1, true, 0x99);
+	l.r = &r;
+	l.flags = QGPU_LOCK_READ_ONLY;
+	igt_assert_eq(pthread_create(&t, NULL, locker_fn, &l), 0);
+	sleep_ns(BLOCK_NS);
+	igt_assert_f(!l.done, "the lock returned while the GPU was held\n");
+	blocker_release(&b, 1);
+	pthread_join(t, NULL);
+	igt_assert_eq(l.ret, 0);
+	igt_assert_f(l.saw_gpu_write, "the lock returned before the GPU's write\n");
+	igt_info("lock waited %.1f ms, %.2f ms of CPU\n", l.wall_ns / 1e6,
+		 l.cpu_ns / 1e6);
+	igt_assert_f(l.cpu_ns * 5 < l.wall_ns,
+		     "the locking thread used %.1f ms of CPU in %.1f ms\n",
+		     l.cpu_ns / 1e6, l.wall_ns / 1e6);
+	igt_assert_eq(r.waits, 1);
+	qgpu_resource_destroy(&r);
+	qt_unmap(dev.fd, out, res, 4096);
+	qt_close(dev.fd, out);
+	qgpu_context_destroy(&c);
+	blocker_fini(dev.fd, &b);
+}
+
+igt_main
+{
+	igt_fixture {
+		qt_open(&dev, QGPU_NODE_RENDER);
+		vis_ap = QGPU_SEGBIT(QGPU_SEG_VISIBLE) |
+			 QGPU_SEGBIT(QGPU_SEG_APERTURE);
+	}
+
+	igt_subtest("mfence-read-only-mapping-and-bad-input")
+		mfence_basics();
+	igt_subtest("ctx-fence-advances-per-submit")
+		ctx_fence_advances(0);
+	igt_subtest("ctx-fence-advances-per-virtual-submit") {
+		igt_require(dev.info.caps & QGPU_INFO_CAP_MMU);
+		ctx_fence_advances(QGPU_CTX_CREATE_VIRTUAL);
+	}
+	igt_subtest("wait-sleeps-until-the-interrupt")
+		wait_sleeps_until_interrupt();
+	igt_subtest("wait-timeout-signal-any-all")
+		wait_timeout_signal_any_all();
+	igt_subtest("out-sync-values-rules")
+		out_sync_rules();
+	igt_subtest("in-sync-and-export-to-syncobj")
+		in_sync_and_export();
+	igt_subtest("abandoned-submission-reaches-its-value")
+		abandoned_reaches_value();
+	igt_subtest("lock-discard-renames-never-waits")
+		lock_discard_renames();
+	igt_subtest("lock-no-overwrite-and-do-not-wait")
+		lock_no_overwrite_and_do_not_wait();
+	igt_subtest("lock-sync-sleeps-until-gpu-write")
+		lock_sync_sleeps();
+	igt_subtest("nothing-left")
+		qt_assert_no_allocations(dev.fd);
+}
