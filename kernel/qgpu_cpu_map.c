@@ -4,11 +4,15 @@
  * Tracking", WDK). A CPU mapping follows its allocation: every move zaps
  * the PTEs and the next access faults in the pages of the allocation's
  * current medium (BAR2, host aperture or system pages) at the same
- * virtual address; a fault waits only for a move in flight.
+ * virtual address; a fault waits only for a move in flight. The page
+ * protection: cached for a QGPU_GEM_CPU_CACHED allocation's system pages,
+ * write-combined for every other mapping. InvalidateCache (the I/O
+ * coherency part of "Allocation Usage Tracking") is here too.
  */
 #include <linux/dma-buf.h>
 #include <linux/dma-resv.h>
 #include <linux/mm.h>
+#include <drm/drm_cache.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
@@ -17,6 +21,27 @@
 #include "qgpu_device.h"
 #include "qgpu_gem.h"
 #include "qgpu_mm.h"
+#include "qgpu_trace.h"
+
+/**
+ * qgpu_bo_cpu_caching - the caching of a CPU mapping of @bo
+ * @bo: the allocation
+ * @path: how the mapping reaches it (QGPU_CPU_PATH_*)
+ *
+ * Cached only for a QGPU_GEM_CPU_CACHED allocation's own system pages;
+ * BAR2 and the host aperture (VRAM) are never mapped cacheable, and the
+ * system pages of any other allocation are write-combined.
+ *
+ * Return: a QGPU_CPU_CACHING_* value.
+ */
+u32 qgpu_bo_cpu_caching(struct qgpu_bo *bo, u32 path)
+{
+	if (path == QGPU_CPU_PATH_NONE || bo->base.import_attach)
+		return QGPU_CPU_CACHING_NONE;
+	if (path == QGPU_CPU_PATH_SYSTEM && bo->flags & QGPU_GEM_CPU_CACHED)
+		return QGPU_CPU_CACHING_CACHED;
+	return QGPU_CPU_CACHING_WC;
+}
 
 /*
  * Wait for a move in flight (kernel-usage fences) without holding any lock;
@@ -60,7 +85,7 @@ static vm_fault_t qgpu_gem_fault(struct vm_fault *vmf)
 	}
 	qgpu_mm_touch(bo);
 	prot = vm_get_page_prot(vma->vm_flags);
-	if (path != QGPU_CPU_PATH_SYSTEM)
+	if (qgpu_bo_cpu_caching(bo, path) != QGPU_CPU_CACHING_CACHED)
 		prot = pgprot_writecombine(prot);
 	/* Map the whole VMA now: one fault per mapping per move. */
 	for (i = 0, addr = vma->vm_start; i < npages; i++, addr += PAGE_SIZE) {
@@ -129,11 +154,16 @@ int qgpu_gem_lock_ioctl(struct drm_device *drm, void *data,
 	qgpu_mm_lock(qdev, NULL);
 	/*
 	 * "Allocation Usage Tracking": a non-CPU-accessible allocation is
-	 * locked through the aperture segment or while in system memory.
+	 * locked through the aperture segment or while in system memory; a
+	 * cached CPU-accessible one only in the aperture segment or when not
+	 * resident (unless all of VRAM is CPU-visible): it is moved out of
+	 * VRAM, to the aperture segment if its set has it, else to system
+	 * memory (CPU access guarantees it may go there).
 	 */
-	if (!(bo->flags & QGPU_GEM_CPU_ACCESS) &&
+	if (qgpu_bo_lock_outside_vram(bo) &&
 	    (bo->seg == QGPU_SEG_VISIBLE || bo->seg == QGPU_SEG_LOCAL)) {
-		if (bo->segment_mask & BIT(QGPU_SEG_APERTURE))
+		if (bo->segment_mask & BIT(QGPU_SEG_APERTURE) ||
+		    bo->flags & QGPU_GEM_CPU_ACCESS)
 			ret = qgpu_mm_evict(bo, false);
 		else
 			ret = -EBUSY;
@@ -168,6 +198,92 @@ int qgpu_gem_unlock_ioctl(struct drm_device *drm, void *data,
 	else
 		ret = -EINVAL;
 	qgpu_mm_unlock(qdev);
+	drm_gem_object_put(&bo->base);
+	return ret;
+}
+
+/*
+ * The system pages of [first, first + n) hold @bo's content now, and CPU
+ * mappings of them are cacheable: write back and invalidate their cache
+ * lines. Under mm_lock, so that no move starts meanwhile.
+ */
+static u64 qgpu_bo_clflush(struct qgpu_bo *bo, u32 first, u32 n)
+{
+	lockdep_assert_held(&to_qdev(bo->base.dev)->mm_lock);
+	if (!(bo->flags & QGPU_GEM_CPU_CACHED) || bo->base.import_attach ||
+	    !bo->pages ||
+	    (bo->seg != QGPU_SEG_SYSTEM && bo->seg != QGPU_SEG_APERTURE))
+		return 0;
+	/* clflush through the kernel's mapping of each page (kmap_local) */
+	drm_clflush_pages(bo->pages + first, n);
+	if (!first && n == bo->npages)
+		bo->cpu_stale = false;
+	return (u64)n << PAGE_SHIFT;
+}
+
+/**
+ * qgpu_invalidate_cache_ioctl - InvalidateCache ("Allocation Usage
+ *	Tracking", I/O coherency)
+ * @drm: the DRM device
+ * @data: &struct drm_qgpu_invalidate_cache
+ * @file: the caller's file
+ *
+ * Writes back and invalidates the CPU cache lines of a range of a cached
+ * allocation's system pages, once a move of it in flight is done. What
+ * there is nothing to do for (write-combined, in VRAM, imported, no pages
+ * yet) returns 0 and counts nothing.
+ *
+ * Return: 0, -EINVAL, -ENOENT, -EINTR.
+ */
+int qgpu_invalidate_cache_ioctl(struct drm_device *drm, void *data,
+				struct drm_file *file)
+{
+	struct qgpu_device *qdev = to_qdev(drm);
+	struct drm_qgpu_invalidate_cache *args = data;
+	struct qgpu_bo *bo;
+	u64 end, bytes = 0;
+	long t;
+	int ret = 0;
+
+	if (QGPU_IOCTL_DBG(qdev, args->flags))
+		return -EINVAL;
+	if (QGPU_IOCTL_DBG(qdev, !args->size || !PAGE_ALIGNED(args->offset) ||
+			   !PAGE_ALIGNED(args->size) ||
+			   check_add_overflow(args->offset, args->size, &end)))
+		return -EINVAL;
+	bo = qgpu_bo_lookup(file, args->handle);
+	if (QGPU_IOCTL_DBG(qdev, !bo))
+		return -ENOENT;
+	if (QGPU_IOCTL_DBG(qdev, end > bo->base.size)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	for (;;) {
+		/* a move in flight writes the pages: flush after it */
+		t = dma_resv_wait_timeout(bo->base.resv, DMA_RESV_USAGE_KERNEL,
+					  true, MAX_SCHEDULE_TIMEOUT);
+		if (t < 0) {
+			ret = t == -ERESTARTSYS ? -EINTR : t;
+			goto out;
+		}
+		qgpu_mm_lock(qdev, NULL);
+		if (dma_resv_test_signaled(bo->base.resv,
+					   DMA_RESV_USAGE_KERNEL))
+			break;
+		qgpu_mm_unlock(qdev);
+	}
+	bytes = qgpu_bo_clflush(bo, args->offset >> PAGE_SHIFT,
+				args->size >> PAGE_SHIFT);
+	trace_qgpu_invalidate_cache(bo, bo->seg, args->offset, args->size,
+				    bytes);
+	qgpu_mm_unlock(qdev);
+	if (bytes) {
+		qgpu_stat_add(qdev, file->driver_priv,
+			      QGPU_STAT(cache_invalidations), 1);
+		qgpu_stat_add(qdev, file->driver_priv,
+			      QGPU_STAT(cache_invalidated_bytes), bytes);
+	}
+out:
 	drm_gem_object_put(&bo->base);
 	return ret;
 }

@@ -76,6 +76,7 @@ static const struct drm_ioctl_desc qgpu_ioctls[] = {
 	QGPU_IOCTL(VM_MAP, qgpu_vm_map_ioctl),
 	QGPU_IOCTL(VM_UNMAP, qgpu_vm_unmap_ioctl),
 	QGPU_IOCTL(MAKE_RESIDENT, qgpu_make_resident_ioctl),
+	QGPU_IOCTL(INVALIDATE_CACHE, qgpu_invalidate_cache_ioctl),
 	QGPU_IOCTL(MFENCE_CREATE, qgpu_mfence_create_ioctl),
 	QGPU_IOCTL(MFENCE_DESTROY, qgpu_mfence_destroy_ioctl),
 	QGPU_IOCTL(MFENCE_WAIT, qgpu_mfence_wait_ioctl),

@@ -296,6 +296,7 @@ int qgpu_gem_info_ioctl(struct drm_device *drm, void *data,
 				 QGPU_CPU_PATH_HAP : QGPU_CPU_PATH_NONE;
 	else
 		args->cpu_path = QGPU_CPU_PATH_SYSTEM;
+	args->cpu_caching = qgpu_bo_cpu_caching(bo, args->cpu_path);
 	qgpu_mm_unlock(qdev);
 	drm_gem_object_put(&bo->base);
 	return 0;

@@ -44,6 +44,9 @@ struct qgpu_hap_run {
  * @submit_write: during one submit (under mm_lock), an allocation-list entry
  *	for it carries QGPU_ALLOC_WRITE
  * @pristine: content is known to be all zero
+ * @cpu_stale: the device wrote the system pages of this cached allocation
+ *	on a device that is not I/O coherent: invalidate the CPU cache lines
+ *	before the CPU maps them again
  * @dead: no reference left; waiting for its GPU work (deferred destruction)
  * @reap: frees the allocation once its GPU work is done
  */
@@ -68,6 +71,7 @@ struct qgpu_bo {
 	u32 attachments;
 	bool submit_write;
 	bool pristine;
+	bool cpu_stale;
 	bool dead;
 	struct work_struct reap;
 };
@@ -84,8 +88,14 @@ struct qgpu_bo *qgpu_bo_create(struct qgpu_device *qdev, u64 size,
 			       bool shmem);
 u64 qgpu_max_alloc(struct qgpu_device *qdev);
 
+/* qgpu_segment.c */
+bool qgpu_bo_lock_outside_vram(struct qgpu_bo *bo);
+
 /* qgpu_cpu_map.c */
 int qgpu_gem_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma);
+u32 qgpu_bo_cpu_caching(struct qgpu_bo *bo, u32 path);
+int qgpu_invalidate_cache_ioctl(struct drm_device *drm, void *data,
+				struct drm_file *file);
 
 /* qgpu_prime.c */
 struct dma_buf *qgpu_gem_prime_export(struct drm_gem_object *obj,

@@ -131,6 +131,18 @@ bool qgpu_hw_has_mmu(struct qgpu_device *qdev)
 	       qgpu_rd(qdev, QGPU_REG_MMU_PTE_SIZE) == QGPU_MMU_PTE_SIZE;
 }
 
+/*
+ * Whether the device snoops the CPU caches when it reaches system memory
+ * (QGPU_CAP_IO_COHERENT, version 1.3; docs/hw-spec.md section 16). A
+ * device without the bit, an older one included, is taken as not
+ * coherent: cache maintenance on a coherent device only costs time,
+ * missing it on one that is not loses data.
+ */
+bool qgpu_hw_io_coherent(struct qgpu_device *qdev)
+{
+	return qdev->caps & QGPU_CAP_IO_COHERENT;
+}
+
 /* Address space 0, the paging process's: its root descriptor */
 void qgpu_hw_mmu_paging_root(struct qgpu_device *qdev, u64 root)
 {

@@ -15,6 +15,7 @@ void qgpu_hw_hap_unmap(struct qgpu_device *qdev, u64 first, u64 count);
 u32 qgpu_hw_fault_count(struct qgpu_device *qdev);
 u32 qgpu_hw_hap_fault_count(struct qgpu_device *qdev);
 bool qgpu_hw_has_mmu(struct qgpu_device *qdev);
+bool qgpu_hw_io_coherent(struct qgpu_device *qdev);
 void qgpu_hw_mmu_paging_root(struct qgpu_device *qdev, u64 root);
 void qgpu_hw_tlb_counters(struct qgpu_device *qdev, u64 *hits, u64 *misses,
 			  u64 *flushes);

@@ -157,7 +157,7 @@ static int qgpu_req_fill(struct drm_file *file, struct qgpu_residency_req *req,
 		if (!req->evict &&
 		    QGPU_IOCTL_DBG(qdev, bo->sgt || bo->attachments ||
 				   (bo->lock_count &&
-				    !(bo->flags & QGPU_GEM_CPU_ACCESS))))
+				    qgpu_bo_lock_outside_vram(bo))))
 			ret = -EBUSY;
 		else
 			ret = qgpu_bo_backing(bo);

@@ -8,13 +8,18 @@
  * mappings, queues behind all of qgpu's work on the allocation and puts
  * its fence in the allocation's reservation object; the books (segment,
  * range, LRU) change at once. In a plan's dry run only the books change.
+ * On a device that is not I/O coherent, a move of a cached allocation to
+ * or from its system pages also writes back and invalidates their CPU
+ * cache lines.
  */
 #include <linux/dma-resv.h>
+#include <drm/drm_cache.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_vma_manager.h>
 
 #include "qgpu_device.h"
 #include "qgpu_gem.h"
+#include "qgpu_hw.h"
 #include "qgpu_mm.h"
 #include "qgpu_mm_priv.h"
 #include "qgpu_paging.h"
@@ -235,6 +240,32 @@ void qgpu_mm_paging_end(struct qgpu_bo *bo, struct qgpu_paging *pb,
 }
 
 /*
+ * I/O coherency ("Allocation Usage Tracking"): on a device that does not
+ * snoop the CPU caches, the kernel's own moves of a cached allocation
+ * between VRAM and its system pages keep the caches in step, as the
+ * user-mode driver's InvalidateCache calls do for its own accesses.
+ * Before the device reads the pages, dirty lines are written back; before
+ * it writes them, lines are invalidated, and again before the CPU next
+ * maps them (@bo->cpu_stale, qgpu_mm_cpu_prepare()), since the CPU may
+ * read them speculatively meanwhile. Moves between system memory and the
+ * aperture segment copy nothing.
+ */
+static void qgpu_mm_move_caches(struct qgpu_bo *bo, u32 dst)
+{
+	bool from_sys = bo->seg == QGPU_SEG_SYSTEM ||
+			bo->seg == QGPU_SEG_APERTURE;
+	bool to_sys = dst == QGPU_SEG_SYSTEM || dst == QGPU_SEG_APERTURE;
+
+	if (!(bo->flags & QGPU_GEM_CPU_CACHED) || bo->base.import_attach ||
+	    !bo->pages || from_sys == to_sys ||
+	    qgpu_hw_io_coherent(to_qdev(bo->base.dev)))
+		return;
+	drm_clflush_pages(bo->pages, bo->npages);
+	if (to_sys)
+		bo->cpu_stale = true;
+}
+
+/*
  * Move @bo to segment @dst (QGPU_SEG_SYSTEM for system memory) at
  * @dst_node, which the caller inserted into the destination's drm_mm.
  */
@@ -264,6 +295,7 @@ int qgpu_mm_move(struct qgpu_bo *bo, u32 dst,
 	if (ret)
 		return ret;
 	qgpu_mm_zap(bo);
+	qgpu_mm_move_caches(bo, dst);
 	ret = qgpu_mm_paging_begin(bo, &pb);
 	if (ret)
 		return ret;

@@ -51,9 +51,15 @@ int qgpu_mm_init(struct qgpu_device *qdev)
 			       qdev->vram_size - qdev->visible_size,
 			       qdev->hap_size ? QGPU_SEGF_CPU_HOST_APERTURE : 0,
 			       0);
+	/*
+	 * The aperture segment is snooped (CacheCoherent) only when the device
+	 * says it is I/O coherent; VRAM segments never are.
+	 */
 	qgpu_seg_setup(qdev, QGPU_SEG_APERTURE, QGPU_GART_BASE, qdev->gart_size,
 		       QGPU_SEGF_APERTURE | QGPU_SEGF_CPU_VISIBLE |
-		       QGPU_SEGF_CACHE_COHERENT | QGPU_SEGF_POPULATED_FROM_SYS |
+		       (qgpu_hw_io_coherent(qdev) ?
+			QGPU_SEGF_CACHE_COHERENT : 0) |
+		       QGPU_SEGF_POPULATED_FROM_SYS |
 		       QGPU_SEGF_PAGING_BUFFER, 0);
 
 	/* The paging buffer: PagingBufferSize bytes of the aperture segment. */

@@ -5,6 +5,7 @@
  * Lock2's rules.
  */
 #include <linux/dma-resv.h>
+#include <drm/drm_cache.h>
 
 #include "qgpu_device.h"
 #include "qgpu_gem.h"
@@ -92,8 +93,9 @@ int qgpu_mm_make_resident(struct qgpu_bo *bo, u32 seg)
  * Lock2's rules ("Allocation Usage Tracking", WDK) hold on every path that
  * creates a CPU mapping, whatever created it (Lock2 + mmap, a dumb-buffer
  * map offset, a mapping made before an unlock): an allocation created
- * without CPU access is never mapped onto VRAM; it is first moved to the
- * aperture segment or system memory. A CPU-accessible allocation maps
+ * without CPU access, or cached (unless all of VRAM is CPU-visible), is
+ * never mapped onto VRAM; it is first moved to the aperture segment or
+ * system memory (qgpu_bo_lock_outside_vram()). A CPU-accessible allocation maps
  * linearly through BAR2 in visible VRAM and through host-aperture pages in
  * the rest; when the host aperture is full it is evicted to system memory
  * ("Mapping Virtual Addresses to a Memory Segment", WDK).
@@ -112,7 +114,7 @@ int qgpu_mm_cpu_prepare(struct qgpu_bo *bo, u32 *path, bool *moving)
 	ret = qgpu_bo_backing(bo);
 	if (ret)
 		return ret;
-	if (vram && !(bo->flags & QGPU_GEM_CPU_ACCESS)) {
+	if (vram && qgpu_bo_lock_outside_vram(bo)) {
 		if (bo->pin_count)
 			return -EBUSY;
 		ret = qgpu_mm_evict_one(bo, false);
@@ -136,6 +138,11 @@ int qgpu_mm_cpu_prepare(struct qgpu_bo *bo, u32 *path, bool *moving)
 		break;
 	default:
 		*path = QGPU_CPU_PATH_SYSTEM;
+		/* a move wrote the pages behind the CPU caches' back */
+		if (bo->cpu_stale) {
+			drm_clflush_pages(bo->pages, bo->npages);
+			bo->cpu_stale = false;
+		}
 		break;
 	}
 	bo->pristine = false;

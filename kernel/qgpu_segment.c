@@ -78,6 +78,31 @@ void qgpu_seg_account(struct qgpu_device *qdev, struct qgpu_bo *bo,
 	}
 }
 
+/**
+ * qgpu_bo_lock_outside_vram - whether Lock2 keeps @bo out of VRAM
+ * @bo: the allocation
+ *
+ * "Allocation Usage Tracking" (WDK), Lock2: a non-CPU-accessible
+ * allocation is locked only through the aperture segment or in system
+ * memory. So is a cached one (QGPU_GEM_CPU_CACHED): CPU caches cannot be
+ * kept coherent with VRAM, so a cached CPU-accessible allocation is locked
+ * only in the aperture segment or when not resident, unless all of VRAM is
+ * CPU-visible (a resizable BAR), where it is locked in place and mapped
+ * write-combined like any mapping of VRAM.
+ *
+ * Return: true when locking @bo, and faulting in its CPU mappings, move it
+ * out of VRAM first, and when it may not be committed to VRAM while locked.
+ */
+bool qgpu_bo_lock_outside_vram(struct qgpu_bo *bo)
+{
+	struct qgpu_device *qdev = to_qdev(bo->base.dev);
+
+	if (!(bo->flags & QGPU_GEM_CPU_ACCESS))
+		return true;
+	return bo->flags & QGPU_GEM_CPU_CACHED &&
+	       qdev->visible_size < qdev->vram_size;
+}
+
 /* May @bo be committed to segment @id now? */
 int qgpu_mm_allowed(struct qgpu_bo *bo, u32 id)
 {
@@ -87,12 +112,13 @@ int qgpu_mm_allowed(struct qgpu_bo *bo, u32 id)
 	if (!(bo->segment_mask & BIT(id)) || !qgpu_seg(qdev, id))
 		return -EINVAL;
 	/*
-	 * "Allocation Usage Tracking" (WDK), Lock2: a non-CPU-accessible
-	 * allocation is locked only through the aperture segment or in system
-	 * memory, and is not committed to a memory segment while locked. A
-	 * CPU-accessible allocation carries no placement restriction.
+	 * "Allocation Usage Tracking" (WDK), Lock2: a non-CPU-accessible or a
+	 * cached allocation is locked only through the aperture segment or in
+	 * system memory, and is not committed to a memory segment while
+	 * locked. Another CPU-accessible allocation carries no placement
+	 * restriction.
 	 */
-	if (memory_seg && bo->lock_count && !(bo->flags & QGPU_GEM_CPU_ACCESS))
+	if (memory_seg && bo->lock_count && qgpu_bo_lock_outside_vram(bo))
 		return -EBUSY;
 	/* Other devices hold its pages: the content stays in them. */
 	if (memory_seg && bo->attachments)

@@ -279,6 +279,29 @@ TRACE_EVENT(qgpu_paging_signal,
 		      __entry->error)
 );
 
+/*
+ * InvalidateCache: every accepted call, with what it wrote back and
+ * invalidated (0: nothing to do, see &struct drm_qgpu_invalidate_cache)
+ */
+TRACE_EVENT(qgpu_invalidate_cache,
+	    TP_PROTO(const void *bo, u32 segment, u64 offset, u64 size,
+		     u64 flushed),
+	    TP_ARGS(bo, segment, offset, size, flushed),
+	    TP_STRUCT__entry(__field(const void *, bo)
+			     __field(u32, segment)
+			     __field(u64, offset)
+			     __field(u64, size)
+			     __field(u64, flushed)),
+	    TP_fast_assign(__entry->bo = bo;
+			   __entry->segment = segment;
+			   __entry->offset = offset;
+			   __entry->size = size;
+			   __entry->flushed = flushed;),
+	    TP_printk("bo=%p segment=%u offset=%llu size=%llu flushed=%llu",
+		      __entry->bo, __entry->segment, __entry->offset,
+		      __entry->size, __entry->flushed)
+);
+
 #endif /* QGPU_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH

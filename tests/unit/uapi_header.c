@@ -220,7 +220,11 @@ static const struct member layout[] = {
 	M(drm_qgpu_stats, paging_buffers, 88),
 	M(drm_qgpu_stats, submissions, 96),
 	M(drm_qgpu_stats, split_portions, 104), M(drm_qgpu_stats, faults, 112),
-	M(drm_qgpu_stats, resets, 120), END(drm_qgpu_stats, 128),
+	M(drm_qgpu_stats, resets, 120),
+	/* appended (cache counters): the one answer that grows, see growth */
+	M(drm_qgpu_stats, cache_invalidations, 128),
+	M(drm_qgpu_stats, cache_invalidated_bytes, 136),
+	END(drm_qgpu_stats, 144),
 
 	M(drm_qgpu_gem_create, size, 0), M(drm_qgpu_gem_create, segment_mask, 8),
 	M(drm_qgpu_gem_create, flags, 12), M(drm_qgpu_gem_create, preferred, 16),
@@ -241,7 +245,15 @@ static const struct member layout[] = {
 	M(drm_qgpu_gem_info, segment_mask, 24),
 	M(drm_qgpu_gem_info, lock_count, 28),
 	M(drm_qgpu_gem_info, cpu_path, 32), M(drm_qgpu_gem_info, flags, 36),
-	END(drm_qgpu_gem_info, 40),
+	/* appended: a 40-byte caller (the old number) still works */
+	M(drm_qgpu_gem_info, cpu_caching, 40), M(drm_qgpu_gem_info, pad, 44),
+	END(drm_qgpu_gem_info, 48),
+
+	M(drm_qgpu_invalidate_cache, handle, 0),
+	M(drm_qgpu_invalidate_cache, flags, 4),
+	M(drm_qgpu_invalidate_cache, offset, 8),
+	M(drm_qgpu_invalidate_cache, size, 16),
+	END(drm_qgpu_invalidate_cache, 24),
 
 	M(drm_qgpu_alloc_entry, handle, 0), M(drm_qgpu_alloc_entry, flags, 4),
 	END(drm_qgpu_alloc_entry, 8),
@@ -337,10 +349,12 @@ static const struct value ioctls[] = {
 	V(DRM_IOCTL_QGPU_GEM_LOCK, 0xc0106442),
 	V(DRM_IOCTL_QGPU_GEM_UNLOCK, 0x40086443),
 	V(DRM_IOCTL_QGPU_GEM_RESIDE, 0xc0106444),
-	V(DRM_IOCTL_QGPU_GEM_INFO, 0xc0286445),
+	/* 0xc0286445 before cpu_caching was appended: the kernel takes both */
+	V(DRM_IOCTL_QGPU_GEM_INFO, 0xc0306445),
 	V(DRM_IOCTL_QGPU_SUBMIT, 0xc0486446),
 	V(DRM_IOCTL_QGPU_CTX_CREATE, 0xc0086447),
 	V(DRM_IOCTL_QGPU_CTX_DESTROY, 0x40086448),
+	V(DRM_IOCTL_QGPU_INVALIDATE_CACHE, 0x40186453),
 };
 
 static const struct value constants[] = {
@@ -356,7 +370,10 @@ static const struct value constants[] = {
 	V(QGPU_SEGF_CACHE_COHERENT, 4), V(QGPU_SEGF_USE_BANKING, 8),
 	V(QGPU_SEGF_CPU_HOST_APERTURE, 16), V(QGPU_SEGF_POPULATED_FROM_SYS, 32),
 	V(QGPU_SEGF_PAGING_BUFFER, 64),
-	V(QGPU_GEM_CPU_ACCESS, 1), V(QGPU_GEM_CREATE_FLAGS, 1),
+	V(QGPU_GEM_CPU_ACCESS, 1), V(QGPU_GEM_CPU_CACHED, 2),
+	V(QGPU_INFO_CAP_IO_COHERENT, 1u << 9),
+	V(QGPU_CPU_CACHING_NONE, 0), V(QGPU_CPU_CACHING_WC, 1),
+	V(QGPU_CPU_CACHING_CACHED, 2),
 	V(QGPU_RESIDE_MAKE_RESIDENT, 1), V(QGPU_RESIDE_EVICT, 2),
 	V(QGPU_RESIDE_EVICT_SYSTEM, 3),
 	/* the kernel's kernel/qgpu_mm.h had them first: the same values */

@@ -242,12 +242,15 @@ int qgpu_query_stats(int fd, struct drm_qgpu_stats *st,
 	ret = qgpu_query(fd, QGPU_QUERY_STATS, 0, buf, &size, &n);
 	if (!ret) {
 		unsigned int avail = (size - sizeof(*st)) / sizeof(*seg);
+		size_t at;
 
 		if (n > avail)
 			n = avail;
+		/* the segment array ends the answer (the counters may grow) */
+		at = size - n * sizeof(*seg);
 		memcpy(st, buf, sizeof(*st));
 		if (seg && max)
-			memcpy(seg, buf + sizeof(*st),
+			memcpy(seg, buf + at,
 			       (n < max ? n : max) * sizeof(*seg));
 		if (nseg)
 			*nseg = n;
@@ -335,7 +338,8 @@ const char *qgpu_stat_name(unsigned int index)
 		"bytes_from_vram", "bytes_vram_to_vram", "bytes_filled",
 		"evictions", "aperture_maps", "aperture_unmaps", "hap_maps",
 		"hap_unmaps", "paging_buffers", "submissions",
-		"split_portions", "faults", "resets",
+		"split_portions", "faults", "resets", "cache_invalidations",
+		"cache_invalidated_bytes",
 	};
 	_Static_assert(sizeof(names) / sizeof(names[0]) == QGPU_NUM_STATS,
 		       "stat names out of step with struct drm_qgpu_stats");
@@ -390,7 +394,7 @@ char *qgpu_format_caps(uint32_t caps, char *buf, size_t len)
 {
 	static const char *const names[] = {
 		"FENCE", "GART", "HOST_APERTURE", "PAGING", "RENDER",
-		"CTX_SAVE", "FAULT_QUEUE", "MMU",
+		"CTX_SAVE", "FAULT_QUEUE", "MMU", NULL, "IO_COHERENT",
 	};
 
 	return qgpu_format_bits(caps, names, sizeof(names) / sizeof(names[0]),

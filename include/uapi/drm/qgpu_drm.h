@@ -155,6 +155,29 @@
  *   already valid never waits.
  * - Host-aperture pages are lent to CPU mappings of non-visible VRAM and
  *   taken back from the least recently used mapping when needed.
+ * - CPU caching ("Allocation Usage Tracking"): a CPU mapping of an
+ *   allocation's system pages (not resident, or in the aperture segment)
+ *   is cached (write-back) for an allocation created with
+ *   %QGPU_GEM_CPU_CACHED and write-combined for any other; a mapping of
+ *   VRAM (BAR2 or the host aperture) is always write-combined: CPU caches
+ *   cannot be kept coherent with VRAM. So a cached allocation is locked
+ *   only while it is in the aperture segment or not resident: Lock2, and
+ *   a CPU fault on any of its mappings, first move it out of VRAM, and it
+ *   is not committed to VRAM while locked. The exception is a device whose
+ *   VRAM is all CPU-visible (a resizable BAR:
+ *   &drm_qgpu_device_info.visible_vram_size equal to vram_size): there it
+ *   is locked where it is, and while in VRAM it is mapped write-combined.
+ *   %DRM_IOCTL_QGPU_GEM_INFO reports the caching of the mapping
+ *   (&drm_qgpu_gem_info.cpu_caching).
+ * - I/O coherency ("Allocation Usage Tracking"): a device with
+ *   %QGPU_INFO_CAP_IO_COHERENT snoops the CPU caches when it reads or
+ *   writes system memory, and its aperture segment has
+ *   %QGPU_SEGF_CACHE_COHERENT. On a device without it (docs/hw-spec.md,
+ *   section 16) no segment has the flag, and the user-mode driver must
+ *   call %DRM_IOCTL_QGPU_INVALIDATE_CACHE on a cached allocation after CPU
+ *   writes and before GPU reads, and after GPU writes and before CPU reads
+ *   (libqgpu does both in its lock/map and unlock/unmap paths).
+ *   Write-combined allocations need nothing.
  * - Implicit synchronisation: every allocation's GPU work is in its GEM
  *   object's reservation object (its dma-buf's, once exported). A DMA
  *   buffer's fence goes in as a write for allocation-list entries with
@@ -246,6 +269,9 @@
  * - %DRM_IOCTL_QGPU_MAKE_RESIDENT, &struct drm_qgpu_make_resident:
  *   MakeResident or Evict a list of allocations; returns a paging fence
  *   value. EINVAL, ENOENT, ENODEV, EBUSY.
+ * - %DRM_IOCTL_QGPU_INVALIDATE_CACHE, &struct drm_qgpu_invalidate_cache:
+ *   InvalidateCache, write back and invalidate the CPU cache lines of a
+ *   range of a cached allocation. EINVAL, ENOENT, EINTR.
  * - %DRM_IOCTL_QGPU_MFENCE_CREATE, &struct drm_qgpu_mfence_create: create
  *   a monitored fence (see "qgpu monitored fences"). EINVAL, ENOSPC.
  * - %DRM_IOCTL_QGPU_MFENCE_DESTROY, &struct drm_qgpu_mfence_destroy: close
@@ -273,7 +299,8 @@
  *   &drm_qgpu_gem_reside.flags, &drm_qgpu_submit.flags,
  *   &drm_qgpu_ctx_create.flags, &drm_qgpu_alloc_entry.flags,
  *   &drm_qgpu_sync_entry.flags, &drm_qgpu_vm_reserve.flags,
- *   &drm_qgpu_vm_map.flags, &drm_qgpu_make_resident.flags) rejects unknown bits with EINVAL. A new
+ *   &drm_qgpu_vm_map.flags, &drm_qgpu_make_resident.flags,
+ *   &drm_qgpu_invalidate_cache.flags) rejects unknown bits with EINVAL. A new
  *   behaviour is a new bit: old binaries never set it, and an old kernel
  *   refuses it, which is how new user space detects it.
  * - Pad and reserved inputs: every pad field an ioctl reads
@@ -292,7 +319,12 @@
  *   kernel answers EINVAL). The answer of an existing type keeps its layout
  *   and size, since a caller may pass exactly that size and a smaller
  *   buffer fails with ENOSPC; array answers grow only in their count (a
- *   device with more segments).
+ *   device with more segments). The one exception is &struct
+ *   drm_qgpu_stats, which gains counters at its end (the cache counters
+ *   were appended): size it with the two-call pattern, and find the
+ *   segment array of %QGPU_QUERY_STATS at the end of the answer, at
+ *   &drm_qgpu_query.size minus &drm_qgpu_query.count times the size of
+ *   &struct drm_qgpu_segment_stats.
  * - Ioctl structs may grow at their end: the DRM core copies as much as
  *   the caller's ioctl number says and zero-fills the rest, so fields
  *   appended with "zero means as before" keep old binaries working. An old
@@ -333,6 +365,7 @@ extern "C" {
 #define DRM_QGPU_MFENCE_WAIT	0x10
 #define DRM_QGPU_MFENCE_EXPORT	0x11
 /* 0x12: reserved for GEM_DESTROY (deferred destruction with flags) */
+#define DRM_QGPU_INVALIDATE_CACHE	0x13
 
 /**
  * enum qgpu_query_type - what &struct drm_qgpu_query asks for
@@ -405,6 +438,8 @@ struct drm_qgpu_query {
 #define QGPU_INFO_CAP_FAULT_QUEUE	(1u << 6)
 /* GPU MMU: virtual contexts and the VM ioctls (%QGPU_QUERY_MMU) */
 #define QGPU_INFO_CAP_MMU		(1u << 7)
+/* The device snoops CPU caches (docs/hw-spec.md section 16; memory rules) */
+#define QGPU_INFO_CAP_IO_COHERENT	(1u << 9)
 
 /**
  * struct drm_qgpu_device_info - identity and capabilities
@@ -458,7 +493,7 @@ struct drm_qgpu_device_info {
 /* Segment flags, after DXGK_SEGMENTFLAGS */
 #define QGPU_SEGF_APERTURE		(1u << 0)  /* aperture-space segment */
 #define QGPU_SEGF_CPU_VISIBLE		(1u << 1)  /* CPU may map linearly */
-#define QGPU_SEGF_CACHE_COHERENT	(1u << 2)  /* snooped by the device */
+#define QGPU_SEGF_CACHE_COHERENT	(1u << 2)  /* snooped: QGPU_INFO_CAP_IO_COHERENT */
 #define QGPU_SEGF_USE_BANKING		(1u << 3)  /* never set by qgpu */
 #define QGPU_SEGF_CPU_HOST_APERTURE	(1u << 4)  /* reachable via host aperture */
 #define QGPU_SEGF_POPULATED_FROM_SYS	(1u << 5)  /* aperture: system pages */
@@ -515,6 +550,10 @@ struct drm_qgpu_segment_stats {
  * @split_portions: DMA-buffer portions executed (1 per unsplit submit).
  * @faults: device faults seen.
  * @resets: engine resets after a timeout.
+ * @cache_invalidations: %DRM_IOCTL_QGPU_INVALIDATE_CACHE calls that wrote
+ *	back and invalidated CPU cache lines (a call with nothing to do is not
+ *	counted). Appended to the struct, see "qgpu UAPI growth".
+ * @cache_invalidated_bytes: bytes those calls wrote back and invalidated.
  */
 struct drm_qgpu_stats {
 	__u64 allocations;
@@ -533,11 +572,14 @@ struct drm_qgpu_stats {
 	__u64 split_portions;
 	__u64 faults;
 	__u64 resets;
+	__u64 cache_invalidations;
+	__u64 cache_invalidated_bytes;
 };
 
 /* &drm_qgpu_gem_create.flags */
 #define QGPU_GEM_CPU_ACCESS	(1u << 0)  /* allocation will be CPU-locked */
-#define QGPU_GEM_CREATE_FLAGS	QGPU_GEM_CPU_ACCESS
+#define QGPU_GEM_CPU_CACHED	(1u << 1)  /* cached CPU mappings (else WC) */
+#define QGPU_GEM_CREATE_FLAGS	(QGPU_GEM_CPU_ACCESS | QGPU_GEM_CPU_CACHED)
 
 /**
  * struct drm_qgpu_gem_create - create an allocation
@@ -559,6 +601,13 @@ struct drm_qgpu_stats {
  * in @segment_mask; a %QGPU_GEM_CPU_ACCESS allocation whose set has
  * %QGPU_SEG_LOCAL also has %QGPU_SEG_APERTURE ("Allocation Usage
  * Tracking": it must be placeable where the CPU can reach it).
+ *
+ * %QGPU_GEM_CPU_CACHED makes CPU mappings of the allocation's system pages
+ * cached (write-back); without it they are write-combined (the default).
+ * CPU mappings of VRAM are write-combined either way. A cached allocation
+ * follows the Lock2 rule for cached allocations (&struct drm_qgpu_gem_lock)
+ * and, on a device without %QGPU_INFO_CAP_IO_COHERENT, needs
+ * %DRM_IOCTL_QGPU_INVALIDATE_CACHE between CPU and GPU accesses.
  * Errors: EINVAL, ENOMEM.
  */
 struct drm_qgpu_gem_create {
@@ -582,7 +631,18 @@ struct drm_qgpu_gem_create {
  * it is in system memory; when it is in VRAM and its supported set lacks
  * the aperture segment, locking fails with EBUSY (evict it to system
  * memory first). While locked it is not committed to a VRAM segment.
- * A CPU-accessible allocation carries no placement restriction.
+ * A CPU-accessible allocation carries no placement restriction, unless it
+ * is cached.
+ *
+ * A %QGPU_GEM_CPU_CACHED allocation is locked only while it is in the
+ * aperture segment or not resident ("Allocation Usage Tracking": cache
+ * coherency between the CPU and VRAM cannot be guaranteed): when it is in
+ * VRAM it is first moved to the aperture segment, if its set has it, or to
+ * system memory, its content preserved; while locked it is not committed
+ * to a VRAM segment. On a device whose VRAM is all CPU-visible (resizable
+ * BAR: &drm_qgpu_device_info.visible_vram_size equal to vram_size) it is
+ * locked where it is instead, and a mapping of it in VRAM is
+ * write-combined through BAR2 (qgpu never maps BAR memory cacheable).
  *
  * Errors: EINVAL (flags), ENOENT (handle), EBUSY (above), EOVERFLOW (lock
  * count).
@@ -648,6 +708,11 @@ struct drm_qgpu_gem_reside {
 #define QGPU_CPU_PATH_HAP	2	/* host aperture (BAR4) over hidden VRAM */
 #define QGPU_CPU_PATH_SYSTEM	3	/* system pages: not resident, or aperture */
 
+/* &drm_qgpu_gem_info.cpu_caching: the page protection of a CPU mapping */
+#define QGPU_CPU_CACHING_NONE	0	/* no mapping now, or another device's */
+#define QGPU_CPU_CACHING_WC	1	/* write-combined */
+#define QGPU_CPU_CACHING_CACHED	2	/* cached (write-back) */
+
 /**
  * struct drm_qgpu_gem_info - where an allocation is
  * @handle: GEM handle.
@@ -659,6 +724,15 @@ struct drm_qgpu_gem_reside {
  * @cpu_path: out: how a CPU mapping reaches it where it is now, one of
  *	QGPU_CPU_PATH_*.
  * @flags: out: QGPU_GEM_* creation flags.
+ * @cpu_caching: out: the caching of a CPU mapping where the allocation is
+ *	now, one of QGPU_CPU_CACHING_*: CACHED for a %QGPU_GEM_CPU_CACHED
+ *	allocation reached through its system pages (%QGPU_CPU_PATH_SYSTEM),
+ *	WC for any other allocation there and for every allocation reached
+ *	through BAR2 or the host aperture, NONE when no mapping reaches it
+ *	now (%QGPU_CPU_PATH_NONE) or when its mappings are another device's
+ *	(a dma-buf imported into qgpu). Appended to the struct: callers built
+ *	against an older header do not see it.
+ * @pad: out: zero.
  *
  * Every field but @handle is output only. Errors: ENOENT (handle).
  */
@@ -671,6 +745,8 @@ struct drm_qgpu_gem_info {
 	__u32 lock_count;
 	__u32 cpu_path;
 	__u32 flags;
+	__u32 cpu_caching;
+	__u32 pad;
 };
 
 /*
@@ -1262,6 +1338,48 @@ struct drm_qgpu_mfence_export {
 	__u32 pad;
 };
 
+/**
+ * struct drm_qgpu_invalidate_cache - InvalidateCache: write back and
+ *	invalidate the CPU cache lines of a range of an allocation
+ * @handle: GEM handle.
+ * @flags: must be zero.
+ * @offset: byte offset in the allocation, a multiple of 4096.
+ * @size: bytes, > 0, a multiple of 4096; @offset + @size is at most the
+ *	allocation's size.
+ *
+ * "Allocation Usage Tracking" (WDK, "I/O coherency"): on a device without
+ * %QGPU_INFO_CAP_IO_COHERENT the user-mode driver calls this for a
+ * %QGPU_GEM_CPU_CACHED allocation after CPU writes and before GPU reads,
+ * and after GPU writes and before CPU reads. The kernel waits for a move
+ * of the allocation in flight, then writes back and invalidates (clflush)
+ * every CPU cache line of the range's system pages through the kernel's
+ * mapping of each page; CPU caches are physically tagged, so the lines of
+ * every user mapping are covered. It does not wait for GPU work: call it
+ * once that work is done. It works on any device (a coherent one does not
+ * need it).
+ *
+ * Nothing to do, so 0 is returned and nothing is counted, for: an
+ * allocation without %QGPU_GEM_CPU_CACHED (its pages are write-combined in
+ * every mapping, the kernel's included: nothing of it is in a cache); one
+ * whose content is not in its system pages now (resident in VRAM, which
+ * the CPU maps write-combined, or never given pages); and one imported
+ * from another device (its pages are the exporter's). A call that flushed
+ * counts in &drm_qgpu_stats.cache_invalidations and
+ * &drm_qgpu_stats.cache_invalidated_bytes (the device's and the file's);
+ * every accepted call shows in the qgpu_invalidate_cache tracepoint, with
+ * the bytes flushed (0: nothing to do).
+ *
+ * Errors: EINVAL (@flags; @offset or @size not a multiple of 4096; @size
+ * zero; @offset + @size beyond the allocation, or wrapping), ENOENT
+ * (@handle), EINTR (a signal while waiting for a move).
+ */
+struct drm_qgpu_invalidate_cache {
+	__u32 handle;
+	__u32 flags;
+	__u64 offset;
+	__u64 size;
+};
+
 #define DRM_IOCTL_QGPU_QUERY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_QGPU_QUERY, struct drm_qgpu_query)
 #define DRM_IOCTL_QGPU_GEM_CREATE \
@@ -1290,6 +1408,8 @@ struct drm_qgpu_mfence_export {
 	DRM_IOW(DRM_COMMAND_BASE + DRM_QGPU_VM_UNMAP, struct drm_qgpu_vm_range)
 #define DRM_IOCTL_QGPU_MAKE_RESIDENT \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_QGPU_MAKE_RESIDENT, struct drm_qgpu_make_resident)
+#define DRM_IOCTL_QGPU_INVALIDATE_CACHE \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_QGPU_INVALIDATE_CACHE, struct drm_qgpu_invalidate_cache)
 #define DRM_IOCTL_QGPU_MFENCE_CREATE \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_QGPU_MFENCE_CREATE, struct drm_qgpu_mfence_create)
 #define DRM_IOCTL_QGPU_MFENCE_DESTROY \
