@@ -224,26 +224,91 @@ int qgpu_bo_create(int fd, uint64_t size, uint32_t segment_mask,
 /** qgpu_bo_destroy - drop the handle (DRM_IOCTL_GEM_CLOSE) */
 int qgpu_bo_destroy(int fd, uint32_t handle);
 
+/*
+ * I/O coherency ("Allocation Usage Tracking"): on a device without
+ * QGPU_INFO_CAP_IO_COHERENT, a QGPU_GEM_CPU_CACHED allocation needs
+ * InvalidateCache after CPU writes and before GPU reads, and after GPU
+ * writes and before CPU reads. The lock/map and unlock/unmap functions
+ * below do it (over the whole allocation): the lock and map paths before
+ * the CPU reads (a mapping for reading), the unlock and unmap paths before
+ * the GPU reads what the CPU wrote (a mapping for writing). The caller
+ * still waits for the GPU work itself (syncobjs) before locking or
+ * mapping. Nothing is done for write-combined allocations or on a
+ * coherent device.
+ */
+
 /**
  * qgpu_bo_lock - Lock2: set the allocation up for CPU access
  * @offset: receives the fake offset to mmap() on @fd
+ *
+ * On a device that is not I/O coherent, a cached allocation's CPU cache
+ * lines are invalidated once it is locked (the CPU is about to read).
  */
 int qgpu_bo_lock(int fd, uint32_t handle, uint64_t *offset);
 
-/** qgpu_bo_unlock - end a Lock2 */
+/**
+ * qgpu_bo_unlock - end a Lock2
+ *
+ * On a device that is not I/O coherent, a cached allocation's CPU cache
+ * lines are written back and invalidated first (the CPU may have written).
+ */
 int qgpu_bo_unlock(int fd, uint32_t handle);
+
+/* qgpu_bo_map_flags() flags: what the CPU does through the mapping */
+#define QGPU_BO_MAP_READ	(1u << 0)
+#define QGPU_BO_MAP_WRITE	(1u << 1)
 
 /**
  * qgpu_bo_map - lock the allocation and mmap @size bytes of it
  * @ptr: receives the mapping (shared, read/write)
  *
  * The mapping keeps working while the memory manager moves the
- * allocation. Undo with qgpu_bo_unmap().
+ * allocation. Undo with qgpu_bo_unmap(). As qgpu_bo_map_flags() with
+ * QGPU_BO_MAP_READ | QGPU_BO_MAP_WRITE.
  */
 int qgpu_bo_map(int fd, uint32_t handle, uint64_t size, void **ptr);
 
 /** qgpu_bo_unmap - munmap and unlock what qgpu_bo_map() set up */
 int qgpu_bo_unmap(int fd, uint32_t handle, void *ptr, uint64_t size);
+
+/**
+ * qgpu_bo_map_flags - lock and mmap for reading, writing or both
+ * @flags: QGPU_BO_MAP_READ and/or QGPU_BO_MAP_WRITE (the mapping's
+ *	protection: PROT_READ, PROT_WRITE)
+ *
+ * With QGPU_BO_MAP_READ, on a device that is not I/O coherent, a cached
+ * allocation's cache lines are invalidated before the mapping is returned
+ * (after GPU writes, before CPU reads). Return: 0, -EINVAL (@flags), or
+ * the lock's or mmap()'s errno.
+ */
+int qgpu_bo_map_flags(int fd, uint32_t handle, uint64_t size,
+		      uint32_t flags, void **ptr);
+
+/**
+ * qgpu_bo_unmap_flags - munmap and unlock what qgpu_bo_map_flags() set up
+ * @flags: the flags it was mapped with
+ *
+ * With QGPU_BO_MAP_WRITE, on a device that is not I/O coherent, a cached
+ * allocation's cache lines are written back and invalidated before the
+ * unlock (after CPU writes, before GPU reads).
+ */
+int qgpu_bo_unmap_flags(int fd, uint32_t handle, void *ptr, uint64_t size,
+			uint32_t flags);
+
+/**
+ * qgpu_invalidate_cache - InvalidateCache (DRM_IOCTL_QGPU_INVALIDATE_CACHE):
+ *	write back and invalidate the CPU cache lines of [@offset, @offset +
+ *	@size) of an allocation
+ * @offset: a multiple of 4096
+ * @size: > 0, a multiple of 4096, within the allocation
+ *
+ * What libqgpu's lock/map and unlock/unmap paths call for cached
+ * allocations on a device that is not I/O coherent; for callers that keep
+ * a mapping across GPU work. A write-combined allocation, or one in VRAM,
+ * has nothing to flush (0). Return: 0, -EINVAL, -ENOENT, -EINTR.
+ */
+int qgpu_invalidate_cache(int fd, uint32_t handle, uint64_t offset,
+			  uint64_t size);
 
 /**
  * qgpu_bo_reside - move an allocation (test and tool interface)
@@ -491,6 +556,16 @@ int qgpu_submit_wait(int fd, uint32_t ctx, const struct qgpu_cb *cb,
  * paging fence by themselves. All of these fail with -ENODEV on a device
  * without an MMU (see qgpu_dev_has_mmu()).
  */
+
+/**
+ * qgpu_dev_io_coherent - whether the device snoops CPU caches
+ *	(QGPU_INFO_CAP_IO_COHERENT); without it cached allocations need
+ *	InvalidateCache between CPU and GPU accesses
+ */
+static inline bool qgpu_dev_io_coherent(const struct qgpu_dev *dev)
+{
+	return dev->info.caps & QGPU_INFO_CAP_IO_COHERENT;
+}
 
 /** qgpu_dev_has_mmu - whether the device has a GPU MMU (QGPU_INFO_CAP_MMU) */
 static inline bool qgpu_dev_has_mmu(const struct qgpu_dev *dev)

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * libqgpu: allocations, dumb buffers, contexts and syncobjs.
+ * libqgpu: allocations, dumb buffers, contexts and syncobjs. The CPU
+ * access paths (lock/map, unlock/unmap) also do the user-mode driver's
+ * part of I/O coherency ("Allocation Usage Tracking"): on a device that
+ * does not snoop CPU caches, a cached allocation's cache lines are written
+ * back and invalidated between CPU and GPU accesses (InvalidateCache).
  */
 #include <string.h>
 #include <sys/mman.h>
@@ -31,7 +35,53 @@ int qgpu_bo_destroy(int fd, uint32_t handle)
 	return qgpu_ioctl(fd, DRM_IOCTL_GEM_CLOSE, &a);
 }
 
-int qgpu_bo_lock(int fd, uint32_t handle, uint64_t *offset)
+int qgpu_invalidate_cache(int fd, uint32_t handle, uint64_t offset,
+			  uint64_t size)
+{
+	struct drm_qgpu_invalidate_cache a = {
+		.handle = handle,
+		.offset = offset,
+		.size = size,
+	};
+
+	return qgpu_ioctl(fd, DRM_IOCTL_QGPU_INVALIDATE_CACHE, &a);
+}
+
+/*
+ * Whether CPU and GPU accesses to @handle need InvalidateCache between
+ * them: a cached allocation on a device that is not I/O coherent. 1 (and
+ * the allocation's size in *@size), 0, or a negative errno.
+ */
+static int qgpu_bo_needs_invalidate(int fd, uint32_t handle, uint64_t *size)
+{
+	struct drm_qgpu_device_info dev;
+	struct drm_qgpu_gem_info info;
+	int ret;
+
+	ret = qgpu_bo_info(fd, handle, &info);
+	if (ret)
+		return ret;
+	if (!(info.flags & QGPU_GEM_CPU_CACHED))
+		return 0;
+	ret = qgpu_query_device(fd, &dev);
+	if (ret)
+		return ret;
+	*size = info.size;
+	return !(dev.caps & QGPU_INFO_CAP_IO_COHERENT);
+}
+
+/* InvalidateCache of the whole allocation, when it needs it at all */
+static int qgpu_bo_cache_maintain(int fd, uint32_t handle)
+{
+	uint64_t size = 0;
+	int ret = qgpu_bo_needs_invalidate(fd, handle, &size);
+
+	if (ret <= 0)
+		return ret;
+	return qgpu_invalidate_cache(fd, handle, 0, size);
+}
+
+static int qgpu_bo_lock_raw(int fd, uint32_t handle, uint64_t *offset)
 {
 	struct drm_qgpu_gem_lock a = { .handle = handle };
 	int ret = qgpu_ioctl(fd, DRM_IOCTL_QGPU_GEM_LOCK, &a);
@@ -41,27 +91,75 @@ int qgpu_bo_lock(int fd, uint32_t handle, uint64_t *offset)
 	return ret;
 }
 
-int qgpu_bo_unlock(int fd, uint32_t handle)
+static int qgpu_bo_unlock_raw(int fd, uint32_t handle)
 {
 	struct drm_qgpu_gem_unlock a = { .handle = handle };
 
 	return qgpu_ioctl(fd, DRM_IOCTL_QGPU_GEM_UNLOCK, &a);
 }
 
-int qgpu_bo_map(int fd, uint32_t handle, uint64_t size, void **ptr)
+/*
+ * The CPU is about to read what the GPU may have written: invalidate the
+ * lines it may hold (even speculatively read ones). On failure the lock
+ * is undone.
+ */
+static int qgpu_bo_begin_read(int fd, uint32_t handle)
 {
+	int ret = qgpu_bo_cache_maintain(fd, handle);
+
+	if (ret) {
+		qgpu_bo_unlock_raw(fd, handle);
+		errno = -ret;
+	}
+	return ret;
+}
+
+int qgpu_bo_lock(int fd, uint32_t handle, uint64_t *offset)
+{
+	int ret = qgpu_bo_lock_raw(fd, handle, offset);
+
+	return ret ? ret : qgpu_bo_begin_read(fd, handle);
+}
+
+int qgpu_bo_unlock(int fd, uint32_t handle)
+{
+	/* the CPU may have written: write back before the GPU reads */
+	int ret = qgpu_bo_cache_maintain(fd, handle);
+
+	/* a bad handle: the unlock itself says so */
+	if (ret && ret != -ENOENT)
+		return ret;
+	return qgpu_bo_unlock_raw(fd, handle);
+}
+
+int qgpu_bo_map_flags(int fd, uint32_t handle, uint64_t size,
+		      uint32_t flags, void **ptr)
+{
+	int prot = 0;
 	uint64_t offset;
 	void *p;
 	int ret;
 
-	ret = qgpu_bo_lock(fd, handle, &offset);
+	if (!flags || flags & ~(QGPU_BO_MAP_READ | QGPU_BO_MAP_WRITE)) {
+		errno = EINVAL;
+		return -EINVAL;
+	}
+	if (flags & QGPU_BO_MAP_READ)
+		prot |= PROT_READ;
+	if (flags & QGPU_BO_MAP_WRITE)
+		prot |= PROT_WRITE;
+	ret = qgpu_bo_lock_raw(fd, handle, &offset);
 	if (ret)
 		return ret;
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		 (off_t)offset);
+	if (flags & QGPU_BO_MAP_READ) {
+		ret = qgpu_bo_begin_read(fd, handle);
+		if (ret)
+			return ret;
+	}
+	p = mmap(NULL, size, prot, MAP_SHARED, fd, (off_t)offset);
 	if (p == MAP_FAILED) {
 		ret = -errno;
-		qgpu_bo_unlock(fd, handle);
+		qgpu_bo_unlock_raw(fd, handle);
 		errno = -ret;
 		return ret;
 	}
@@ -69,15 +167,36 @@ int qgpu_bo_map(int fd, uint32_t handle, uint64_t size, void **ptr)
 	return 0;
 }
 
+int qgpu_bo_unmap_flags(int fd, uint32_t handle, void *ptr, uint64_t size,
+			uint32_t flags)
+{
+	int ret = 0, r;
+
+	/* the CPU wrote through the mapping: write back before the GPU reads */
+	if (flags & QGPU_BO_MAP_WRITE) {
+		r = qgpu_bo_cache_maintain(fd, handle);
+		if (r && r != -ENOENT)
+			ret = r;
+	}
+	if (ptr && munmap(ptr, size) && !ret)
+		ret = -errno;
+	if (qgpu_bo_unlock_raw(fd, handle) && !ret)
+		ret = -errno;
+	if (ret)
+		errno = -ret;
+	return ret;
+}
+
+int qgpu_bo_map(int fd, uint32_t handle, uint64_t size, void **ptr)
+{
+	return qgpu_bo_map_flags(fd, handle, size,
+				 QGPU_BO_MAP_READ | QGPU_BO_MAP_WRITE, ptr);
+}
+
 int qgpu_bo_unmap(int fd, uint32_t handle, void *ptr, uint64_t size)
 {
-	int ret = 0;
-
-	if (ptr && munmap(ptr, size))
-		ret = -errno;
-	if (qgpu_bo_unlock(fd, handle) && !ret)
-		ret = -errno;
-	return ret;
+	return qgpu_bo_unmap_flags(fd, handle, ptr, size,
+				   QGPU_BO_MAP_READ | QGPU_BO_MAP_WRITE);
 }
 
 int qgpu_bo_reside(int fd, uint32_t handle, uint32_t op, uint32_t segment,
