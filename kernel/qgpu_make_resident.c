@@ -31,12 +31,15 @@
  * @lock: its lock
  * @root: the process's address space, for tracing
  * @cb: signals @base when the paging it waits for is done
+ * @queued: the worker has queued that paging (and decided what it waits
+ *	for); see qgpu_paging_fence_queued()
  */
 struct qgpu_paging_fence {
 	struct dma_fence base;
 	spinlock_t lock;		/* the fence's */
 	u64 root;
 	struct dma_fence_cb cb;
+	bool queued;
 };
 
 /**
@@ -130,7 +133,31 @@ static void qgpu_residency_work(struct work_struct *work)
 	if (ret || !tail || dma_fence_add_callback(tail, &pf->cb, qgpu_pf_done))
 		qgpu_pf_signal(pf, ret ?: tail ? tail->error : 0);
 	dma_fence_put(tail);
+	/* pairs with qgpu_paging_fence_queued(): the jobs are queued first */
+	smp_store_release(&pf->queued, true);
+	wake_up_all(&req->vm->pf_queued_wq);
 	qgpu_req_free(req);
+}
+
+/**
+ * qgpu_paging_fence_queued - has the worker queued this paging fence's work?
+ * @f: a paging fence (from &qgpu_vm.paging_fence), or NULL
+ *
+ * A virtual submission waits for the file's latest paging fence and adds
+ * its own fence to every mapped allocation; the worker's moves wait for
+ * the fences in an allocation's reservation object. Were the submission
+ * queued before the worker had looked at those objects, each would wait
+ * for the other. So a submission is queued only once this is true.
+ */
+bool qgpu_paging_fence_queued(struct dma_fence *f)
+{
+	struct qgpu_paging_fence *pf;
+
+	if (!f || dma_fence_is_signaled(f))
+		return true;
+	pf = container_of(f, struct qgpu_paging_fence, base);
+	/* pairs with the worker's store after it queued the jobs */
+	return smp_load_acquire(&pf->queued);
 }
 
 /* Look up, check and pin the system pages of the listed allocations. */

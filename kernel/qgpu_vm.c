@@ -182,6 +182,7 @@ static int qgpu_vm_create(struct drm_file *file, struct qgpu_vm **out)
 	vm->qdev = qdev;
 	mutex_init(&vm->lock);
 	spin_lock_init(&vm->fence_lock);
+	init_waitqueue_head(&vm->pf_queued_wq);
 	drm_mm_init(&vm->reserved, QGPU_VM_USER_START,
 		    QGPU_VM_USER_END - QGPU_VM_USER_START);
 	vm->fence_context = dma_fence_context_alloc(1);

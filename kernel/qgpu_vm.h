@@ -61,6 +61,7 @@ struct qgpu_pt {
  * @syncobj: the paging-fence timeline
  * @syncobj_handle: its handle in the owning file
  * @teardown: frees the page tables once the VM's work is done
+ * @pf_queued_wq: woken when the worker has queued a paging fence's work
  */
 struct qgpu_vm {
 	struct drm_gpuvm gpuvm;
@@ -82,6 +83,7 @@ struct qgpu_vm {
 	struct drm_syncobj *syncobj;
 	u32 syncobj_handle;
 	struct work_struct teardown;
+	wait_queue_head_t pf_queued_wq;
 };
 
 static inline struct qgpu_vm *to_qvm(struct drm_gpuvm *gpuvm)
@@ -136,6 +138,7 @@ void qgpu_vm_set_fence(struct qgpu_vm *vm, struct dma_fence **slot,
 struct dma_fence *qgpu_vm_fence(struct qgpu_vm *vm, struct dma_fence **slot);
 
 /* qgpu_make_resident.c */
+bool qgpu_paging_fence_queued(struct dma_fence *f);
 int qgpu_make_resident_ioctl(struct drm_device *drm, void *data,
 			     struct drm_file *file);
 

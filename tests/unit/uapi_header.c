@@ -275,10 +275,37 @@ static const struct member layout[] = {
 	M(drm_qgpu_submit, out_syncs, 48),
 	M(drm_qgpu_submit, num_in_syncs, 56),
 	M(drm_qgpu_submit, num_out_syncs, 60), M(drm_qgpu_submit, flags, 64),
-	M(drm_qgpu_submit, portions, 68), END(drm_qgpu_submit, 72),
+	M(drm_qgpu_submit, portions, 68),
+	/* appended: a 72-byte caller (the old number) still works */
+	M(drm_qgpu_submit, fence_value, 72), END(drm_qgpu_submit, 80),
 
 	M(drm_qgpu_ctx_create, flags, 0), M(drm_qgpu_ctx_create, ctx, 4),
-	END(drm_qgpu_ctx_create, 8),
+	/* appended: an 8-byte caller (the old number) still works */
+	M(drm_qgpu_ctx_create, mfence, 8),
+	M(drm_qgpu_ctx_create, mfence_offset, 12),
+	M(drm_qgpu_ctx_create, mfence_mmap_offset, 16),
+	END(drm_qgpu_ctx_create, 24),
+
+	M(drm_qgpu_mfence_create, flags, 0), M(drm_qgpu_mfence_create, handle, 4),
+	M(drm_qgpu_mfence_create, initial_value, 8),
+	M(drm_qgpu_mfence_create, mmap_offset, 16),
+	M(drm_qgpu_mfence_create, offset, 24), M(drm_qgpu_mfence_create, pad, 28),
+	END(drm_qgpu_mfence_create, 32),
+
+	M(drm_qgpu_mfence_destroy, handle, 0),
+	M(drm_qgpu_mfence_destroy, pad, 4), END(drm_qgpu_mfence_destroy, 8),
+
+	M(drm_qgpu_mfence_wait, handles, 0), M(drm_qgpu_mfence_wait, values, 8),
+	M(drm_qgpu_mfence_wait, count, 16), M(drm_qgpu_mfence_wait, flags, 20),
+	M(drm_qgpu_mfence_wait, timeout_ns, 24),
+	M(drm_qgpu_mfence_wait, first, 32), M(drm_qgpu_mfence_wait, pad, 36),
+	END(drm_qgpu_mfence_wait, 40),
+
+	M(drm_qgpu_mfence_export, handle, 0),
+	M(drm_qgpu_mfence_export, syncobj, 4),
+	M(drm_qgpu_mfence_export, value, 8), M(drm_qgpu_mfence_export, point, 16),
+	M(drm_qgpu_mfence_export, flags, 24), M(drm_qgpu_mfence_export, pad, 28),
+	END(drm_qgpu_mfence_export, 32),
 
 	M(drm_qgpu_ctx_destroy, ctx, 0), M(drm_qgpu_ctx_destroy, pad, 4),
 	END(drm_qgpu_ctx_destroy, 8),
@@ -351,9 +378,15 @@ static const struct value ioctls[] = {
 	V(DRM_IOCTL_QGPU_GEM_RESIDE, 0xc0106444),
 	/* 0xc0286445 before cpu_caching was appended: the kernel takes both */
 	V(DRM_IOCTL_QGPU_GEM_INFO, 0xc0306445),
-	V(DRM_IOCTL_QGPU_SUBMIT, 0xc0486446),
-	V(DRM_IOCTL_QGPU_CTX_CREATE, 0xc0086447),
+	/* 0xc0486446 and 0xc0086447 before fence_value / mfence were
+	 * appended: the kernel takes both */
+	V(DRM_IOCTL_QGPU_SUBMIT, 0xc0506446),
+	V(DRM_IOCTL_QGPU_CTX_CREATE, 0xc0186447),
 	V(DRM_IOCTL_QGPU_CTX_DESTROY, 0x40086448),
+	V(DRM_IOCTL_QGPU_MFENCE_CREATE, 0xc020644e),
+	V(DRM_IOCTL_QGPU_MFENCE_DESTROY, 0x4008644f),
+	V(DRM_IOCTL_QGPU_MFENCE_WAIT, 0xc0286450),
+	V(DRM_IOCTL_QGPU_MFENCE_EXPORT, 0x40206451),
 	V(DRM_IOCTL_QGPU_INVALIDATE_CACHE, 0x40186453),
 };
 

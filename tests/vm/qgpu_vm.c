@@ -375,6 +375,59 @@ static int child_result(int fd, uint64_t *va, volatile uint32_t **out)
 	return 0;
 }
 
+/*
+ * MakeResident and at once a submit that uses the allocations, without
+ * waiting for the paging fence, round after round: the submission waits
+ * for the paging fence, and the memory manager's moves wait for the work
+ * already queued on the allocations; neither may end up waiting for the
+ * other. A chain A[i] = fill(i) ^ A[i - 1] over more allocations than
+ * VRAM holds, checked against the host.
+ */
+static int child_make_resident_then_submit(void *arg)
+{
+	const uint32_t n = 12, size = 4 * SZ_1M;
+	uint32_t h[12], ctx, c = 0, i, want;
+	volatile uint32_t *out;
+	uint64_t base, fence, out_va;
+	struct qgpu_vcb v;
+	int fd = qt_reopen(&dev);
+
+	(void)arg;
+	CHECK(qgpu_ctx_create_virtual(fd, &ctx) == 0);
+	CHECK(child_result(fd, &out_va, &out) == 0);
+	CHECK(qgpu_vm_reserve(fd, 0, n * size, 0, &base) == 0);
+	for (i = 0; i < n; i++) {
+		CHECK(qgpu_bo_create(fd, size, qt_vram_mask(&dev), 0, 0,
+				     &h[i]) == 0);
+		CHECK(qgpu_vm_map(fd, h[i], base + i * size, 0, size, 0) == 0);
+	}
+	CHECK(qgpu_vcb_init(&v) == 0);
+	for (i = 0; i < n; i++) {
+		uint32_t two[2] = { h[i], h[i ? i - 1 : 0] };
+		uint64_t a = base + i * size;
+
+		CHECK(qgpu_make_resident(fd, two, i ? 2 : 1, &fence) == 0);
+		qgpu_vcb_reset(&v);
+		qgpu_vcb_fill(&v, a, size, 0x01000193u * (i + 3));
+		if (i)
+			qgpu_vcb_xor(&v, a, a, a - size, size / 4);
+		qgpu_vcb_checksum(&v, a, size, out_va + 4 * i);
+		CHECK(v.error == 0);
+		CHECK(qgpu_vcb_submit(fd, ctx, &v, NULL, 0, NULL, 0) == 0);
+	}
+	CHECK(qgpu_paging_fence_wait(fd, fence, 20 * SEC_NS) == 0);
+	qgpu_vcb_reset(&v);
+	qgpu_vcb_nop(&v, 1);
+	CHECK(qgpu_vcb_submit_wait(fd, ctx, &v, 20 * SEC_NS) == 0);
+	for (i = 0; i < n; i++) {
+		c = i ? c ^ 0x01000193u * (i + 3) : 0x01000193u * (i + 3);
+		want = qt_csum_const(c, size / 4);
+		CHECK(out[i] == want);
+	}
+	qgpu_vcb_fini(&v);
+	return 0;
+}
+
 static void run_child(int (*fn)(void *), void *arg, const char *what)
 {
 	pid_t pid;
@@ -2119,6 +2172,9 @@ igt_main
 	}
 	igt_subtest("file-close-releases-page-tables")
 		check_close_releases_tables();
+	igt_subtest("make-resident-then-submit-at-once")
+		run_child(child_make_resident_then_submit, NULL,
+			  "MakeResident then submit without waiting");
 
 	igt_fixture {
 		files_cleanup();
