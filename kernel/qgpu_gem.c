@@ -217,6 +217,18 @@ int qgpu_gem_create_ioctl(struct drm_device *drm, void *data,
 	if (args->flags & QGPU_GEM_CPU_ACCESS && mask & BIT(QGPU_SEG_LOCAL) &&
 	    !(mask & BIT(QGPU_SEG_APERTURE)))
 		return -EINVAL;
+	/*
+	 * "Mapping Virtual Addresses to a Memory Segment": a CPU-accessible
+	 * allocation located in an aperture-space segment cannot be swizzled.
+	 * A CPU-accessible allocation may always be evicted to the aperture
+	 * segment or system memory, where the application reads its bytes as
+	 * they are, so it is never a tiled one; and tiled allocations need a
+	 * device that can tile.
+	 */
+	if (args->flags & QGPU_GEM_TILED &&
+	    QGPU_IOCTL_DBG(qdev, args->flags & QGPU_GEM_CPU_ACCESS ||
+			   !(qdev->caps & QGPU_INFO_CAP_TILING)))
+		return -EINVAL;
 
 	bo = qgpu_bo_create(qdev, size, mask, args->flags, pref, true);
 	if (IS_ERR(bo))

@@ -110,11 +110,15 @@ struct qgpu_submit {
 
 /*
  * Parse the DMA buffer (qgpu_dma_parse.c): nothing the device executes was
- * not parsed and validated here.
+ * not parsed and validated here. Each patch entry tells the parser what
+ * its BIND will bind (slot, size, tiled or not), so that it can check
+ * every TILE against the allocations it will reach.
  */
 static int qgpu_submit_parse(struct qgpu_submit *s)
 {
 	u32 ndw = s->args->dma_size / 4, npe = s->args->num_patches, i, at;
+	u32 nslots = s->qdev->max_slots;
+	struct qgpu_parse_slot *slots;
 	struct qgpu_parse_patch *pp;
 	enum qgpu_parse_rule rule;
 	u32 *starts;
@@ -122,21 +126,30 @@ static int qgpu_submit_parse(struct qgpu_submit *s)
 	starts = kvcalloc(QGPU_PARSE_STARTS_WORDS(ndw), sizeof(*starts),
 			  GFP_KERNEL);
 	pp = kvmalloc_array(npe + 1, sizeof(*pp), GFP_KERNEL);
-	if (!starts || !pp) {
+	slots = kvcalloc(nslots, sizeof(*slots), GFP_KERNEL);
+	if (!starts || !pp || !slots) {
 		kvfree(starts);
 		kvfree(pp);
+		kvfree(slots);
 		return -ENOMEM;
 	}
 	for (i = 0; i < npe; i++) {
+		struct qgpu_bo *bo = s->bos[s->pe[i].alloc_index];
+
 		pp[i].patch_offset = s->pe[i].patch_offset;
 		pp[i].split_offset = s->pe[i].split_offset;
+		pp[i].slot = s->pe[i].slot;
+		pp[i].tiled = bo && bo->flags & QGPU_GEM_TILED;
+		pp[i].avail = bo ? bo->base.size - s->pe[i].alloc_offset : 0;
 	}
-	rule = qgpu_dma_parse(s->dw, ndw, pp, npe, starts, &at, 0);
+	rule = qgpu_dma_parse(s->dw, ndw, pp, npe, starts, &at, 0, slots,
+			      nslots);
 	if (rule != QGPU_PARSE_OK)
 		drm_dbg(&s->qdev->drm, "submit: %s (offset %u)\n",
 			qgpu_parse_rule_name(rule), at);
 	kvfree(starts);
 	kvfree(pp);
+	kvfree(slots);
 	return rule == QGPU_PARSE_OK ? 0 : -EINVAL;
 }
 

@@ -38,25 +38,74 @@ static void emit(struct buf *b, unsigned int op, unsigned int len)
 /* A BIND with its patch entry (split point at @split bytes). */
 static void bind(struct buf *b)
 {
+	memset(&b->pe[b->npe], 0, sizeof(b->pe[b->npe]));
 	b->pe[b->npe].patch_offset = (b->n + QGPU_DMA_BIND_ADDR_DW) * 4;
 	b->pe[b->npe].split_offset = b->split;
 	b->npe++;
 	emit(b, QGPU_DMA_BIND, QGPU_DMA_BIND_LEN);
 }
 
-static enum qgpu_parse_rule parse(const struct buf *b, unsigned int *at)
+/*
+ * A BIND of @slot asking for @want bytes of an allocation that has
+ * @avail from the entry's offset on (0: the NULL allocation), tiled or not
+ */
+static void bind_to(struct buf *b, unsigned int slot, unsigned long long want,
+		    unsigned long long avail, unsigned int tiled)
+{
+	unsigned int at = b->n;
+
+	bind(b);
+	b->dw[at + 1] = slot;
+	b->dw[at + 4] = (unsigned int)want;
+	b->dw[at + 5] = (unsigned int)(want >> 32);
+	b->pe[b->npe - 1].slot = slot;
+	b->pe[b->npe - 1].avail = avail;
+	b->pe[b->npe - 1].tiled = tiled;
+}
+
+static void tile(struct buf *b, unsigned int untile, unsigned int dslot,
+		 unsigned int doff, unsigned int sslot, unsigned int soff,
+		 unsigned int w, unsigned int h, unsigned int pitch)
+{
+	unsigned int *c = b->dw + b->n;
+
+	emit(b, QGPU_DMA_TILE, QGPU_DMA_TILE_LEN);
+	c[0] = QGPU_CMD_HDR(QGPU_DMA_TILE, untile ? QGPU_TILE_UNTILE : 0,
+			    QGPU_DMA_TILE_LEN);
+	c[1] = dslot;
+	c[2] = doff;
+	c[3] = sslot;
+	c[4] = soff;
+	c[5] = w;
+	c[6] = h;
+	c[7] = pitch;
+}
+
+#define NSLOTS	8
+
+static enum qgpu_parse_rule parse_mode(const struct buf *b, unsigned int *at,
+				       int virtual_ctx)
 {
 	unsigned int starts[QGPU_PARSE_STARTS_WORDS(MAXDW)];
 	unsigned int *dw = malloc((b->n ? b->n : 1) * sizeof(*dw));
+	struct qgpu_parse_slot *slots = calloc(NSLOTS, sizeof(*slots));
 	enum qgpu_parse_rule r;
 
-	/* a heap copy of exactly n dwords: ASan sees any read past it */
-	igt_assert(dw);
+	/* heap copies of exactly their size: ASan sees any access past them */
+	igt_assert(dw && slots);
 	memcpy(dw, b->dw, b->n * sizeof(*dw));
 	memset(starts, 0, sizeof(starts));
-	r = qgpu_dma_parse(dw, b->n, b->pe, b->npe, starts, at, 0);
+	r = qgpu_dma_parse(dw, b->n, b->pe, b->npe, starts, at, virtual_ctx,
+			   virtual_ctx ? NULL : slots,
+			   virtual_ctx ? 0 : NSLOTS);
 	free(dw);
+	free(slots);
 	return r;
+}
+
+static enum qgpu_parse_rule parse(const struct buf *b, unsigned int *at)
+{
+	return parse_mode(b, at, 0);
 }
 
 /* copy, fill, bind, copy: a valid buffer with a split point at the bind */
@@ -84,6 +133,8 @@ static enum qgpu_parse_rule reference(const struct buf *b)
 		unsigned int want;
 		int known = op == QGPU_DMA_NOP ||
 			    (op >= QGPU_DMA_BIND && op <= QGPU_DMA_TIMESTAMP);
+
+		/* TILE has its own cases below: not in the random sweep */
 
 		if (!known || QGPU_CMD_FLAGS(b->dw[i]))
 			return QGPU_PARSE_BAD_COMMAND;
@@ -302,5 +353,197 @@ igt_main
 		/* the sweep must reach both outcomes */
 		igt_assert_lt(100, ok);
 		igt_assert_lt(ok, 19900);
+	}
+	/*
+	 * TILE against the bindings (hw-spec 17, UAPI drm_qgpu_submit): slot
+	 * 0 linear, slot 1 tiled, each 4 KiB; 16 x 16 at pitch 64 spans 1 KiB
+	 * on either side.
+	 */
+	igt_subtest("tile-valid") {
+		memset(&b, 0, sizeof(b));
+		bind_to(&b, 0, 0x1000, 0x1000, 0);
+		bind_to(&b, 1, 0x1000, 0x1000, 1);
+		tile(&b, 0, 1, 0xc00, 0, 0xc00, 16, 16, 64);
+		tile(&b, 1, 0, 0xc00, 1, 0xc00, 16, 16, 64);
+		/* empty surfaces: bound slots, offsets up to the size */
+		tile(&b, 0, 1, 0x1000, 0, 0x1000, 0, 16, 0);
+		/* odd sizes round up to whole tiles: 9 x 9 is 1 KiB tiled */
+		tile(&b, 0, 1, 0xc00, 0, 0, 9, 9, 36);
+		/* the last row needs no padding */
+		tile(&b, 0, 1, 0, 0, 0x1000 - 15 * 128 - 64, 16, 16, 128);
+		igt_assert_eq(parse(&b, &at), QGPU_PARSE_OK);
+	}
+
+	igt_subtest("tile-geometry") {
+		static const unsigned int bad[][3] = {
+			{ 16385, 1, 65540 }, { 1, 16385, 4 }, { 7, 1, 30 },
+			{ 8, 1, 28 }, { 0xffffffff, 1, 4 }, { 8, 8, 0 },
+		};
+		unsigned int k;
+
+		for (k = 0; k < ARRAY_SIZE(bad); k++) {
+			memset(&b, 0, sizeof(b));
+			bind_to(&b, 0, 1ull << 40, 1ull << 40, 0);
+			bind_to(&b, 1, 1ull << 40, 1ull << 40, 1);
+			tile(&b, k & 1, 1, 0, 0, 0, bad[k][0], bad[k][1],
+			     bad[k][2]);
+			igt_assert_eq(parse(&b, &at), QGPU_PARSE_TILE_GEOMETRY);
+			igt_assert_eq(at, 2 * QGPU_DMA_BIND_LEN * 4);
+		}
+	}
+
+	igt_subtest("tile-slots") {
+		/* a slot no BIND bound, beyond the table, or bound to NULL */
+		memset(&b, 0, sizeof(b));
+		bind_to(&b, 1, 0x1000, 0x1000, 1);
+		tile(&b, 0, 1, 0, 0, 0, 8, 8, 32);
+		igt_assert_eq(parse(&b, &at), QGPU_PARSE_TILE_SLOT);
+		memset(&b, 0, sizeof(b));
+		bind_to(&b, 0, 0x1000, 0x1000, 0);
+		tile(&b, 0, NSLOTS, 0, 0, 0, 8, 8, 32);
+		igt_assert_eq(parse(&b, &at), QGPU_PARSE_TILE_SLOT);
+		memset(&b, 0, sizeof(b));
+		bind_to(&b, 0, 0x1000, 0x1000, 0);
+		bind_to(&b, 1, 0x1000, 0, 0);
+		tile(&b, 0, 1, 0, 0, 0, 8, 8, 32);
+		igt_assert_eq(parse(&b, &at), QGPU_PARSE_TILE_SLOT);
+		/* a BIND of size 0 unbinds; a later BIND of the slot counts */
+		memset(&b, 0, sizeof(b));
+		bind_to(&b, 0, 0x1000, 0x1000, 0);
+		bind_to(&b, 1, 0x1000, 0x1000, 1);
+		bind_to(&b, 1, 0, 0x1000, 1);
+		tile(&b, 0, 1, 0, 0, 0, 8, 8, 32);
+		igt_assert_eq(parse(&b, &at), QGPU_PARSE_TILE_SLOT);
+		memset(&b, 0, sizeof(b));
+		bind_to(&b, 0, 0x1000, 0x1000, 0);
+		tile(&b, 0, 1, 0, 0, 0, 8, 8, 32);
+		bind_to(&b, 1, 0x1000, 0x1000, 1);
+		igt_assert_eq(parse(&b, &at), QGPU_PARSE_TILE_SLOT);
+		/* even an empty surface needs its slots */
+		memset(&b, 0, sizeof(b));
+		bind_to(&b, 1, 0x1000, 0x1000, 1);
+		tile(&b, 0, 1, 0, 0, 0, 0, 0, 0);
+		igt_assert_eq(parse(&b, &at), QGPU_PARSE_TILE_SLOT);
+	}
+
+	igt_subtest("tile-ranges") {
+		static const unsigned int cases[][8] = {
+			/* untile, doff, soff, w, h, pitch, ok */
+			{ 0, 0xc04, 0, 16, 16, 64, 0 },
+			{ 0, 0, 0xc04, 16, 16, 64, 0 },
+			{ 1, 0xc04, 0, 16, 16, 64, 0 },
+			{ 1, 0, 0xc04, 16, 16, 64, 0 },
+			{ 0, 0, 0x1000 - 15 * 128 - 60, 16, 16, 128, 0 },
+			{ 0, 0x1004, 0, 0, 0, 0, 0 },
+			{ 0, 0xffffffff, 0, 1, 1, 4, 0 },
+			{ 1, 0, 0xfffffffc, 1, 1, 4, 0 },
+			{ 0, 0, 0x10, 1, 8, 0xfffffffc, 0 },
+			{ 0, 0, 0, 16384, 16384, 65536, 0 },
+			{ 0, 0xc00, 0xc00, 16, 16, 64, 1 },
+			{ 1, 0xc00, 0xc00, 16, 16, 64, 1 },
+		};
+		unsigned int k;
+
+		for (k = 0; k < ARRAY_SIZE(cases); k++) {
+			const unsigned int *c = cases[k];
+
+			memset(&b, 0, sizeof(b));
+			bind_to(&b, 0, 0x1000, 0x1000, 0);
+			bind_to(&b, 1, 0x1000, 0x1000, 1);
+			if (c[0])
+				tile(&b, 1, 0, c[1], 1, c[2], c[3], c[4], c[5]);
+			else
+				tile(&b, 0, 1, c[1], 0, c[2], c[3], c[4], c[5]);
+			igt_assert_eq(parse(&b, &at), c[6] ? QGPU_PARSE_OK :
+				      QGPU_PARSE_TILE_RANGE);
+		}
+		/* the bound size is the BIND's, cut to the allocation */
+		memset(&b, 0, sizeof(b));
+		bind_to(&b, 0, 0x1000, 0x1000, 0);
+		bind_to(&b, 1, 0x10000, 0x400, 1);
+		tile(&b, 0, 1, 4, 0, 0, 16, 16, 64);
+		igt_assert_eq(parse(&b, &at), QGPU_PARSE_TILE_RANGE);
+		memset(&b, 0, sizeof(b));
+		bind_to(&b, 0, 0x1000, 0x1000, 0);
+		bind_to(&b, 1, 0x3fc, 0x10000, 1);
+		tile(&b, 0, 1, 0, 0, 0, 16, 16, 64);
+		igt_assert_eq(parse(&b, &at), QGPU_PARSE_TILE_RANGE);
+		/* a BIND size above 4 GiB is cut too */
+		memset(&b, 0, sizeof(b));
+		bind_to(&b, 0, 0x1000, 0x1000, 0);
+		bind_to(&b, 1, (1ull << 32) | 0x400, 0x400, 1);
+		tile(&b, 0, 1, 0, 0, 0, 16, 16, 64);
+		igt_assert_eq(parse(&b, &at), QGPU_PARSE_OK);
+	}
+
+	igt_subtest("tile-layout") {
+		unsigned int untile;
+
+		for (untile = 0; untile < 2; untile++) {
+			/* the tiled side on a linear allocation */
+			memset(&b, 0, sizeof(b));
+			bind_to(&b, 0, 0x1000, 0x1000, 0);
+			bind_to(&b, 1, 0x1000, 0x1000, 0);
+			tile(&b, untile, 1, 0, 0, 0, 8, 8, 32);
+			igt_assert_eq(parse(&b, &at), QGPU_PARSE_TILE_LAYOUT);
+			/* the linear side on a tiled one */
+			memset(&b, 0, sizeof(b));
+			bind_to(&b, 0, 0x1000, 0x1000, 1);
+			bind_to(&b, 1, 0x1000, 0x1000, 1);
+			tile(&b, untile, 1, 0, 0, 0, 8, 8, 32);
+			igt_assert_eq(parse(&b, &at), QGPU_PARSE_TILE_LAYOUT);
+			/* both sides swapped */
+			memset(&b, 0, sizeof(b));
+			bind_to(&b, 0, 0x1000, 0x1000, 0);
+			bind_to(&b, 1, 0x1000, 0x1000, 1);
+			tile(&b, untile, untile ? 1 : 0, 0, untile ? 0 : 1, 0,
+			     8, 8, 32);
+			igt_assert_eq(parse(&b, &at), QGPU_PARSE_TILE_LAYOUT);
+			/* a slot rebound to the other layout counts from there */
+			memset(&b, 0, sizeof(b));
+			bind_to(&b, 0, 0x1000, 0x1000, 0);
+			bind_to(&b, 1, 0x1000, 0x1000, 1);
+			tile(&b, untile, untile ? 0 : 1, 0, untile ? 1 : 0, 0,
+			     8, 8, 32);
+			bind_to(&b, 1, 0x1000, 0x1000, 0);
+			tile(&b, untile, untile ? 0 : 1, 0, untile ? 1 : 0, 0,
+			     8, 8, 32);
+			igt_assert_eq(parse(&b, &at), QGPU_PARSE_TILE_LAYOUT);
+			igt_assert_eq(at, (3 * QGPU_DMA_BIND_LEN +
+					   QGPU_DMA_TILE_LEN) * 4);
+		}
+	}
+
+	igt_subtest("tile-flags-and-modes") {
+		/* flags other than UNTILE; TILE of the wrong length or mode */
+		memset(&b, 0, sizeof(b));
+		bind_to(&b, 0, 0x1000, 0x1000, 0);
+		bind_to(&b, 1, 0x1000, 0x1000, 1);
+		tile(&b, 0, 1, 0, 0, 0, 8, 8, 32);
+		igt_assert_eq(parse(&b, &at), QGPU_PARSE_OK);
+		b.dw[b.n - QGPU_DMA_TILE_LEN] |= 0x02u << 8;
+		igt_assert_eq(parse(&b, &at), QGPU_PARSE_BAD_COMMAND);
+		b.dw[b.n - QGPU_DMA_TILE_LEN] =
+			QGPU_CMD_HDR(QGPU_DMA_TILE, 0, QGPU_DMA_TILE_LEN + 1);
+		b.dw[b.n++] = 0;
+		igt_assert_eq(parse(&b, &at), QGPU_PARSE_BAD_COMMAND);
+		igt_assert_eq(parse_mode(&b, &at, 1), QGPU_PARSE_BAD_COMMAND);
+		/* VTILE: its flags and geometry; not in a physical context */
+		memset(&b, 0, sizeof(b));
+		emit(&b, QGPU_DMA_VTILE, QGPU_DMA_VTILE_LEN);
+		b.dw[0] = QGPU_CMD_HDR(QGPU_DMA_VTILE, QGPU_TILE_UNTILE,
+				       QGPU_DMA_VTILE_LEN);
+		b.dw[5] = 100;
+		b.dw[6] = 3;
+		b.dw[7] = 400;
+		igt_assert_eq(parse_mode(&b, &at, 1), QGPU_PARSE_OK);
+		igt_assert_eq(parse(&b, &at), QGPU_PARSE_BAD_COMMAND);
+		b.dw[7] = 396;
+		igt_assert_eq(parse_mode(&b, &at, 1), QGPU_PARSE_TILE_GEOMETRY);
+		b.dw[7] = 400;
+		b.dw[0] |= 0x80u << 8;
+		igt_assert_eq(parse_mode(&b, &at, 1), QGPU_PARSE_BAD_COMMAND);
+		igt_assert(strcmp(qgpu_parse_rule_name(QGPU_PARSE_TILE_LAYOUT),
+				  "?"));
 	}
 }

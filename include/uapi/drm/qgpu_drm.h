@@ -438,6 +438,8 @@ struct drm_qgpu_query {
 #define QGPU_INFO_CAP_FAULT_QUEUE	(1u << 6)
 /* GPU MMU: virtual contexts and the VM ioctls (%QGPU_QUERY_MMU) */
 #define QGPU_INFO_CAP_MMU		(1u << 7)
+/* Tiled surfaces: %QGPU_GEM_TILED, the DMA commands TILE and VTILE */
+#define QGPU_INFO_CAP_TILING		(1u << 8)
 /* The device snoops CPU caches (docs/hw-spec.md section 16; memory rules) */
 #define QGPU_INFO_CAP_IO_COHERENT	(1u << 9)
 
@@ -579,7 +581,9 @@ struct drm_qgpu_stats {
 /* &drm_qgpu_gem_create.flags */
 #define QGPU_GEM_CPU_ACCESS	(1u << 0)  /* allocation will be CPU-locked */
 #define QGPU_GEM_CPU_CACHED	(1u << 1)  /* cached CPU mappings (else WC) */
-#define QGPU_GEM_CREATE_FLAGS	(QGPU_GEM_CPU_ACCESS | QGPU_GEM_CPU_CACHED)
+#define QGPU_GEM_TILED		(1u << 2)  /* holds tiled (swizzled) content */
+#define QGPU_GEM_CREATE_FLAGS	(QGPU_GEM_CPU_ACCESS | QGPU_GEM_CPU_CACHED | \
+				 QGPU_GEM_TILED)
 
 /**
  * struct drm_qgpu_gem_create - create an allocation
@@ -608,6 +612,22 @@ struct drm_qgpu_stats {
  * follows the Lock2 rule for cached allocations (&struct drm_qgpu_gem_lock)
  * and, on a device without %QGPU_INFO_CAP_IO_COHERENT, needs
  * %DRM_IOCTL_QGPU_INVALIDATE_CACHE between CPU and GPU accesses.
+ *
+ * %QGPU_GEM_TILED marks an allocation that holds tiled ("swizzled")
+ * surfaces, the layout of docs/hw-spec.md section 17: the tiled side of a
+ * TILE command must be bound to one, its linear side must not (see
+ * &struct drm_qgpu_submit). The memory manager moves its bytes as they
+ * are, so its content stays tiled wherever it is, and a CPU mapping of it
+ * shows tiled bytes. So, after "Mapping Virtual Addresses to a Memory
+ * Segment" ("a CPU-accessible allocation located in an aperture-space
+ * segment cannot be swizzled"), %QGPU_GEM_TILED together with
+ * %QGPU_GEM_CPU_ACCESS is EINVAL: a CPU-accessible allocation may always
+ * be evicted to the aperture segment or system memory, where the
+ * application would read it directly. A surface the CPU accesses is two
+ * allocations instead, a tiled one for the GPU and a linear
+ * CPU-accessible one that a lock untiles into (libqgpu's
+ * qgpu_surface_create()). %QGPU_GEM_TILED on a device without
+ * %QGPU_INFO_CAP_TILING is EINVAL too.
  * Errors: EINVAL, ENOMEM.
  */
 struct drm_qgpu_gem_create {
@@ -872,8 +892,9 @@ struct drm_qgpu_sync_entry {
  *
  * The kernel parses the whole DMA buffer the way the device will run it,
  * from offset 0: each command's opcode must be a DMA-buffer command, its
- * header flags zero, its length exactly the command's length (NOP: at
- * least 1) and inside the buffer; EINVAL otherwise. The allocation list
+ * header flags zero (TILE and VTILE: only %QGPU_TILE_UNTILE), its length
+ * exactly the command's length (NOP: at least 1) and inside the buffer;
+ * EINVAL otherwise. The allocation list
  * (&struct drm_qgpu_alloc_entry), the patch-location list (&struct
  * drm_qgpu_patch_entry: one entry per BIND, increasing patch offsets,
  * non-decreasing split offsets on command boundaries the parse reached)
@@ -889,6 +910,21 @@ struct drm_qgpu_sync_entry {
  * and runs after the file's latest paging fence and its in-syncs; its
  * fence is added to every allocation mapped in the file's VM, so that the
  * memory manager moves none of them before it is done.
+ *
+ * Tiled surfaces (%QGPU_INFO_CAP_TILING; docs/hw-spec.md section 17): the
+ * kernel checks every TILE (QGPU_DMA_TILE) before the device sees it,
+ * EINVAL when a rule breaks: its width, height and pitch pass
+ * qgpu_tile_check() (width and height at most %QGPU_TILE_MAX_DIM, pitch a
+ * multiple of 4 and at least 4 * width); both its slots are bound at that
+ * point of the buffer by an earlier BIND of the same buffer (to an
+ * allocation, not the NULL allocation) whose size, as the kernel patches
+ * it (the BIND's size cut to the allocation), holds the command's range:
+ * qgpu_tiled_size() bytes from its offset on the tiled side,
+ * qgpu_linear_span() on the linear side; the tiled side (the destination,
+ * or the source with %QGPU_TILE_UNTILE) is bound to a %QGPU_GEM_TILED
+ * allocation and the linear side to one without. A VTILE's width, height
+ * and pitch are checked the same way (its addresses, like those of every
+ * virtual command, by the device through the file's page tables).
  *
  * Errors, after which nothing was queued, moved or signalled: EINVAL
  * (@flags, @dma_size, a count above its limit, a command, an allocation,
