@@ -116,7 +116,26 @@ static struct qgpu_job *qgpu_vsubmit_job(struct qgpu_ctx *ctx,
 	return job;
 }
 
-/* Under submit_lock and vm->lock: queue the buffer as one job. */
+/*
+ * Until the worker has queued the work of the file's latest paging fence
+ * (qgpu_paging_fence_queued()): CPU work only, with no lock held that
+ * another process needs.
+ */
+static int qgpu_vsubmit_wait_paging(struct qgpu_vm *vm)
+{
+	struct dma_fence *pf = qgpu_vm_fence(vm, &vm->paging_fence);
+	int ret;
+
+	ret = wait_event_interruptible(vm->pf_queued_wq,
+				       qgpu_paging_fence_queued(pf));
+	dma_fence_put(pf);
+	return ret;
+}
+
+/*
+ * Under submit_lock and vm->lock: queue the buffer as one job; -EAGAIN
+ * when a paging fence the worker has not queued yet came in between.
+ */
 static int qgpu_vsubmit_queue(struct qgpu_ctx *ctx, struct drm_file *file,
 			      struct qgpu_dmabuf *buf,
 			      struct qgpu_in_syncs *in,
@@ -127,9 +146,16 @@ static int qgpu_vsubmit_queue(struct qgpu_ctx *ctx, struct drm_file *file,
 	struct drm_gem_object *obj;
 	struct qgpu_job *job;
 	struct drm_exec exec;
+	struct dma_fence *pf;
 	u32 i, n = 0;
 	int ret;
 
+	/* the worker must have queued the paging this job will wait for */
+	pf = qgpu_vm_fence(vm, &vm->paging_fence);
+	ret = qgpu_paging_fence_queued(pf) ? 0 : -EAGAIN;
+	dma_fence_put(pf);
+	if (ret)
+		return ret;
 	job = qgpu_vsubmit_job(ctx, file, buf,
 			       qgpu_mfence_sigs_emit(out->sigs, NULL));
 	if (!job)
@@ -204,11 +230,17 @@ int qgpu_submit_virtual(struct qgpu_device *qdev, struct drm_file *file,
 		ret = qgpu_ctx_begin_submit(ctx);
 	if (!ret) {
 		args->fence_value = qgpu_out_sync_next(&out, ctx->mfence);
-		mutex_lock(&ctx->vm->lock);
-		ret = qgpu_vsubmit_queue(ctx, file, buf, &in, &out, &done);
+		do {
+			ret = qgpu_vsubmit_wait_paging(ctx->vm);
+			if (ret)
+				break;
+			mutex_lock(&ctx->vm->lock);
+			ret = qgpu_vsubmit_queue(ctx, file, buf, &in, &out,
+						 &done);
+			mutex_unlock(&ctx->vm->lock);
+		} while (ret == -EAGAIN);
 		if (ret)
 			args->fence_value = 0;
-		mutex_unlock(&ctx->vm->lock);
 		qgpu_ctx_end_submit(ctx);
 	}
 	if (!ret) {
