@@ -710,10 +710,17 @@ static void fz_gem_create(struct fz *f)
 	} else if (mode == 1) {
 		expect = EINVAL;
 		switch (R(f) % 7) {
-		case 0:
-			c.flags |= 1u << (1 + R(f) % 31);
+		case 0: {
+			/* a bit that is not one of QGPU_GEM_CREATE_FLAGS */
+			uint32_t bit;
+
+			do
+				bit = 1u << (R(f) % 32);
+			while (bit & QGPU_GEM_CREATE_FLAGS);
+			c.flags |= bit;
 			what = "unknown flag";
 			break;
+		}
 		case 1:
 			c.size = 0;
 			what = "size 0";

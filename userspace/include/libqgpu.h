@@ -503,6 +503,21 @@ int qgpu_cb_wait(struct qgpu_cb *cb, uint32_t slot, uint32_t off,
 		 uint64_t value);
 /* 64-bit device time in ns */
 int qgpu_cb_timestamp(struct qgpu_cb *cb, uint32_t slot, uint32_t off);
+/**
+ * qgpu_cb_tile - TILE (QGPU_INFO_CAP_TILING): a @width x @height surface
+ *	of 32-bit pixels between the tiled layout (docs/hw-spec.md section
+ *	17) and a linear one @pitch bytes per row
+ * @untile: false: linear sslot:soff -> tiled dslot:doff; true: tiled
+ *	sslot:soff -> linear dslot:doff
+ *
+ * The kernel refuses the submit (-EINVAL) unless the tiled side's slot is
+ * bound to a QGPU_GEM_TILED allocation and the linear side's to one
+ * without, both by earlier BINDs of the buffer, with the ranges
+ * (qgpu_tiled_size(), qgpu_linear_span()) inside the bound sizes.
+ */
+int qgpu_cb_tile(struct qgpu_cb *cb, bool untile, uint32_t dslot,
+		 uint32_t doff, uint32_t sslot, uint32_t soff, uint32_t width,
+		 uint32_t height, uint32_t pitch);
 
 /** qgpu_cb_emit_raw - append raw dwords (no validation; for tests) */
 int qgpu_cb_emit_raw(struct qgpu_cb *cb, const uint32_t *dw, uint32_t n);
@@ -741,6 +756,13 @@ int qgpu_vcb_fence(struct qgpu_vcb *vcb, uint64_t addr, uint64_t value);
 int qgpu_vcb_wait(struct qgpu_vcb *vcb, uint64_t addr, uint64_t value);
 /** qgpu_vcb_timestamp - VTIMESTAMP: 64-bit device time in ns at @addr */
 int qgpu_vcb_timestamp(struct qgpu_vcb *vcb, uint64_t addr);
+/**
+ * qgpu_vcb_tile - VTILE: qgpu_cb_tile() with GPU virtual addresses, @dst
+ *	written and @src read (QGPU_INFO_CAP_TILING)
+ */
+int qgpu_vcb_tile(struct qgpu_vcb *vcb, bool untile, uint64_t dst,
+		  uint64_t src, uint32_t width, uint32_t height,
+		  uint32_t pitch);
 /** qgpu_vcb_emit_raw - append raw dwords (no validation; for tests) */
 int qgpu_vcb_emit_raw(struct qgpu_vcb *vcb, const uint32_t *dw, uint32_t n);
 
@@ -775,6 +797,165 @@ int qgpu_vcb_submit_wait(int fd, uint32_t ctx, const struct qgpu_vcb *vcb,
 			 int64_t timeout_ns);
 
 /* ------------------------------------------------------------------------ */
+/* Tiled surfaces ("Mapping Virtual Addresses to a Memory Segment")          */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The GPU renders surfaces in a tiled ("swizzled") layout (docs/hw-spec.md
+ * section 17); an application reads and writes them linearly. A
+ * CPU-accessible allocation cannot be tiled (the kernel refuses
+ * QGPU_GEM_TILED with QGPU_GEM_CPU_ACCESS: such an allocation may be
+ * evicted to the aperture segment or system memory, where the application
+ * reads its bytes as they are), so a surface is two allocations, as the
+ * Windows Driver Kit's "Mapping Virtual Addresses to a Memory Segment"
+ * lays out: a tiled one the GPU uses and a linear CPU-accessible one, each
+ * with private data describing its format. Locking the surface submits the
+ * untile into the linear allocation, waits for it and maps the linear
+ * allocation; unlocking after a write tiles it back.
+ *
+ * Every surface has its own context (physical, or virtual with
+ * QGPU_SURFACE_VIRTUAL), s->ctx, on which the untiles and tiles run in
+ * order. Work on other physical contexts is ordered with them by implicit
+ * synchronisation (an untile reads the tiled allocation, so it waits for
+ * every earlier write to it, and a tile writes it, so it waits for earlier
+ * reads too); work on virtual contexts is ordered only by its own context
+ * or by syncobjs, as for every virtual DMA buffer. All functions need
+ * QGPU_INFO_CAP_TILING (-ENODEV without it).
+ */
+
+/** Layouts of a surface's allocations (&struct qgpu_surface_format) */
+enum qgpu_surface_layout {
+	QGPU_SURFACE_LAYOUT_LINEAR = 1,	/* rows @pitch bytes apart */
+	QGPU_SURFACE_LAYOUT_TILED = 2,	/* 8x8-pixel tiles, hw-spec 17.1 */
+};
+
+/**
+ * struct qgpu_surface_format - the private data of one allocation of a
+ *	surface (what D3DDDI_ALLOCATIONINFO's pPrivateDriverData carries): its
+ *	format, which the memory manager never looks at
+ * @layout: QGPU_SURFACE_LAYOUT_*
+ * @width: pixels per row
+ * @height: rows
+ * @cpp: bytes per pixel (QGPU_TILE_CPP: 32-bit pixels)
+ * @pitch: bytes from one row to the next (linear); 0 for the tiled layout
+ * @bytes: bytes the layout takes: qgpu_tiled_size() for the tiled one,
+ *	@pitch * @height for the linear one
+ */
+struct qgpu_surface_format {
+	uint32_t layout;
+	uint32_t width;
+	uint32_t height;
+	uint32_t cpp;
+	uint32_t pitch;
+	uint64_t bytes;
+};
+
+/**
+ * struct qgpu_surface_alloc - one allocation of a surface
+ * @handle: GEM handle
+ * @size: bytes of the allocation (@fmt.bytes rounded up to the page)
+ * @va: with QGPU_SURFACE_VIRTUAL, the GPU virtual address it is mapped at
+ *	in the file's address space; else 0
+ * @fmt: its format
+ */
+struct qgpu_surface_alloc {
+	uint32_t handle;
+	uint64_t size;
+	uint64_t va;
+	struct qgpu_surface_format fmt;
+};
+
+/* qgpu_surface_create() flags */
+/* map both allocations into the file's VM and lock with VTILE */
+#define QGPU_SURFACE_VIRTUAL	(1u << 0)
+
+/**
+ * struct qgpu_surface - a surface made of a tiled and a linear allocation
+ * @fd: the DRM fd it was created on
+ * @width: pixels
+ * @height: rows
+ * @flags: QGPU_SURFACE_* it was created with
+ * @ctx: its context: physical, or virtual with QGPU_SURFACE_VIRTUAL
+ * @max_slots: the device's slots per context (for its DMA buffers)
+ * @tiled: the allocation the GPU uses (QGPU_GEM_TILED, VRAM preferred,
+ *	no CPU access)
+ * @linear: the allocation the application accesses (QGPU_GEM_CPU_ACCESS,
+ *	aperture segment first, then CPU-visible VRAM)
+ * @va_base: with QGPU_SURFACE_VIRTUAL, the reservation holding both
+ * @va_size: its size
+ * @map: while locked, the CPU mapping of @linear; else NULL
+ */
+struct qgpu_surface {
+	int fd;
+	uint32_t width, height;
+	uint32_t flags;
+	uint32_t ctx;
+	uint32_t max_slots;
+	struct qgpu_surface_alloc tiled;
+	struct qgpu_surface_alloc linear;
+	uint64_t va_base, va_size;
+	void *map;
+};
+
+/**
+ * qgpu_surface_create - create a surface: its two allocations in one call
+ * @dev: the device (QGPU_INFO_CAP_TILING; with QGPU_SURFACE_VIRTUAL also
+ *	QGPU_INFO_CAP_MMU)
+ * @width: pixels, 1..QGPU_TILE_MAX_DIM
+ * @height: rows, 1..QGPU_TILE_MAX_DIM
+ * @flags: QGPU_SURFACE_* (QGPU_SURFACE_VIRTUAL: both allocations are
+ *	mapped into the file's GPU virtual address space, @s->tiled.va and
+ *	@s->linear.va, the tiled one made resident (MakeResident), and the
+ *	surface's context is a virtual one that locks with VTILE)
+ * @s: filled in
+ *
+ * Creates the tiled allocation (QGPU_GEM_TILED, every segment the device
+ * has, VRAM preferred), the linear one (QGPU_GEM_CPU_ACCESS, the aperture
+ * segment and CPU-visible VRAM, the aperture first; pitch: 4 * @width
+ * rounded up to 64 bytes), their format descriptions and the context.
+ * Contents start as zeros. Return: 0, -EINVAL (@width, @height, @flags),
+ * -ENODEV (no tiling, or no MMU for QGPU_SURFACE_VIRTUAL), or the errno of
+ * the ioctl that failed (nothing is left behind).
+ */
+int qgpu_surface_create(struct qgpu_dev *dev, uint32_t width, uint32_t height,
+			uint32_t flags, struct qgpu_surface *s);
+
+/**
+ * qgpu_surface_lock - untile the surface and map it for the CPU
+ * @s: an unlocked surface
+ * @ptr: receives the linear pixels: pixel (x, y) is the 32-bit word at
+ *	byte y * *@pitch + x * 4
+ * @pitch: receives the bytes per row (may be NULL; @s->linear.fmt.pitch)
+ *
+ * Submits the untile (tiled -> linear) on the surface's context, waits for
+ * it to complete (a lock never returns before the GPU has written what the
+ * CPU reads: there is no do-not-wait lock), then locks and maps the linear
+ * allocation (Lock2). Return: 0, -EBUSY (already locked), -ETIME (the
+ * untile did not finish within 60 s), or the submit's, the wait's or the
+ * lock's errno (the surface is then unlocked).
+ */
+int qgpu_surface_lock(struct qgpu_surface *s, void **ptr, uint32_t *pitch);
+
+/**
+ * qgpu_surface_unlock - end a qgpu_surface_lock()
+ * @s: a locked surface
+ * @written: the CPU wrote pixels: tile the linear allocation back into the
+ *	tiled one (submitted on the surface's context; later GPU work on the
+ *	tiled allocation comes after it, see above)
+ *
+ * Unmaps and unlocks the linear allocation first. Return: 0, -EINVAL (not
+ * locked), or the errno of the unmap or the submit.
+ */
+int qgpu_surface_unlock(struct qgpu_surface *s, bool written);
+
+/**
+ * qgpu_surface_destroy - unlock if locked (without tiling back), unmap the
+ *	VAs, destroy the context and both allocations (deferred destruction:
+ *	queued work finishes first); @s is zeroed
+ */
+void qgpu_surface_destroy(struct qgpu_surface *s);
+
+/* ------------------------------------------------------------------------ */
 /* Helpers                                                                   */
 /* ------------------------------------------------------------------------ */
 
@@ -803,11 +984,6 @@ int64_t qgpu_pattern_check(const void *p, uint64_t size, uint32_t seed);
 /** qgpu_parse_size - "64M", "4096", "1G", "16k" -> bytes; -1 on error */
 int64_t qgpu_parse_size(const char *s);
 
-#if defined(__cplusplus)
-}
-#endif
-
-#endif /* LIBQGPU_H */
 /* ------------------------------------------------------------------------ */
 /* Monitored fences and usage tracking ("Allocation Usage Tracking", WDK)    */
 
@@ -989,3 +1165,8 @@ int qgpu_resource_lock(struct qgpu_resource *r, uint32_t flags, void **ptr);
 /** qgpu_resource_unlock - end the lock (unmaps) */
 int qgpu_resource_unlock(struct qgpu_resource *r);
 
+#if defined(__cplusplus)
+}
+#endif
+
+#endif /* LIBQGPU_H */

@@ -362,6 +362,25 @@ int qgpu_cb_timestamp(struct qgpu_cb *cb, uint32_t slot, uint32_t off)
 	return 0;
 }
 
+int qgpu_cb_tile(struct qgpu_cb *cb, bool untile, uint32_t dslot,
+		 uint32_t doff, uint32_t sslot, uint32_t soff, uint32_t width,
+		 uint32_t height, uint32_t pitch)
+{
+	uint32_t *p = qgpu_cb_fixed(cb, QGPU_DMA_TILE);
+
+	if (!p)
+		return cb->error;
+	p[0] |= QGPU_CMD_HDR(0, untile ? QGPU_TILE_UNTILE : 0, 0);
+	p[1] = dslot;
+	p[2] = doff;
+	p[3] = sslot;
+	p[4] = soff;
+	p[5] = width;
+	p[6] = height;
+	p[7] = pitch;
+	return 0;
+}
+
 /* ------------------------------------------------------------------------ */
 
 void qgpu_cb_to_submit(const struct qgpu_cb *cb, uint32_t ctx,

@@ -199,6 +199,23 @@ int qgpu_vcb_timestamp(struct qgpu_vcb *vcb, uint64_t addr)
 	return 0;
 }
 
+int qgpu_vcb_tile(struct qgpu_vcb *vcb, bool untile, uint64_t dst,
+		  uint64_t src, uint32_t width, uint32_t height,
+		  uint32_t pitch)
+{
+	uint32_t *p = qgpu_vcb_cmd(vcb, QGPU_DMA_VTILE);
+
+	if (!p)
+		return vcb->error;
+	p[0] |= QGPU_CMD_HDR(0, untile ? QGPU_TILE_UNTILE : 0, 0);
+	qgpu_vcb_put64(p + 1, dst);
+	qgpu_vcb_put64(p + 3, src);
+	p[5] = width;
+	p[6] = height;
+	p[7] = pitch;
+	return 0;
+}
+
 /* ------------------------------------------------------------------------ */
 
 void qgpu_vcb_to_submit(const struct qgpu_vcb *vcb, uint32_t ctx,
