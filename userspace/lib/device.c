@@ -394,7 +394,7 @@ char *qgpu_format_caps(uint32_t caps, char *buf, size_t len)
 {
 	static const char *const names[] = {
 		"FENCE", "GART", "HOST_APERTURE", "PAGING", "RENDER",
-		"CTX_SAVE", "FAULT_QUEUE", "MMU", NULL, "IO_COHERENT",
+		"CTX_SAVE", "FAULT_QUEUE", "MMU", "TILING", "IO_COHERENT",
 	};
 
 	return qgpu_format_bits(caps, names, sizeof(names) / sizeof(names[0]),
