@@ -931,8 +931,9 @@ int qgpu_surface_create(struct qgpu_dev *dev, uint32_t width, uint32_t height,
  * it to complete (a lock never returns before the GPU has written what the
  * CPU reads: there is no do-not-wait lock), then locks and maps the linear
  * allocation (Lock2). Return: 0, -EBUSY (already locked), -ETIME (the
- * untile did not finish within 60 s), or the submit's, the wait's or the
- * lock's errno (the surface is then unlocked).
+ * untile did not finish within 60 s), -EIO (the untile faulted: the
+ * surface's context is lost, and so is the surface), or the submit's, the
+ * wait's or the lock's errno (the surface is then unlocked).
  */
 int qgpu_surface_lock(struct qgpu_surface *s, void **ptr, uint32_t *pitch);
 
