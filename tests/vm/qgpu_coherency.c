@@ -443,7 +443,18 @@ igt_main
 
 		igt_require_f(!stat("/proc/kpageflags", &st),
 			      "no /proc/kpageflags\n");
+		/*
+		 * Allocations closed before are freed by a worker, which
+		 * gives their pages back write-back: start once the count
+		 * holds still.
+		 */
 		n0 = wc_pages();
+		for (int i = 0, same = 0; i < 100 && same < 3; i++) {
+			usleep(50000);
+			n1 = wc_pages();
+			same = n1 == n0 ? same + 1 : 0;
+			n0 = n1;
+		}
 		/* the cached allocation's pages stay write-back */
 		pc = qt_map(dev.fd, c, big);
 		qgpu_pattern_fill(pc, big, 2);
