@@ -13,6 +13,8 @@
 #include "qgpu_mm_priv.h"
 #include "qgpu_paging.h"
 #include "qgpu_plan.h"
+#include "qgpu_resv.h"
+#include "qgpu_vm.h"
 
 /*
  * Give back the segment range of a destroyed allocation. The range is
@@ -93,4 +95,99 @@ int qgpu_mm_bo_reap(struct qgpu_bo *bo)
 {
 	lockdep_assert_held(&to_qdev(bo->base.dev)->mm_lock);
 	return qgpu_mm_drop(bo);
+}
+
+/**
+ * struct qgpu_destroy_unmap - a destroyed allocation's mappings, unmapped
+ *	once the work queued before the destroy is done
+ * @work: on the reap workqueue
+ * @vm: the destroying file's address space (a reference)
+ * @obj: the allocation (a reference: its memory stays while mapped)
+ */
+struct qgpu_destroy_unmap {
+	struct work_struct work;
+	struct qgpu_vm *vm;
+	struct drm_gem_object *obj;
+};
+
+static void qgpu_destroy_unmap_work(struct work_struct *work)
+{
+	struct qgpu_destroy_unmap *d = container_of(work, typeof(*d), work);
+	struct qgpu_device *qdev = d->vm->qdev;
+
+	/* outside every lock: the DMA buffers queued on it until now */
+	qgpu_resv_wait_own(qdev, d->obj->resv, 0);
+	/* out of memory: the mappings stay until the file is closed */
+	if (qgpu_vm_unmap_bo(d->vm, d->obj))
+		drm_dbg(&qdev->drm, "destroy: deferred unmap incomplete\n");
+	drm_gem_object_put(d->obj);
+	qgpu_vm_put(d->vm);
+	kfree(d);
+}
+
+/*
+ * The destroying file's mappings of @obj: with @assume_not_in_use unmapped
+ * now, else once the work queued so far is done (never waited for here).
+ */
+static int qgpu_destroy_mappings(struct qgpu_file *qf,
+				 struct drm_gem_object *obj,
+				 bool assume_not_in_use)
+{
+	struct qgpu_vm *vm = qgpu_vm_peek(qf);
+	struct qgpu_destroy_unmap *d;
+	int ret;
+
+	if (!vm)
+		return 0;
+	if (assume_not_in_use) {
+		ret = qgpu_vm_unmap_bo(vm, obj);
+		qgpu_vm_put(vm);
+		return ret;
+	}
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d) {
+		qgpu_vm_put(vm);
+		return -ENOMEM;
+	}
+	drm_gem_object_get(obj);
+	d->obj = obj;
+	d->vm = vm;
+	INIT_WORK(&d->work, qgpu_destroy_unmap_work);
+	queue_work(qf->qdev->reap_wq, &d->work);
+	return 0;
+}
+
+/**
+ * qgpu_gem_destroy_ioctl - DRM_IOCTL_QGPU_GEM_DESTROY
+ * @drm: device
+ * @data: &struct drm_qgpu_gem_destroy
+ * @file: the caller
+ *
+ * DestroyAllocation2 ("Allocation Usage Tracking", WDK): returns at once.
+ * The handle goes; the allocation's mappings in the caller's address space
+ * go behind the work queued before the destroy, or at once with
+ * AssumeNotInUse; the memory is released after the work that may still
+ * reach it (qgpu_bo_wait_usage()).
+ */
+int qgpu_gem_destroy_ioctl(struct drm_device *drm, void *data,
+			   struct drm_file *file)
+{
+	struct qgpu_device *qdev = to_qdev(drm);
+	struct drm_qgpu_gem_destroy *args = data;
+	bool assume = args->flags & QGPU_GEM_DESTROY_ASSUME_NOT_IN_USE;
+	struct drm_gem_object *obj;
+	int ret;
+
+	if (QGPU_IOCTL_DBG(qdev, args->flags & ~QGPU_GEM_DESTROY_FLAGS))
+		return -EINVAL;
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (QGPU_IOCTL_DBG(qdev, !obj))
+		return -ENOENT;
+	ret = qgpu_destroy_mappings(file->driver_priv, obj, assume);
+	if (!ret && assume)
+		WRITE_ONCE(to_qbo(obj)->assume_client, file->client_id);
+	if (!ret)
+		ret = drm_gem_handle_delete(file, args->handle);
+	drm_gem_object_put(obj);
+	return ret;
 }

@@ -32,7 +32,7 @@ static void qgpu_gem_reap(struct work_struct *work)
 	struct qgpu_device *qdev = to_qdev(obj->dev);
 	int ret;
 
-	qgpu_resv_wait_own(qdev, obj->resv);
+	qgpu_resv_wait_own(qdev, obj->resv, qgpu_bo_skip_client(bo));
 	qgpu_mm_lock(qdev, NULL);
 	ret = qgpu_mm_bo_reap(bo);
 	qgpu_mm_unlock(qdev);
@@ -43,7 +43,7 @@ static void qgpu_gem_reap(struct work_struct *work)
 		return;
 	}
 	/* the GART entries of its pages are cleared before they are freed */
-	qgpu_resv_wait_own(qdev, obj->resv);
+	qgpu_resv_wait_own(qdev, obj->resv, qgpu_bo_skip_client(bo));
 
 	qgpu_bo_release_backing(bo);
 	kvfree(bo->hap_runs);
@@ -62,7 +62,7 @@ static void qgpu_gem_free(struct drm_gem_object *obj)
 
 	qgpu_mm_lock(qdev, NULL);
 	qgpu_mm_bo_gone(bo);
-	idle = qgpu_resv_own_idle(qdev, obj->resv);
+	idle = qgpu_resv_own_idle(qdev, obj->resv, qgpu_bo_skip_client(bo));
 	trace_qgpu_bo_destroy(bo, bo->seg, !idle);
 	/* idle: its range is free at once (the pages, after any GART unmap) */
 	if (idle)

@@ -48,6 +48,10 @@ struct qgpu_hap_run {
  *	on a device that is not I/O coherent: invalidate the CPU cache lines
  *	before the CPU maps them again
  * @dead: no reference left; waiting for its GPU work (deferred destruction)
+ * @assume_client: the DRM client that destroyed it with
+ *	%QGPU_GEM_DESTROY_ASSUME_NOT_IN_USE (0: none): once dead, its
+ *	destruction does not wait for that client's virtual DMA buffers (see
+ *	qgpu_bo_skip_client())
  * @reap: frees the allocation once its GPU work is done
  */
 struct qgpu_bo {
@@ -73,8 +77,25 @@ struct qgpu_bo {
 	bool pristine;
 	bool cpu_stale;
 	bool dead;
+	u64 assume_client;
 	struct work_struct reap;
 };
+
+/*
+ * Whose work the memory manager need not wait for before it moves or
+ * releases @bo (0: it waits for all of qgpu's DMA buffers in its
+ * reservation object). Once @bo is dead after a destroy with AssumeNotInUse
+ * ("Allocation Usage Tracking"): the virtual DMA buffers (bookkeeping
+ * usage) of the client that destroyed it. They reached it only through
+ * that client's mappings, which the destroy unmapped (invalid entries, TLB
+ * flushed) by a paging job whose kernel fence is still waited for, so a
+ * late access faults the liar's own context. Everyone else's work, and the
+ * liar's physical DMA buffers (read and write usage), are waited for.
+ */
+static inline u64 qgpu_bo_skip_client(struct qgpu_bo *bo)
+{
+	return READ_ONCE(bo->dead) ? READ_ONCE(bo->assume_client) : 0;
+}
 
 static inline struct qgpu_bo *to_qbo(struct drm_gem_object *obj)
 {
@@ -109,6 +130,9 @@ qgpu_gem_prime_import_sg_table(struct drm_device *drm,
 			       struct sg_table *sgt);
 int qgpu_gem_dumb_create(struct drm_file *file, struct drm_device *drm,
 			 struct drm_mode_create_dumb *args);
+/* qgpu_destroy.c */
+int qgpu_gem_destroy_ioctl(struct drm_device *drm, void *data,
+			   struct drm_file *file);
 int qgpu_gem_create_ioctl(struct drm_device *drm, void *data,
 			  struct drm_file *file);
 int qgpu_gem_lock_ioctl(struct drm_device *drm, void *data,

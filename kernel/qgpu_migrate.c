@@ -212,7 +212,7 @@ int qgpu_mm_paging_begin(struct qgpu_bo *bo, struct qgpu_paging *pb)
 	if (!ret)
 		ret = qgpu_paging_begin(to_qdev(bo->base.dev), pb);
 	if (!ret) {
-		ret = qgpu_paging_resv_deps(pb, resv);
+		ret = qgpu_paging_resv_deps(pb, resv, qgpu_bo_skip_client(bo));
 		if (ret)
 			qgpu_paging_abort(pb);
 	}

@@ -54,9 +54,10 @@ void qgpu_paging_abort(struct qgpu_paging *pb)
  * usage): a move or an unmap must not overtake any of it. Fences from
  * elsewhere are not waited for (qgpu_resv.c says why). @resv is locked.
  */
-int qgpu_paging_resv_deps(struct qgpu_paging *pb, struct dma_resv *resv)
+int qgpu_paging_resv_deps(struct qgpu_paging *pb, struct dma_resv *resv,
+			  u64 skip)
 {
-	return qgpu_resv_own_deps(pb->qdev, pb->job, resv);
+	return qgpu_resv_own_deps(pb->qdev, pb->job, resv, skip);
 }
 
 /* Queue the paging buffer; returns its fence (a reference) or NULL if empty. */

@@ -29,7 +29,8 @@ void qgpu_paging_fini(struct qgpu_device *qdev);
 int qgpu_paging_begin(struct qgpu_device *qdev, struct qgpu_paging *pb);
 void qgpu_paging_abort(struct qgpu_paging *pb);
 struct dma_fence *qgpu_paging_submit(struct qgpu_paging *pb);
-int qgpu_paging_resv_deps(struct qgpu_paging *pb, struct dma_resv *resv);
+int qgpu_paging_resv_deps(struct qgpu_paging *pb, struct dma_resv *resv,
+			  u64 skip);
 int qgpu_paging_list(struct qgpu_paging *pb, const dma_addr_t *pages,
 		     u32 npages, bool gpu_addrs, u64 *gpu_addr);
 int qgpu_paging_transfer(struct qgpu_paging *pb, u64 size, u64 src, u64 dst,

@@ -35,16 +35,31 @@ bool qgpu_fence_is_ours(struct qgpu_device *qdev, struct dma_fence *f)
 	return false;
 }
 
+/*
+ * A virtual DMA buffer (bookkeeping usage) of client @skip: the one kind of
+ * work a destroy with AssumeNotInUse no longer waits for (qgpu_gem.h).
+ */
+static bool qgpu_resv_skipped(struct dma_resv_iter *cursor,
+			      struct dma_fence *f, u64 skip)
+{
+	struct drm_sched_fence *sf = to_drm_sched_fence(f);
+
+	return skip && sf && sf->drm_client_id == skip &&
+	       dma_resv_iter_usage(cursor) == DMA_RESV_USAGE_BOOKKEEP;
+}
+
 /**
  * qgpu_resv_own_deps - make @job wait for qgpu's own work in @resv
  * @qdev: the device
  * @job: a paging job, not yet pushed
  * @resv: a reservation object, locked
+ * @skip: 0, or a DRM client whose virtual DMA buffers (bookkeeping
+ *	usage) are not waited for (qgpu_bo_skip_client())
  *
  * Return: 0 or -ENOMEM.
  */
 int qgpu_resv_own_deps(struct qgpu_device *qdev, struct qgpu_job *job,
-		       struct dma_resv *resv)
+		       struct dma_resv *resv, u64 skip)
 {
 	struct dma_resv_iter cursor;
 	struct dma_fence *f;
@@ -52,7 +67,8 @@ int qgpu_resv_own_deps(struct qgpu_device *qdev, struct qgpu_job *job,
 
 	dma_resv_assert_held(resv);
 	dma_resv_for_each_fence(&cursor, resv, DMA_RESV_USAGE_BOOKKEEP, f) {
-		if (!qgpu_fence_is_ours(qdev, f))
+		if (!qgpu_fence_is_ours(qdev, f) ||
+		    qgpu_resv_skipped(&cursor, f, skip))
 			continue;
 		ret = qgpu_job_add_dep(job, f);
 		if (ret)
@@ -63,14 +79,16 @@ int qgpu_resv_own_deps(struct qgpu_device *qdev, struct qgpu_job *job,
 
 /* One unsignalled fence of qgpu's own in @resv (a reference), or NULL. */
 static struct dma_fence *qgpu_resv_own_busy(struct qgpu_device *qdev,
-					    struct dma_resv *resv)
+					    struct dma_resv *resv, u64 skip)
 {
 	struct dma_resv_iter cursor;
 	struct dma_fence *f, *busy = NULL;
 
 	dma_resv_lock(resv, NULL);
 	dma_resv_for_each_fence(&cursor, resv, DMA_RESV_USAGE_BOOKKEEP, f) {
-		if (qgpu_fence_is_ours(qdev, f) && !dma_fence_is_signaled(f)) {
+		if (qgpu_fence_is_ours(qdev, f) &&
+		    !qgpu_resv_skipped(&cursor, f, skip) &&
+		    !dma_fence_is_signaled(f)) {
 			busy = dma_fence_get(f);
 			break;
 		}
@@ -83,10 +101,12 @@ static struct dma_fence *qgpu_resv_own_busy(struct qgpu_device *qdev,
  * qgpu_resv_own_idle - is all of qgpu's work in @resv done?
  * @qdev: the device
  * @resv: a reservation object, not locked by the caller
+ * @skip: as for qgpu_resv_own_deps()
  */
-bool qgpu_resv_own_idle(struct qgpu_device *qdev, struct dma_resv *resv)
+bool qgpu_resv_own_idle(struct qgpu_device *qdev, struct dma_resv *resv,
+			u64 skip)
 {
-	struct dma_fence *f = qgpu_resv_own_busy(qdev, resv);
+	struct dma_fence *f = qgpu_resv_own_busy(qdev, resv, skip);
 
 	dma_fence_put(f);
 	return !f;
@@ -96,12 +116,14 @@ bool qgpu_resv_own_idle(struct qgpu_device *qdev, struct dma_resv *resv)
  * qgpu_resv_wait_own - wait until all of qgpu's work in @resv is done
  * @qdev: the device
  * @resv: a reservation object; the caller holds no lock
+ * @skip: as for qgpu_resv_own_deps()
  */
-void qgpu_resv_wait_own(struct qgpu_device *qdev, struct dma_resv *resv)
+void qgpu_resv_wait_own(struct qgpu_device *qdev, struct dma_resv *resv,
+			u64 skip)
 {
 	struct dma_fence *f;
 
-	while ((f = qgpu_resv_own_busy(qdev, resv))) {
+	while ((f = qgpu_resv_own_busy(qdev, resv, skip))) {
 		dma_fence_wait(f, false);
 		dma_fence_put(f);
 	}

@@ -10,8 +10,10 @@ struct qgpu_job;
 
 bool qgpu_fence_is_ours(struct qgpu_device *qdev, struct dma_fence *f);
 int qgpu_resv_own_deps(struct qgpu_device *qdev, struct qgpu_job *job,
-		       struct dma_resv *resv);
-bool qgpu_resv_own_idle(struct qgpu_device *qdev, struct dma_resv *resv);
-void qgpu_resv_wait_own(struct qgpu_device *qdev, struct dma_resv *resv);
+		       struct dma_resv *resv, u64 skip);
+bool qgpu_resv_own_idle(struct qgpu_device *qdev, struct dma_resv *resv,
+			u64 skip);
+void qgpu_resv_wait_own(struct qgpu_device *qdev, struct dma_resv *resv,
+			u64 skip);
 
 #endif /* QGPU_RESV_H */

@@ -248,7 +248,7 @@ void qgpu_vm_put(struct qgpu_vm *vm)
 }
 
 /* The file's address space if it has one (a reference), else NULL */
-static struct qgpu_vm *qgpu_vm_peek(struct qgpu_file *qf)
+struct qgpu_vm *qgpu_vm_peek(struct qgpu_file *qf)
 {
 	struct qgpu_vm *vm;
 
@@ -491,6 +491,53 @@ int qgpu_vm_unmap_ioctl(struct drm_device *drm, void *data,
 			struct drm_file *file)
 {
 	return qgpu_vm_range_ioctl(file, data, false);
+}
+
+/**
+ * qgpu_vm_unmap_bo - unmap every mapping of @obj in @vm
+ * @vm: the address space
+ * @obj: the allocation
+ *
+ * As VM_UNMAP of each of its ranges: the entries become invalid and the
+ * TLB is flushed by one paging job each, at once. Return: 0 or an errno
+ * (what was unmapped before it stays unmapped).
+ */
+int qgpu_vm_unmap_bo(struct qgpu_vm *vm, struct drm_gem_object *obj)
+{
+	struct qgpu_device *qdev = vm->qdev;
+	struct qgpu_vm_unmap u = {};
+	struct drm_gpuvm_bo *vm_bo;
+	struct drm_gpuva *va;
+	u64 addr, range;
+	int ret = 0;
+
+	mutex_lock(&vm->lock);
+	for (;;) {
+		/* one range at a time: the unmap changes the list */
+		va = NULL;
+		dma_resv_lock(obj->resv, NULL);
+		vm_bo = drm_gpuvm_bo_find(&vm->gpuvm, obj);
+		if (vm_bo) {
+			drm_gpuvm_bo_for_each_va(va, vm_bo)
+				break;
+			if (va) {
+				addr = va->va.addr;
+				range = va->va.range;
+			}
+			drm_gpuvm_bo_put(vm_bo);
+		}
+		dma_resv_unlock(obj->resv);
+		if (!va || ret)
+			break;
+		qgpu_mm_lock(qdev, NULL);
+		ret = qgpu_vm_unmap_range(vm, addr, range, &u);
+		qgpu_mm_unlock(qdev);
+		if (ret)
+			break;
+	}
+	mutex_unlock(&vm->lock);
+	qgpu_vm_unmap_done(&u);
+	return ret;
 }
 
 static int qgpu_vm_map_check(struct qgpu_device *qdev,

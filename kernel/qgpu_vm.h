@@ -139,6 +139,8 @@ struct dma_fence *qgpu_vm_fence(struct qgpu_vm *vm, struct dma_fence **slot);
 
 /* qgpu_make_resident.c */
 bool qgpu_paging_fence_queued(struct dma_fence *f);
+struct qgpu_vm *qgpu_vm_peek(struct qgpu_file *qf);
+int qgpu_vm_unmap_bo(struct qgpu_vm *vm, struct drm_gem_object *obj);
 int qgpu_make_resident_ioctl(struct drm_device *drm, void *data,
 			     struct drm_file *file);
 

@@ -286,6 +286,9 @@ static const struct member layout[] = {
 	M(drm_qgpu_ctx_create, mfence_mmap_offset, 16),
 	END(drm_qgpu_ctx_create, 24),
 
+	M(drm_qgpu_gem_destroy, handle, 0), M(drm_qgpu_gem_destroy, flags, 4),
+	END(drm_qgpu_gem_destroy, 8),
+
 	M(drm_qgpu_mfence_create, flags, 0), M(drm_qgpu_mfence_create, handle, 4),
 	M(drm_qgpu_mfence_create, initial_value, 8),
 	M(drm_qgpu_mfence_create, mmap_offset, 16),
@@ -387,6 +390,7 @@ static const struct value ioctls[] = {
 	V(DRM_IOCTL_QGPU_MFENCE_DESTROY, 0x4008644f),
 	V(DRM_IOCTL_QGPU_MFENCE_WAIT, 0xc0286450),
 	V(DRM_IOCTL_QGPU_MFENCE_EXPORT, 0x40206451),
+	V(DRM_IOCTL_QGPU_GEM_DESTROY, 0x40086452),
 	V(DRM_IOCTL_QGPU_INVALIDATE_CACHE, 0x40186453),
 };
 

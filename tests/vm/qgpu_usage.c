@@ -708,6 +708,200 @@ static void lock_sync_sleeps(void)
 	blocker_fini(dev.fd, &b);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Deferred destruction (DestroyAllocation2, AssumeNotInUse)                 */
+
+#define DZ	(1024 * 1024)
+#define DPAT	0xdeadf111u
+
+static void ctx_healthy(uint32_t ctx)
+{
+	struct drm_qgpu_context_status cs;
+
+	igt_assert_eq(qgpu_query_context(dev.fd, ctx, &cs), 0);
+	igt_assert_f(cs.state == QGPU_CTX_OK, "context lost: %s\n",
+		     qgpu_fault_name(cs.fault_reason));
+}
+
+/* A CPU-visible VRAM allocation of DZ bytes, resident, mappable */
+static uint32_t vis_bo(int fd)
+{
+	uint32_t h = qt_bo(fd, DZ, QGPU_SEGBIT(QGPU_SEG_VISIBLE) |
+			   QGPU_SEGBIT(QGPU_SEG_APERTURE), QGPU_GEM_CPU_ACCESS,
+			   QGPU_PREF(QGPU_SEG_VISIBLE, 0, 0));
+
+	qt_reside(fd, h, QGPU_RESIDE_MAKE_RESIDENT, QGPU_SEG_VISIBLE);
+	return h;
+}
+
+/*
+ * Fill visible VRAM with DZ allocations so that one destroyed is the only
+ * room left for the next; returns how many (all closed by the caller).
+ */
+static uint32_t fill_visible(int fd, uint32_t *h, uint32_t max)
+{
+	uint64_t room = qt_seg_usable(&dev, QGPU_SEG_VISIBLE);
+	uint32_t n = 0;
+
+	while (n < max && (n + 2) * (uint64_t)DZ <= room)
+		h[n++] = vis_bo(fd);
+	return n;
+}
+
+/* Is all of @h zero (read through a mapping)? */
+static bool bo_zero(int fd, uint32_t h)
+{
+	uint32_t *p = qt_map(fd, h, DZ), i;
+	bool z = true;
+
+	for (i = 0; i < DZ / 4 && z; i++)
+		z = !p[i];
+	qt_unmap(fd, h, p, DZ);
+	return z;
+}
+
+/*
+ * A virtual DMA buffer that fills X is queued behind the blocker; X is
+ * destroyed while it waits; a new allocation Y takes X's room in visible
+ * VRAM. By default the fill runs (no fault: the mapping stays until the
+ * work queued before the destroy is done) and Y is zero; with
+ * AssumeNotInUse the VA is free at once, the fill faults its own context,
+ * and Y is still zero: the liar hurt only itself.
+ */
+static void destroy_virtual(bool assume)
+{
+	uint32_t flags = assume ? QGPU_GEM_DESTROY_ASSUME_NOT_IN_USE : 0;
+	struct qgpu_context pc, vc;
+	struct drm_qgpu_context_status cs;
+	struct drm_qgpu_gem_info gi;
+	struct qgpu_vcb vcb;
+	struct drm_qgpu_submit a;
+	struct blocker b;
+	uint32_t x, y, z, fillers[64], nf, i;
+	uint64_t va = 0, fence = 0;
+	int64_t t0, dt;
+
+	blocker_init(dev.fd, &b);
+	igt_assert_eq(qgpu_context_create(dev.fd, 0, &pc), 0);
+	igt_assert_eq(qgpu_context_create(dev.fd, QGPU_CTX_CREATE_VIRTUAL,
+					  &vc), 0);
+	nf = fill_visible(dev.fd, fillers, 64);
+	x = vis_bo(dev.fd);
+	igt_assert_eq(qgpu_vm_reserve(dev.fd, 0, 2 * DZ, 0, &va), 0);
+	igt_assert_eq(qgpu_vm_map(dev.fd, x, va, 0, DZ, 0), 0);
+	igt_assert_eq(qgpu_make_resident(dev.fd, &x, 1, &fence), 0);
+	igt_assert_eq(qgpu_paging_fence_wait(dev.fd, fence, 10 * SEC_NS), 0);
+	blocker_submit(&pc, &b, 1, NULL, 0);
+	igt_assert_eq(qgpu_vcb_init(&vcb), 0);
+	qgpu_vcb_fill(&vcb, va, DZ, DPAT);
+	qgpu_vcb_to_submit(&vcb, vc.id, &a);
+	igt_assert_eq(qgpu_context_submit(&vc, &a, NULL, 0, NULL, 0), 0);
+	qgpu_vcb_fini(&vcb);
+	/* returns with the GPU held: destruction never waits */
+	t0 = qgpu_now_ns();
+	igt_assert_eq(qgpu_bo_destroy_flags(dev.fd, x, flags), 0);
+	dt = qgpu_now_ns() - t0;
+	qt_untrack(dev.fd, x, NULL);
+	igt_info("destroy returned in %.1f us\n", dt / 1e3);
+	igt_assert_eq(qgpu_bo_info(dev.fd, x, &gi), -ENOENT);
+	/* the VA: free at once only with AssumeNotInUse */
+	z = qt_bo(dev.fd, DZ, QGPU_SEGBIT(QGPU_SEG_APERTURE), 0, 0);
+	igt_assert_eq(qgpu_vm_map(dev.fd, z, va, 0, DZ, 0),
+		      assume ? 0 : -EEXIST);
+	/* (not left there: the late fill would then write z, not fault) */
+	if (assume)
+		igt_assert_eq(qgpu_vm_unmap(dev.fd, va, DZ), 0);
+	/* the room X leaves: Y may have it only behind X's work */
+	y = vis_bo(dev.fd);
+	igt_assert_eq(qgpu_mfence_read(&vc.fence), 0);
+	blocker_release(&b, 1);
+	igt_assert_eq(qgpu_mfence_wait(&vc.fence, vc.last, 10 * SEC_NS), 0);
+	igt_assert_eq(qgpu_query_context(dev.fd, vc.id, &cs), 0);
+	if (assume)
+		igt_assert_f(cs.state != QGPU_CTX_OK &&
+			     cs.fault_reason == QGPU_FAULT_PAGE_NOT_PRESENT,
+			     "the liar's late fill did not fault (state %s)\n",
+			     qgpu_ctx_state_name(cs.state));
+	else
+		igt_assert_f(cs.state == QGPU_CTX_OK,
+			     "work queued before the destroy faulted: %s\n",
+			     qgpu_fault_name(cs.fault_reason));
+	igt_assert_f(bo_zero(dev.fd, y),
+		     "the destroyed allocation's queued fill reached a new allocation\n");
+	/* default: once the work is done the range is unmapped */
+	if (!assume) {
+		for (i = 0; i < 200; i++) {
+			if (!qgpu_vm_map(dev.fd, z, va, 0, DZ, 0))
+				break;
+			sleep_ns(10000000);
+		}
+		igt_assert_f(i < 200, "the mapping of a destroyed allocation stayed\n");
+	}
+	igt_assert_eq(qgpu_vm_free(dev.fd, va, 2 * DZ), 0);
+	qt_close(dev.fd, z);
+	qt_close(dev.fd, y);
+	for (i = 0; i < nf; i++)
+		qt_close(dev.fd, fillers[i]);
+	qgpu_context_destroy(&vc);
+	qgpu_context_destroy(&pc);
+	blocker_fini(dev.fd, &b);
+}
+
+/*
+ * The physical model: a queued DMA buffer lists X; X is destroyed with
+ * AssumeNotInUse while it waits. The kernel still keeps X's memory until
+ * the buffer is done: it runs without a fault and Y stays zero.
+ */
+static void destroy_physical_assume(void)
+{
+	struct qgpu_context c;
+	struct qgpu_cb *cb;
+	struct drm_qgpu_submit a;
+	struct blocker b;
+	uint32_t x, y, fillers[64], nf, i;
+
+	blocker_init(dev.fd, &b);
+	igt_assert_eq(qgpu_context_create(dev.fd, 0, &c), 0);
+	nf = fill_visible(dev.fd, fillers, 64);
+	x = vis_bo(dev.fd);
+	blocker_submit(&c, &b, 1, NULL, 0);
+	cb = qt_cb(&dev);
+	qgpu_cb_bind(cb, 0, x, 0, DZ);
+	qgpu_cb_fill(cb, 0, 0, DZ, DPAT);
+	qgpu_cb_to_submit(cb, c.id, &a);
+	igt_assert_eq(qgpu_context_submit(&c, &a, NULL, 0, NULL, 0), 0);
+	qt_cb_free(cb);
+	igt_assert_eq(qgpu_bo_destroy_flags(dev.fd, x,
+					    QGPU_GEM_DESTROY_ASSUME_NOT_IN_USE),
+		      0);
+	qt_untrack(dev.fd, x, NULL);
+	y = vis_bo(dev.fd);
+	blocker_release(&b, 1);
+	igt_assert_eq(qgpu_mfence_wait(&c.fence, c.last, 10 * SEC_NS), 0);
+	ctx_healthy(c.id);
+	igt_assert_f(bo_zero(dev.fd, y),
+		     "a listed allocation's memory was reused before its work\n");
+	qt_close(dev.fd, y);
+	for (i = 0; i < nf; i++)
+		qt_close(dev.fd, fillers[i]);
+	qgpu_context_destroy(&c);
+	blocker_fini(dev.fd, &b);
+}
+
+static void destroy_bad_input(void)
+{
+	uint32_t h = qt_bo(dev.fd, 4096, vis_ap, 0, 0);
+
+	igt_assert_eq(qgpu_bo_destroy_flags(dev.fd, h, 2), -EINVAL);
+	igt_assert_eq(qgpu_bo_destroy_flags(dev.fd, h, ~0u), -EINVAL);
+	igt_assert_eq(qgpu_bo_destroy_flags(dev.fd, 0, 0), -ENOENT);
+	igt_assert_eq(qgpu_bo_destroy_flags(dev.fd, 0x7fffff, 0), -ENOENT);
+	/* still there after the refusals; gone after the destroy */
+	igt_assert_eq(qgpu_bo_destroy_flags(dev.fd, h, 0), 0);
+	igt_assert_eq(qgpu_bo_destroy_flags(dev.fd, h, 0), -ENOENT);
+	qt_untrack(dev.fd, h, NULL);
+}
+
 igt_main
 {
 	igt_fixture {
@@ -740,6 +934,18 @@ igt_main
 		lock_no_overwrite_and_do_not_wait();
 	igt_subtest("lock-sync-sleeps-until-gpu-write")
 		lock_sync_sleeps();
+	igt_subtest("destroy-bad-input")
+		destroy_bad_input();
+	igt_subtest("destroy-returns-at-once-work-finishes") {
+		igt_require(dev.info.caps & QGPU_INFO_CAP_MMU);
+		destroy_virtual(false);
+	}
+	igt_subtest("destroy-assume-not-in-use-liar-faults-itself") {
+		igt_require(dev.info.caps & QGPU_INFO_CAP_MMU);
+		destroy_virtual(true);
+	}
+	igt_subtest("destroy-assume-not-in-use-physical-memory-kept")
+		destroy_physical_assume();
 	igt_subtest("nothing-left")
 		qt_assert_no_allocations(dev.fd);
 }

@@ -223,6 +223,15 @@ int qgpu_bo_create(int fd, uint64_t size, uint32_t segment_mask,
 
 /** qgpu_bo_destroy - drop the handle (DRM_IOCTL_GEM_CLOSE) */
 int qgpu_bo_destroy(int fd, uint32_t handle);
+/**
+ * qgpu_bo_destroy_flags - DestroyAllocation2 (DRM_IOCTL_QGPU_GEM_DESTROY):
+ *	returns at once; the caller's mappings of the allocation go behind
+ *	the work queued so far, or at once with
+ *	QGPU_GEM_DESTROY_ASSUME_NOT_IN_USE (then a queued DMA buffer that
+ *	does use it faults its own context)
+ * Return: 0, -EINVAL (@flags), -ENOENT.
+ */
+int qgpu_bo_destroy_flags(int fd, uint32_t handle, uint32_t flags);
 
 /*
  * I/O coherency ("Allocation Usage Tracking"): on a device without

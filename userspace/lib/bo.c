@@ -35,6 +35,13 @@ int qgpu_bo_destroy(int fd, uint32_t handle)
 	return qgpu_ioctl(fd, DRM_IOCTL_GEM_CLOSE, &a);
 }
 
+int qgpu_bo_destroy_flags(int fd, uint32_t handle, uint32_t flags)
+{
+	struct drm_qgpu_gem_destroy a = { .handle = handle, .flags = flags };
+
+	return qgpu_ioctl(fd, DRM_IOCTL_QGPU_GEM_DESTROY, &a);
+}
+
 int qgpu_invalidate_cache(int fd, uint32_t handle, uint64_t offset,
 			  uint64_t size)
 {

@@ -272,6 +272,9 @@
  * - %DRM_IOCTL_QGPU_INVALIDATE_CACHE, &struct drm_qgpu_invalidate_cache:
  *   InvalidateCache, write back and invalidate the CPU cache lines of a
  *   range of a cached allocation. EINVAL, ENOENT, EINTR.
+ * - %DRM_IOCTL_QGPU_GEM_DESTROY, &struct drm_qgpu_gem_destroy: destroy an
+ *   allocation's handle without waiting (DestroyAllocation2, with
+ *   AssumeNotInUse). EINVAL, ENOENT.
  * - %DRM_IOCTL_QGPU_MFENCE_CREATE, &struct drm_qgpu_mfence_create: create
  *   a monitored fence (see "qgpu monitored fences"). EINVAL, ENOSPC.
  * - %DRM_IOCTL_QGPU_MFENCE_DESTROY, &struct drm_qgpu_mfence_destroy: close
@@ -364,7 +367,7 @@ extern "C" {
 #define DRM_QGPU_MFENCE_DESTROY	0x0f
 #define DRM_QGPU_MFENCE_WAIT	0x10
 #define DRM_QGPU_MFENCE_EXPORT	0x11
-/* 0x12: reserved for GEM_DESTROY (deferred destruction with flags) */
+#define DRM_QGPU_GEM_DESTROY	0x12
 #define DRM_QGPU_INVALIDATE_CACHE	0x13
 
 /**
@@ -1241,6 +1244,37 @@ struct drm_qgpu_make_resident {
 	__u64 paging_fence;
 };
 
+#define QGPU_GEM_DESTROY_ASSUME_NOT_IN_USE	(1u << 0)
+#define QGPU_GEM_DESTROY_FLAGS	QGPU_GEM_DESTROY_ASSUME_NOT_IN_USE
+
+/**
+ * struct drm_qgpu_gem_destroy - destroy an allocation (DestroyAllocation2)
+ * @handle: GEM handle of this file.
+ * @flags: 0 or %QGPU_GEM_DESTROY_ASSUME_NOT_IN_USE.
+ *
+ * Deferred destruction ("Allocation Usage Tracking", WDK): the call
+ * returns at once and the handle is gone (as DRM_IOCTL_GEM_CLOSE). The
+ * kernel assumes that the work queued before the destroy may still use
+ * the allocation: the caller's mappings of it in its GPU virtual address
+ * space are unmapped (entries invalid, TLB flushed) once that work is
+ * done, and until then their range stays taken; the memory is reused only
+ * after every DMA buffer that may reach it is done.
+ *
+ * With %QGPU_GEM_DESTROY_ASSUME_NOT_IN_USE the caller says no queued work
+ * uses it: its mappings are unmapped at once, and the memory is released
+ * without waiting for the caller's virtual-mode DMA buffers, so a buffer
+ * that did use it faults its own context (a lying user-mode driver hurts
+ * only itself). The caller's physical-mode DMA buffers that listed the
+ * allocation, and every other process's work, are still waited for.
+ * Other handles of the allocation (flink, PRIME) keep it alive as usual.
+ *
+ * Errors: EINVAL (@flags), ENOENT (@handle), ENOMEM.
+ */
+struct drm_qgpu_gem_destroy {
+	__u32 handle;
+	__u32 flags;
+};
+
 /**
  * DOC: qgpu monitored fences
  *
@@ -1446,6 +1480,8 @@ struct drm_qgpu_invalidate_cache {
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_QGPU_MAKE_RESIDENT, struct drm_qgpu_make_resident)
 #define DRM_IOCTL_QGPU_INVALIDATE_CACHE \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_QGPU_INVALIDATE_CACHE, struct drm_qgpu_invalidate_cache)
+#define DRM_IOCTL_QGPU_GEM_DESTROY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_QGPU_GEM_DESTROY, struct drm_qgpu_gem_destroy)
 #define DRM_IOCTL_QGPU_MFENCE_CREATE \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_QGPU_MFENCE_CREATE, struct drm_qgpu_mfence_create)
 #define DRM_IOCTL_QGPU_MFENCE_DESTROY \
