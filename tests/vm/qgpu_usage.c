@@ -211,6 +211,7 @@ struct waiter {
 	int ret;
 	int64_t cpu_ns;
 	int64_t wall_ns;
+	int64_t end_ns;		/* qgpu_now_ns() when the wait returned */
 	volatile bool done;
 };
 
@@ -235,7 +236,8 @@ static void *waiter_fn(void *p)
 					       NULL);
 	}
 	w->cpu_ns = thread_cpu_ns() - c0;
-	w->wall_ns = qgpu_now_ns() - t0;
+	w->end_ns = qgpu_now_ns();
+	w->wall_ns = w->end_ns - t0;
 	w->done = true;
 	return NULL;
 }
@@ -247,6 +249,7 @@ static void wait_sleeps_until_interrupt(void)
 	struct qgpu_mfence mf;
 	struct blocker b;
 	struct waiter w = { 0 };
+	int64_t rel;
 	pthread_t t;
 
 	blocker_init(dev.fd, &b);
@@ -263,12 +266,16 @@ static void wait_sleeps_until_interrupt(void)
 	igt_assert_f(!w.done, "the wait returned while the GPU was held (%d)\n",
 		     w.ret);
 	igt_assert_eq(qgpu_mfence_read(&mf), 0);
+	rel = qgpu_now_ns();
 	blocker_release(&b, 1);
 	pthread_join(t, NULL);
 	igt_assert_eq(w.ret, 0);
 	igt_assert_eq(qgpu_mfence_read(&mf), 10);
-	igt_info("waited %.1f ms, %.2f ms of CPU\n", w.wall_ns / 1e6,
-		 w.cpu_ns / 1e6);
+	igt_info("waited %.1f ms, %.2f ms of CPU, woke %.2f ms after the release\n",
+		 w.wall_ns / 1e6, w.cpu_ns / 1e6, (w.end_ns - rel) / 1e6);
+	/* woken by the signal's interrupt, not by the 30 s deadline */
+	igt_assert_f(w.end_ns - rel < 5 * SEC_NS,
+		     "woke %.1f ms after the release\n", (w.end_ns - rel) / 1e6);
 	/* sleeping, not spinning: a small fraction of the time it waited */
 	igt_assert_f(w.cpu_ns * 5 < w.wall_ns,
 		     "the waiting thread used %.1f ms of CPU in %.1f ms\n",
