@@ -21,9 +21,8 @@
  * Arguments (keep them equal to the group's props=): io-coherent=off when
  * the device has it off; vram-size=, visible-vram-size= as the device.
  */
-#include <sys/mount.h>
 
-#include "qgpu_test.h"
+#include "qgpu_tracefs.h"
 
 #define SZ		(64 * 1024)
 #define SZ_B		(128 * 1024)
@@ -33,7 +32,6 @@ static struct qgpu_dev dev;
 static struct qt_props props;
 static bool want_coherent = true;
 static bool all_visible;
-static char tdir[64];
 static uint32_t ctx;
 
 /* ------------------------------------------------------------------------ */
@@ -78,68 +76,24 @@ static int invalidate_raw(uint32_t handle, uint32_t flags, uint64_t offset,
 	       0;
 }
 
-static void twrite(const char *file, const char *val)
-{
-	char path[128];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", tdir, file);
-	fd = open(path, O_WRONLY | O_TRUNC);
-	igt_assert_f(fd >= 0, "open %s: %s\n", path, strerror(errno));
-	igt_assert_eq(write(fd, val, strlen(val)), (ssize_t)strlen(val));
-	close(fd);
-}
-
-static char *tread(void)
-{
-	size_t len = 0, cap = 1 << 20;
-	char path[128], *buf;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/trace", tdir);
-	fd = open(path, O_RDONLY);
-	igt_assert(fd >= 0);
-	buf = malloc(cap + 1);
-	igt_assert(buf);
-	while ((n = read(fd, buf + len, cap - len)) > 0) {
-		len += n;
-		if (len == cap) {
-			cap *= 2;
-			buf = realloc(buf, cap + 1);
-			igt_assert(buf);
-		}
-	}
-	close(fd);
-	buf[len] = 0;
-	return buf;
-}
-
 static void trace_start(void)
 {
-	struct stat st;
-
-	if (stat("/sys/kernel/tracing/events", &st))
-		mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL);
-	if (!stat("/sys/kernel/tracing/events/qgpu", &st))
-		snprintf(tdir, sizeof(tdir), "/sys/kernel/tracing");
-	else if (!stat("/sys/kernel/debug/tracing/events/qgpu", &st))
-		snprintf(tdir, sizeof(tdir), "/sys/kernel/debug/tracing");
-	igt_require_f(tdir[0], "no tracefs with qgpu events\n");
-	twrite("tracing_on", "0");
-	twrite("trace", "");
-	twrite("buffer_size_kb", "2048");
-	twrite("events/qgpu/qgpu_invalidate_cache/enable", "1");
-	twrite("events/qgpu/qgpu_submit/enable", "1");
-	twrite("events/qgpu/qgpu_job_done/enable", "1");
-	twrite("tracing_on", "1");
+	qt_find_tracefs();
+	igt_require_f(qt_tdir[0], "no tracefs\n");
+	qt_twrite("tracing_on", "0");
+	qt_twrite("trace", "");
+	qt_twrite("buffer_size_kb", "2048");
+	qt_twrite("events/qgpu/qgpu_invalidate_cache/enable", "1");
+	qt_twrite("events/qgpu/qgpu_submit/enable", "1");
+	qt_twrite("events/qgpu/qgpu_job_done/enable", "1");
+	qt_twrite("tracing_on", "1");
 }
 
 static char *trace_stop(void)
 {
-	twrite("tracing_on", "0");
-	twrite("events/qgpu/enable", "0");
-	return tread();
+	qt_twrite("tracing_on", "0");
+	qt_twrite("events/qgpu/enable", "0");
+	return qt_tread();
 }
 
 /*
