@@ -45,10 +45,28 @@
  *             older allocations when VRAM is short. time_ms, bytes paged,
  *             evictions, and the virtual/physical ratios; the checksums
  *             are checked against the host and the physical run.
+ *   stream    the streaming update of "Allocation Usage Tracking": each
+ *             frame (-f FRAMES, default 200) the CPU locks a 512 KiB
+ *             resource (libqgpu's usage tracking), writes the frame's data
+ *             (a pattern of the frame number), unlocks, and submits GPU
+ *             work that reads it: its checksum into the frame's slot of a
+ *             result buffer, then fills and copies over an 8 MiB scratch
+ *             allocation (about as long as the CPU's part), between two
+ *             device timestamps. The same frames run twice: with DISCARD
+ *             locks (a renaming ring of 4 allocations: the CPU writes the
+ *             next frame while the GPU reads the last) and with
+ *             synchronising locks (each waits until the GPU is done with
+ *             the buffer). Per mode: frames per second, lock waits and the
+ *             time in the lock, renames, allocations created, CPU bytes
+ *             written, bytes paged, the CPU's time per frame outside the
+ *             lock and the GPU's (median of the frames' DMA buffers); and
+ *             fps(discard)/fps(sync). Every frame's checksum of both modes
+ *             is checked against the host's.
  *
- * usage: qgpu-bench [-d NODE] [-n RUNS] [-s PAGING_MIB] [-w WORKING_SET]
+ * usage: qgpu-bench [-d NODE] [-f FRAMES] [-n RUNS] [-s PAGING_MIB]
+ *                   [-w WORKING_SET]
  *                   [latency|paging|cpu|split|vm|vm-resident|vm-pagetables|
- *                    split-virtual|all]...
+ *                    split-virtual|stream|all]...
  * Output lines start with "bench:" and are key=value, for scripts.
  */
 #include <errno.h>
@@ -992,18 +1010,296 @@ static int bench_vm(bool resident, bool pagetables, bool split)
 	return fail;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Usage tracking (benchmark "stream")                                       */
+
+/*
+ * Per frame the CPU writes STREAM_SIZE bytes and the GPU checksums them
+ * and moves 2 x STREAM_PASSES x STREAM_SCRATCH / 2 bytes of scratch: in a
+ * TCG guest about the same time on each side (about 2 ms), so that either
+ * one would leave the other idle if they did not overlap.
+ */
+#define STREAM_SIZE	(512 * 1024u)
+#define STREAM_BACKINGS	4		/* the DISCARD ring */
+#define STREAM_SCRATCH	(8u << 20)
+#define STREAM_PASSES	3
+#define STREAM_SEED	0x57000000u
+
+static int stream_frames = 200;
+static uint32_t stream_scratch = STREAM_SCRATCH;
+
+/*
+ * One mode's run. Its result buffer holds one checksum per frame, then
+ * (8-byte aligned) the device time at the start and at the end of each
+ * frame's DMA buffer.
+ */
+struct stream_result {
+	const char *mode;
+	uint32_t lock_flags;
+	uint32_t max_backings;
+	int64_t ns, lock_ns, cpu_ns;
+	uint64_t waits, renames, backings, cpu_bytes;
+	struct drm_qgpu_stats s0, s1;
+	uint32_t res;
+	uint64_t res_size;
+	double gpu_ms;		/* median of the frames' DMA-buffer times */
+	int wrong;
+};
+
+static uint32_t stream_ts_off(int f)
+{
+	return align_up(stream_frames * 4ull, 8) + f * 16;
+}
+
+/*
+ * One frame's GPU work: the checksum of the frame's data into its slot of
+ * the result buffer, then STREAM_PASSES passes over the scratch buffer
+ * (fill its first half, copy it to the second) so that the GPU is busy
+ * while the CPU prepares the next frame; between two timestamps. The
+ * resource is only read.
+ */
+static int stream_build(struct qgpu_cb *cb, uint32_t data, uint32_t res,
+			uint32_t scratch, int f)
+{
+	uint32_t half = stream_scratch / 2;
+	int i;
+
+	/* the builder's errors are sticky: checked once at the end */
+	qgpu_cb_reset(cb);
+	qgpu_cb_bind_flags(cb, 0, data, 0, STREAM_SIZE, 0);
+	qgpu_cb_bind(cb, 1, res, 0, QGPU_CB_WHOLE);
+	qgpu_cb_bind(cb, 2, scratch, 0, stream_scratch);
+	qgpu_cb_timestamp(cb, 1, stream_ts_off(f));
+	qgpu_cb_checksum(cb, 0, 0, STREAM_SIZE, 1, f * 4);
+	for (i = 0; i < STREAM_PASSES; i++) {
+		qgpu_cb_fill(cb, 2, 0, half, f * STREAM_PASSES + i);
+		qgpu_cb_copy(cb, 2, half, 2, 0, half);
+	}
+	qgpu_cb_timestamp(cb, 1, stream_ts_off(f) + 8);
+	return cb->error;
+}
+
+/*
+ * Every frame: lock the resource with @r->lock_flags, write the frame's
+ * data (a pattern of the frame number) through the mapping, unlock,
+ * submit the frame's GPU work on the context and record that it reads the
+ * resource. Timed from the first lock to the last frame's fence.
+ */
+static int stream_run(struct stream_result *r)
+{
+	const char *what = "set-up";
+	struct qgpu_context ctx = { 0 };
+	struct qgpu_resource rs = { 0 };
+	struct drm_qgpu_submit args;
+	uint32_t scratch = 0;
+	struct qgpu_cb cb;
+	bool cb_ok = false;
+	int64_t t0, t1;
+	int f, ret;
+	void *p;
+
+	r->res_size = align_up(stream_ts_off(stream_frames), SZ_4K);
+	ret = qgpu_bo_create(dev.fd, r->res_size,
+			     QGPU_SEGBIT(QGPU_SEG_APERTURE),
+			     QGPU_GEM_CPU_ACCESS, 0, &r->res);
+	if (!ret)
+		ret = qgpu_bo_create(dev.fd, stream_scratch, vram_mask(), 0, 0,
+				     &scratch);
+	if (!ret)
+		ret = qgpu_resource_create(dev.fd, STREAM_SIZE,
+					   QGPU_SEGBIT(QGPU_SEG_VISIBLE) |
+					   QGPU_SEGBIT(QGPU_SEG_APERTURE), 0,
+					   QGPU_PREF(QGPU_SEG_VISIBLE, 0, 0),
+					   r->max_backings, &rs);
+	if (!ret)
+		ret = qgpu_context_create(dev.fd, 0, &ctx);
+	if (!ret)
+		ret = qgpu_cb_init(&cb, dev.info.max_slots);
+	cb_ok = !ret;
+	qgpu_query_stats(dev.fd, &r->s0, NULL, 0, NULL);
+	t0 = qgpu_now_ns();
+	for (f = 0; f < stream_frames && !ret; f++) {
+		int64_t l0 = qgpu_now_ns(), l1;
+
+		what = "lock";
+		ret = qgpu_resource_lock(&rs, r->lock_flags, &p);
+		l1 = qgpu_now_ns();
+		r->lock_ns += l1 - l0;
+		if (ret)
+			break;
+		qgpu_pattern_fill(p, STREAM_SIZE, STREAM_SEED + f);
+		r->cpu_bytes += STREAM_SIZE;
+		what = "unlock";
+		ret = qgpu_resource_unlock(&rs);
+		if (!ret) {
+			what = "build";
+			ret = stream_build(&cb, qgpu_resource_handle(&rs),
+					   r->res, scratch, f);
+		}
+		if (!ret) {
+			what = "submit";
+			qgpu_cb_to_submit(&cb, ctx.id, &args);
+			ret = qgpu_context_submit(&ctx, &args, NULL, 0, NULL, 0);
+		}
+		if (!ret) {
+			what = "used";
+			ret = qgpu_resource_used(&rs, &ctx, false);
+		}
+		r->cpu_ns += qgpu_now_ns() - l1;
+	}
+	if (!ret) {
+		what = "wait";
+		ret = qgpu_mfence_wait(&ctx.fence, ctx.last, 120 * SEC);
+	}
+	t1 = qgpu_now_ns();
+	qgpu_query_stats(dev.fd, &r->s1, NULL, 0, NULL);
+	r->ns = t1 - t0;
+	r->waits = rs.waits;
+	r->renames = rs.renames;
+	r->backings = rs.nbackings;
+	if (ret) {
+		struct drm_qgpu_context_status cs;
+
+		printf("bench: stream mode=%s error=\"%s: %s\"\n", r->mode,
+		       what, strerror(-ret));
+		if (ctx.id && !qgpu_query_context(dev.fd, ctx.id, &cs) &&
+		    cs.state)
+			printf("bench: stream mode=%s error=\"context lost: fault %s at %#llx\"\n",
+			       r->mode, qgpu_fault_name(cs.fault_reason),
+			       (unsigned long long)cs.fault_addr);
+	}
+	if (cb_ok)
+		qgpu_cb_fini(&cb);
+	if (ctx.id)
+		qgpu_context_destroy(&ctx);
+	if (rs.nbackings)
+		qgpu_resource_destroy(&rs);
+	if (scratch)
+		qgpu_bo_destroy(dev.fd, scratch);
+	return ret;
+}
+
+/*
+ * Each frame's checksum against the host's FNV of that frame's data
+ * (@want); the median time of the frames' DMA buffers on the device.
+ */
+static void stream_check(struct stream_result *r, const uint32_t *want,
+			 double *ms)
+{
+	const uint64_t *ts;
+	uint32_t *out;
+	int f;
+
+	if (qgpu_bo_map(dev.fd, r->res, r->res_size, (void **)&out)) {
+		r->wrong = stream_frames;
+		return;
+	}
+	ts = (const uint64_t *)((char *)out + stream_ts_off(0));
+	for (f = 0; f < stream_frames; f++) {
+		r->wrong += out[f] != want[f];
+		ms[f] = (int64_t)(ts[2 * f + 1] - ts[2 * f]) / 1e6;
+	}
+	r->gpu_ms = median(ms, stream_frames);
+	qgpu_bo_unmap(dev.fd, r->res, out, r->res_size);
+}
+
+static double stream_fps(const struct stream_result *r)
+{
+	return r->ns > 0 ? stream_frames / (r->ns / 1e9) : 0;
+}
+
+/*
+ * The streaming update of "Allocation Usage Tracking": each frame the
+ * CPU rewrites a buffer that the GPU still reads. With DISCARD the lock
+ * renames (a ring of STREAM_BACKINGS allocations) and the CPU writes the
+ * next frame while the GPU works on the last; with a synchronising lock
+ * it first waits until the GPU is done with the buffer. The same frames
+ * in both modes, one after the other; then every frame's checksum of
+ * both is checked.
+ */
+static int bench_stream(void)
+{
+	struct stream_result m[2] = {
+		{ .mode = "discard", .lock_flags = QGPU_LOCK_DISCARD,
+		  .max_backings = STREAM_BACKINGS },
+		{ .mode = "sync", .lock_flags = 0, .max_backings = 1 },
+	};
+	uint32_t *want = calloc(stream_frames, sizeof(*want));
+	double *ms = calloc(stream_frames, sizeof(*ms));
+	uint32_t *data = malloc(STREAM_SIZE);
+	int f, i, fail = 0;
+
+	if (!want || !ms || !data) {
+		printf("bench: stream error=\"%s\"\n", strerror(ENOMEM));
+		fail = 1;
+	}
+	/* the scratch allocation must not crowd the resource out of VRAM */
+	while (stream_scratch > SZ_64K &&
+	       4ull * stream_scratch > qgpu_vram_usable(&dev))
+		stream_scratch /= 2;
+	if (stream_scratch != STREAM_SCRATCH)
+		printf("bench: stream note=\"VRAM (%.1f MiB usable) is small: %u KiB of scratch instead of %u\"\n",
+		       qgpu_vram_usable(&dev) / MiB, stream_scratch / 1024,
+		       STREAM_SCRATCH / 1024);
+	for (i = 0; i < 2 && !fail; i++)
+		fail |= stream_run(&m[i]) != 0;
+	for (f = 0; f < stream_frames && !fail; f++) {
+		qgpu_pattern_fill(data, STREAM_SIZE, STREAM_SEED + f);
+		want[f] = qgpu_csum(data, STREAM_SIZE / 4);
+	}
+	for (i = 0; i < 2 && !fail; i++) {
+		struct stream_result *r = &m[i];
+
+		stream_check(r, want, ms);
+		printf("bench: stream mode=%s frames=%d frame_kib=%u scratch_kib=%u passes=%d max_backings=%u time_ms=%.1f fps=%.1f lock_waits=%llu lock_ms=%.1f renames=%llu backings=%llu cpu_bytes_written=%llu bytes_paged=%llu bytes_filled=%llu evictions=%llu cpu_ms_per_frame=%.2f gpu_ms_per_frame=%.2f results=%s\n",
+		       r->mode, stream_frames, STREAM_SIZE / 1024,
+		       stream_scratch / 1024, STREAM_PASSES, r->max_backings, r->ns / 1e6, stream_fps(r),
+		       (unsigned long long)r->waits, r->lock_ns / 1e6,
+		       (unsigned long long)r->renames,
+		       (unsigned long long)r->backings,
+		       (unsigned long long)r->cpu_bytes,
+		       (unsigned long long)paged_bytes(&r->s0, &r->s1),
+		       (unsigned long long)(r->s1.bytes_filled -
+					    r->s0.bytes_filled),
+		       (unsigned long long)(r->s1.evictions - r->s0.evictions),
+		       r->cpu_ns / 1e6 / stream_frames, r->gpu_ms,
+		       r->wrong ? "WRONG" : "correct");
+		if (r->wrong)
+			printf("bench: stream mode=%s error=\"%d of %d frames' checksums differ from the host's\"\n",
+			       r->mode, r->wrong, stream_frames);
+	}
+	fail |= m[0].wrong || m[1].wrong;
+	if (!fail)
+		printf("bench: stream frames=%d fps_discard=%.1f fps_sync=%.1f fps_ratio=%.2f\n",
+		       stream_frames, stream_fps(&m[0]), stream_fps(&m[1]),
+		       stream_fps(&m[1]) > 0 ?
+		       stream_fps(&m[0]) / stream_fps(&m[1]) : 0);
+	for (i = 0; i < 2; i++)
+		if (m[i].res)
+			qgpu_bo_destroy(dev.fd, m[i].res);
+	free(want);
+	free(ms);
+	free(data);
+	return fail;
+}
+
 int main(int argc, char **argv)
 {
 	const char *node = NULL;
 	bool lat = false, pag = false, cpu = false, spl = false;
-	bool vres = false, vpt = false, vspl = false;
+	bool vres = false, vpt = false, vspl = false, str = false;
 	int c, i, ret, fail = 0;
 	int64_t v;
 
-	while ((c = getopt(argc, argv, "d:n:s:w:h")) != -1) {
+	while ((c = getopt(argc, argv, "d:f:n:s:w:h")) != -1) {
 		switch (c) {
 		case 'd':
 			node = optarg;
+			break;
+		case 'f':
+			stream_frames = atoi(optarg);
+			if (stream_frames < 1)
+				stream_frames = 1;
 			break;
 		case 'n':
 			runs = atoi(optarg);
@@ -1022,7 +1318,7 @@ int main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr,
-				"usage: %s [-d NODE] [-n RUNS] [-s PAGING_SIZE] [-w WORKING_SET] [latency|paging|cpu|split|vm|vm-resident|vm-pagetables|split-virtual|all]...\n",
+				"usage: %s [-d NODE] [-f FRAMES] [-n RUNS] [-s PAGING_SIZE] [-w WORKING_SET] [latency|paging|cpu|split|vm|vm-resident|vm-pagetables|split-virtual|stream|all]...\n",
 				argv[0]);
 			return c == 'h' ? 0 : 2;
 		}
@@ -1044,16 +1340,18 @@ int main(int argc, char **argv)
 			vpt = true;
 		else if (!strcmp(argv[i], "split-virtual"))
 			vspl = true;
+		else if (!strcmp(argv[i], "stream"))
+			str = true;
 		else if (!strcmp(argv[i], "all"))
-			lat = pag = cpu = spl = vres = vpt = vspl = true;
+			lat = pag = cpu = spl = vres = vpt = vspl = str = true;
 		else {
 			fprintf(stderr, "qgpu-bench: unknown benchmark %s\n",
 				argv[i]);
 			return 2;
 		}
 	}
-	if (!lat && !pag && !cpu && !spl && !vres && !vpt && !vspl)
-		lat = pag = cpu = spl = vres = vpt = vspl = true;
+	if (!lat && !pag && !cpu && !spl && !vres && !vpt && !vspl && !str)
+		lat = pag = cpu = spl = vres = vpt = vspl = str = true;
 	ret = node ? qgpu_open_path(&dev, node) :
 		     qgpu_open(&dev, QGPU_NODE_RENDER);
 	if (ret) {
@@ -1074,6 +1372,8 @@ int main(int argc, char **argv)
 		fail |= bench_split();
 	if (vres || vpt || vspl)
 		fail |= bench_vm(vres, vpt, vspl);
+	if (str)
+		fail |= bench_stream();
 	qgpu_close(&dev);
 	return fail;
 }
