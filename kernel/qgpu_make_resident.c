@@ -15,6 +15,7 @@
  * paging fence.
  */
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/uaccess.h>
 #include <drm/drm_file.h>
 #include <drm/drm_syncobj.h>
@@ -161,17 +162,49 @@ bool qgpu_paging_fence_queued(struct dma_fence *f)
 }
 
 /* Look up, check and pin the system pages of the listed allocations. */
+static int qgpu_cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The index of the first entry of @handles that repeats an earlier one, or
+ * @n: sorted (handle, index) pairs, so the cost stays n log n for the
+ * largest lists.
+ */
+static u32 qgpu_first_duplicate(const u32 *handles, u32 n)
+{
+	u64 *key = kvmalloc_array(n, sizeof(*key), GFP_KERNEL);
+	u32 i, first = n;
+
+	if (!key)
+		return U32_MAX;
+	for (i = 0; i < n; i++)
+		key[i] = (u64)handles[i] << 32 | i;
+	sort(key, n, sizeof(*key), qgpu_cmp_u64, NULL);
+	for (i = 1; i < n; i++)
+		if (key[i] >> 32 == key[i - 1] >> 32 &&
+		    (u32)key[i] < first)
+			first = (u32)key[i];
+	kvfree(key);
+	return first;
+}
+
 static int qgpu_req_fill(struct drm_file *file, struct qgpu_residency_req *req,
 			 const u32 *handles)
 {
 	struct qgpu_device *qdev = to_qdev(file->minor->dev);
-	u32 i, j;
+	u32 i, dup = qgpu_first_duplicate(handles, req->count);
 	int ret = 0;
 
+	if (dup == U32_MAX)
+		return -ENOMEM;
+	/* entry by entry: a duplicate is EINVAL, an unknown handle ENOENT */
 	for (i = 0; i < req->count; i++) {
-		for (j = 0; j < i; j++)
-			if (QGPU_IOCTL_DBG(qdev, handles[j] == handles[i]))
-				return -EINVAL;
+		if (QGPU_IOCTL_DBG(qdev, i == dup))
+			return -EINVAL;
 		req->bos[i] = qgpu_bo_lookup(file, handles[i]);
 		if (!req->bos[i])
 			return -ENOENT;
