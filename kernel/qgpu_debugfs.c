@@ -80,13 +80,8 @@ static ssize_t qgpu_policy_write(struct file *file, const char __user *ubuf,
 	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
 	buf[len] = 0;
-	strim(buf);
 	/* a policy by name, or by its number (enum qgpu_policy_id) */
-	for (i = 0; i < QGPU_POLICY_COUNT; i++)
-		if (!strcmp(buf, qgpu_policy_name(i)))
-			break;
-	if (i == QGPU_POLICY_COUNT && (kstrtouint(buf, 0, &i) ||
-				       i >= QGPU_POLICY_COUNT))
+	if (qgpu_policy_parse(strim(buf), &i))
 		return -EINVAL;
 	qgpu_mm_lock(qdev, NULL);
 	qdev->policy = i;

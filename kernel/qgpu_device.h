@@ -30,6 +30,7 @@
 #define QGPU_SCHED_CREDITS	16	/* jobs on an engine's ring at once */
 
 struct qgpu_device;
+struct qgpu_future;
 struct qgpu_plan;
 
 /**
@@ -139,7 +140,9 @@ struct qgpu_device {
 	struct workqueue_struct *reap_wq;	/* deferred destruction */
 	struct qgpu_plan *plan;		/* the walk being planned or replayed */
 	struct qgpu_file *mm_requester;	/* under mm_lock: see qgpu_mm_lock() */
-	u32 policy;
+	u32 policy;			/* victim policy, enum qgpu_policy_id */
+	struct qgpu_future *future;	/* under mm_lock: the walk's known future */
+	u64 future_stamp;		/* under mm_lock: eviction scans */
 
 	/* contexts */
 	struct mutex ctx_lock;

@@ -6,7 +6,9 @@
  * memory. Every placement decision is recorded by a plan's dry run and
  * followed by its replay.
  */
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <drm/drm_mm.h>
 
 #include "qgpu_device.h"
@@ -16,6 +18,95 @@
 #include "qgpu_plan.h"
 #include "qgpu_policy.h"
 #include "qgpu_trace.h"
+
+/**
+ * qgpu_policy_parse - a victim policy by name or by number
+ * @buf: "lru", "gdsf"... or "0", "3"... (enum qgpu_policy_id)
+ * @policy: returns the policy
+ *
+ * Return: 0, or -EINVAL for anything else.
+ */
+int qgpu_policy_parse(const char *buf, unsigned int *policy)
+{
+	unsigned int i;
+
+	for (i = 0; i < QGPU_POLICY_COUNT; i++)
+		if (sysfs_streq(buf, qgpu_policy_name(i))) {
+			*policy = i;
+			return 0;
+		}
+	if (kstrtouint(buf, 0, &i) || i >= QGPU_POLICY_COUNT)
+		return -EINVAL;
+	*policy = i;
+	return 0;
+}
+
+/* The policy every device starts with (module parameter "policy"). */
+static unsigned int qgpu_default_policy = QGPU_POLICY_LRU;
+
+static int qgpu_policy_param_set(const char *val,
+				 const struct kernel_param *kp)
+{
+	return qgpu_policy_parse(val, kp->arg);
+}
+
+static int qgpu_policy_param_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n",
+			  qgpu_policy_name(*(unsigned int *)kp->arg));
+}
+
+static const struct kernel_param_ops qgpu_policy_param_ops = {
+	.set = qgpu_policy_param_set,
+	.get = qgpu_policy_param_get,
+};
+
+module_param_cb(policy, &qgpu_policy_param_ops, &qgpu_default_policy, 0444);
+MODULE_PARM_DESC(policy,
+		 "victim policy of every device at probe: lru, largest, lowest-offset, gdsf, future-use (or 0-4; per device at run time: debugfs qgpu_policy)");
+
+unsigned int qgpu_mm_default_policy(void)
+{
+	return qgpu_default_policy;
+}
+
+/*
+ * The known future of @qdev's walk (qgpu_device.future): every allocation
+ * it still uses gets the position of its next use; this scan's stamp says
+ * which allocations that is.
+ */
+static u64 qgpu_mm_mark_future(struct qgpu_device *qdev)
+{
+	const struct qgpu_future *f = qdev->future;
+	u64 stamp = ++qdev->future_stamp;
+	u32 j;
+
+	for (j = f->n; j-- > f->pos;) {
+		struct qgpu_bo *bo = f->bos[f->pe[j].alloc_index];
+
+		if (bo) {
+			bo->future_stamp = stamp;
+			bo->future_pos = j;
+		}
+	}
+	return stamp;
+}
+
+/* What the victim policy knows of @bo (qgpu_policy.h) */
+static void qgpu_mm_victim(struct qgpu_device *qdev, struct qgpu_bo *bo,
+			   u64 stamp, struct qgpu_victim *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->size = bo->node.size;
+	v->last_use = bo->lru_tick;
+	v->offset = bo->node.start;
+	v->cookie = bo;
+	v->uses = bo->uses;
+	if (stamp)
+		v->next_use = bo->future_stamp == stamp ?
+			      bo->future_pos - qdev->future->pos + 1 :
+			      QGPU_VICTIM_NOT_NEEDED;
+}
 
 /*
  * Insert @node for @size bytes into @mm: a placement decision. The dry run
@@ -68,6 +159,7 @@ static int qgpu_mm_pick_victims(struct qgpu_device *qdev,
 	struct drm_mm_scan scan;
 	u32 cand = 0, added, i;
 	bool found = false;
+	u64 stamp = 0;
 
 	list_for_each_entry(bo, &seg->lru, lru)
 		cand++;
@@ -78,15 +170,13 @@ static int qgpu_mm_pick_victims(struct qgpu_device *qdev,
 		kvfree(victims);
 		return -ENOMEM;
 	}
+	if (qdev->future)
+		stamp = qgpu_mm_mark_future(qdev);
 	cand = 0;
 	list_for_each_entry(bo, &seg->lru, lru) {
 		if (bo == self || bo->pin_count)
 			continue;
-		v[cand].size = bo->node.size;
-		v[cand].last_use = bo->lru_tick;
-		v[cand].offset = bo->node.start;
-		v[cand].cookie = bo;
-		cand++;
+		qgpu_mm_victim(qdev, bo, stamp, &v[cand++]);
 	}
 	qgpu_policy_order(qdev->policy, v, cand);
 

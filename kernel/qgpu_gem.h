@@ -32,6 +32,11 @@ struct qgpu_hap_run {
  * @node: its range in that segment (offsets relative to the segment)
  * @lru: link in the segment's LRU list
  * @lru_tick: last use, for the victim policy
+ * @uses: uses since it was last moved into its segment (the gdsf policy's
+ *	frequency; under mm_lock)
+ * @future_stamp: the eviction scan that last found it in the known future
+ *	(&qgpu_device.future_stamp; under mm_lock)
+ * @future_pos: where in that future it is next used
  * @lock_count: outstanding Lock2 calls
  * @pin_count: pins by submissions being prepared (resource tables)
  * @hap_runs: host-aperture page runs while mapped through BAR4
@@ -66,6 +71,9 @@ struct qgpu_bo {
 	struct drm_mm_node node;
 	struct list_head lru;
 	u64 lru_tick;
+	u64 uses;
+	u64 future_stamp;
+	u32 future_pos;
 	u32 lock_count;
 	u32 pin_count;
 	struct qgpu_hap_run *hap_runs;

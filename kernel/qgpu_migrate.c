@@ -305,5 +305,7 @@ int qgpu_mm_move(struct qgpu_bo *bo, u32 dst,
 		return ret;
 	trace_qgpu_move(bo, bo->seg, dst, (u64)bo->npages << PAGE_SHIFT);
 	qgpu_mm_book_move(bo, dst, dst_node);
+	/* its uses count from its arrival (the gdsf policy's frequency) */
+	bo->uses = 0;
 	return 0;
 }

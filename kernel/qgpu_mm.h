@@ -5,6 +5,23 @@
 #include "qgpu_device.h"
 #include "qgpu_gem.h"
 
+/**
+ * struct qgpu_future - the known future of a submission's walk: the rest
+ *	of its patch-location list (the future-use victim policy)
+ * @bos: the allocation of each allocation-list entry (NULL: none)
+ * @pe: the patch-location list
+ * @n: its entries
+ * @pos: the walk's position: entries from here on are still to come
+ */
+struct qgpu_future {
+	struct qgpu_bo *const *bos;
+	const struct drm_qgpu_patch_entry *pe;
+	u32 n;
+	u32 pos;
+};
+
+int qgpu_policy_parse(const char *buf, unsigned int *policy);
+unsigned int qgpu_mm_default_policy(void);
 int qgpu_mm_init(struct qgpu_device *qdev);
 void qgpu_mm_fini(struct qgpu_device *qdev);
 bool qgpu_mm_seg_present(struct qgpu_device *qdev, u32 id);

@@ -8,6 +8,8 @@ static const char * const qgpu_policy_names[QGPU_POLICY_COUNT] = {
 	[QGPU_POLICY_LRU] = "lru",
 	[QGPU_POLICY_LARGEST] = "largest",
 	[QGPU_POLICY_LOWEST_OFFSET] = "lowest-offset",
+	[QGPU_POLICY_GDSF] = "gdsf",
+	[QGPU_POLICY_FUTURE_USE] = "future-use",
 };
 
 const char *qgpu_policy_name(unsigned int policy)
@@ -15,11 +17,71 @@ const char *qgpu_policy_name(unsigned int policy)
 	return policy < QGPU_POLICY_COUNT ? qgpu_policy_names[policy] : "?";
 }
 
+/**
+ * qgpu_policy_gdsf_key - a candidate's Greedy-Dual-Size-Frequency value
+ * @v: the candidate
+ *
+ * last_use + min(uses, QGPU_GDSF_MAX_USES) * QGPU_GDSF_TICKS / pages: the
+ * clock (recency) plus the frequency credit, which is worth less the
+ * larger the allocation (the cost of bringing it back per byte it takes).
+ * Saturates instead of wrapping.
+ *
+ * Return: the key; the smallest is evicted first.
+ */
+unsigned long long qgpu_policy_gdsf_key(const struct qgpu_victim *v)
+{
+	unsigned long long pages = v->size >> 12, uses = v->uses, credit;
+
+	if (!pages)
+		pages = 1;
+	if (uses > QGPU_GDSF_MAX_USES)
+		uses = QGPU_GDSF_MAX_USES;
+	credit = uses * QGPU_GDSF_TICKS / pages;
+	if (v->last_use > ~0ull - credit)
+		return ~0ull;
+	return v->last_use + credit;
+}
+
+/* LRU, lower offset on ties */
+static int qgpu_before_lru(const struct qgpu_victim *a,
+			   const struct qgpu_victim *b)
+{
+	if (a->last_use != b->last_use)
+		return a->last_use < b->last_use;
+	return a->offset < b->offset;
+}
+
+/* The classes, in eviction order: offered, over budget, the rest */
+static unsigned int qgpu_victim_class(const struct qgpu_victim *v)
+{
+	if (v->flags & QGPU_VICTIM_OFFERED)
+		return 0;
+	return v->flags & QGPU_VICTIM_OVER_BUDGET ? 1 : 2;
+}
+
 /* Return non-zero when @a must be evicted before @b. */
 static int qgpu_before(unsigned int policy, const struct qgpu_victim *a,
 		       const struct qgpu_victim *b)
 {
+	unsigned int ca = qgpu_victim_class(a), cb = qgpu_victim_class(b);
+	unsigned long long ka, kb;
+
+	if (ca != cb)
+		return ca < cb;
+	if (a->priority != b->priority)
+		return a->priority < b->priority;
 	switch (policy) {
+	case QGPU_POLICY_GDSF:
+		ka = qgpu_policy_gdsf_key(a);
+		kb = qgpu_policy_gdsf_key(b);
+		if (ka != kb)
+			return ka < kb;
+		return qgpu_before_lru(a, b);
+	case QGPU_POLICY_FUTURE_USE:
+		/* farthest next use first; 0 (unknown) counts as "now" */
+		if (a->next_use != b->next_use)
+			return a->next_use > b->next_use;
+		return qgpu_before_lru(a, b);
 	case QGPU_POLICY_LARGEST:
 		if (a->size != b->size)
 			return a->size > b->size;
@@ -27,9 +89,7 @@ static int qgpu_before(unsigned int policy, const struct qgpu_victim *a,
 	case QGPU_POLICY_LOWEST_OFFSET:
 		return a->offset < b->offset;
 	default:
-		if (a->last_use != b->last_use)
-			return a->last_use < b->last_use;
-		return a->offset < b->offset;
+		return qgpu_before_lru(a, b);
 	}
 }
 
@@ -60,6 +120,8 @@ static void qgpu_sift(unsigned int policy, struct qgpu_victim *v,
  * @v: candidates; on return v[0] is the first to evict
  * @n: number of candidates
  *
+ * Every policy takes the candidates' classes first (see &struct
+ * qgpu_victim: offered, over budget, then by priority), then its own order.
  * Heap sort: O(n log n), no allocation, no recursion.
  * Return: 0, or -1 for an unknown policy (array untouched).
  */

@@ -6,18 +6,48 @@
 #ifndef QGPU_POLICY_H
 #define QGPU_POLICY_H
 
+/* &qgpu_victim.flags */
+#define QGPU_VICTIM_OFFERED	(1u << 0)  /* offered: discarded, not copied */
+#define QGPU_VICTIM_OVER_BUDGET	(1u << 1)  /* its process is over budget */
+
+/* &qgpu_victim.next_use: not used again in the known future */
+#define QGPU_VICTIM_NOT_NEEDED	(~0ull)
+
+/* gdsf: each use is worth this many ticks of recency for one 4 KiB page */
+#define QGPU_GDSF_TICKS		256ull
+/* gdsf: uses beyond this many count no more (no allocation is immortal) */
+#define QGPU_GDSF_MAX_USES	64ull
+
 /**
  * struct qgpu_victim - an eviction candidate
  * @size: bytes the candidate occupies
  * @last_use: tick of its last use (larger = more recent)
  * @offset: its offset in the segment
  * @cookie: caller data, untouched by the policy
+ * @uses: uses since it was placed in its segment (gdsf)
+ * @next_use: how far ahead the known future uses it: 0 when the future is
+ *	not known (treated as "needed now"), N >= 1 when it is needed N steps
+ *	ahead, %QGPU_VICTIM_NOT_NEEDED when the known future does not use it
+ *	(future-use)
+ * @priority: its allocation priority (larger = evicted later); for an
+ *	offered candidate its offer priority
+ * @flags: QGPU_VICTIM_* classes
+ *
+ * Every policy first takes the classes in order: offered candidates
+ * (their content is discarded, not copied), then those of a process over
+ * its budget, then the rest; within a class, lower @priority first; then
+ * the policy's own order. A candidate with @uses, @next_use, @priority and
+ * @flags all zero is ordered exactly as before these fields existed.
  */
 struct qgpu_victim {
 	unsigned long long size;
 	unsigned long long last_use;
 	unsigned long long offset;
 	void *cookie;
+	unsigned long long uses;
+	unsigned long long next_use;
+	unsigned int priority;
+	unsigned int flags;
 };
 
 /**
@@ -25,16 +55,27 @@ struct qgpu_victim {
  * @QGPU_POLICY_LRU: least recently used first
  * @QGPU_POLICY_LARGEST: largest first (fewest evictions), LRU on ties
  * @QGPU_POLICY_LOWEST_OFFSET: lowest offset first (compacts the segment)
+ * @QGPU_POLICY_GDSF: Greedy-Dual-Size-Frequency: lowest
+ *	last_use + min(uses, %QGPU_GDSF_MAX_USES) * %QGPU_GDSF_TICKS / pages
+ *	first: recency, plus a credit for frequency that shrinks with size
+ *	(small, often used allocations stay; large, rarely used ones go)
+ * @QGPU_POLICY_FUTURE_USE: Belady's MIN over the known future (the rest of
+ *	the patch-location list of the DMA buffer being split): those not
+ *	used again first, then the one used farthest ahead; LRU on ties and
+ *	when the future is not known
  * @QGPU_POLICY_COUNT: number of policies
  */
 enum qgpu_policy_id {
 	QGPU_POLICY_LRU = 0,
 	QGPU_POLICY_LARGEST = 1,
 	QGPU_POLICY_LOWEST_OFFSET = 2,
+	QGPU_POLICY_GDSF = 3,
+	QGPU_POLICY_FUTURE_USE = 4,
 	QGPU_POLICY_COUNT
 };
 
 const char *qgpu_policy_name(unsigned int policy);
+unsigned long long qgpu_policy_gdsf_key(const struct qgpu_victim *v);
 int qgpu_policy_order(unsigned int policy, struct qgpu_victim *v,
 		      unsigned int n);
 

@@ -57,6 +57,7 @@ void qgpu_mm_touch(struct qgpu_bo *bo)
 
 	lockdep_assert_held(&qdev->mm_lock);
 	bo->lru_tick = ++qdev->lru_tick;
+	bo->uses++;
 	if (bo->seg != QGPU_SEG_SYSTEM)
 		list_move_tail(&bo->lru, &qdev->seg[bo->seg].lru);
 }

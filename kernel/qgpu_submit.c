@@ -106,6 +106,7 @@ struct qgpu_submit {
 	struct dma_fence *last;		/* finished fence of the last portion */
 	u32 portions;
 	struct qgpu_mfence_sigs *sigs;	/* the last portion writes them */
+	struct qgpu_future future;	/* the rest of the walk, for eviction */
 };
 
 /*
@@ -620,6 +621,7 @@ static int qgpu_submit_walk(struct qgpu_submit *s)
 		struct qgpu_bo *bo = qgpu_submit_bo(s, i);
 
 		cond_resched();
+		s->future.pos = i;
 		if (!i || pe->split_offset != s->pe[i - 1].split_offset) {
 			ret = qgpu_submit_place_group(s, i);
 			if (ret)
@@ -702,6 +704,12 @@ static int qgpu_submit_plan_and_walk(struct qgpu_submit *s)
 
 	lockdep_assert_held(&qdev->mm_lock);
 	qgpu_submit_mark_writes(s);
+	/* the patch-location list is a known future (future-use policy) */
+	s->future.bos = s->bos;
+	s->future.pe = s->pe;
+	s->future.n = s->args->num_patches;
+	s->future.pos = 0;
+	qdev->future = &s->future;
 	qgpu_plan_begin(qdev, &plan);
 	s->dry = true;
 	ret = qgpu_submit_walk(s);
@@ -714,6 +722,7 @@ static int qgpu_submit_plan_and_walk(struct qgpu_submit *s)
 		qgpu_submit_unpin_all(s);
 	}
 	qgpu_plan_end(qdev);
+	qdev->future = NULL;
 	return ret;
 }
 

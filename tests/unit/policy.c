@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Host unit tests for kernel/qgpu_policy.c: the eviction victim orderings
- * and the heap sort behind them.
+ * (lru, largest, lowest-offset, gdsf, future-use), the classes every
+ * policy takes first (offered, over budget, priority) and the heap sort
+ * behind them.
  *
  * unit-sources: kernel/qgpu_policy.c */
 #include <stdint.h>
@@ -25,27 +27,67 @@ static void mk(struct qgpu_victim *v, unsigned long long size,
 	       unsigned long long last_use, unsigned long long offset,
 	       uintptr_t id)
 {
+	memset(v, 0, sizeof(*v));
 	v->size = size;
 	v->last_use = last_use;
 	v->offset = offset;
 	v->cookie = (void *)id;
 }
 
+/* the gdsf key computed independently: 128-bit, clamped */
+static unsigned long long gdsf_key(const struct qgpu_victim *v)
+{
+	unsigned __int128 pages = v->size / 4096, uses = v->uses, k;
+
+	if (!pages)
+		pages = 1;
+	if (uses > QGPU_GDSF_MAX_USES)
+		uses = QGPU_GDSF_MAX_USES;
+	k = (unsigned __int128)v->last_use + uses * QGPU_GDSF_TICKS / pages;
+	return k > ~0ull ? ~0ull : (unsigned long long)k;
+}
+
+/* 0: offered, 1: over budget, 2: the rest */
+static int victim_class(const struct qgpu_victim *v)
+{
+	if (v->flags & QGPU_VICTIM_OFFERED)
+		return 0;
+	return v->flags & QGPU_VICTIM_OVER_BUDGET ? 1 : 2;
+}
+
+static int lru_in_order(const struct qgpu_victim *a,
+			const struct qgpu_victim *b)
+{
+	if (a->last_use != b->last_use)
+		return a->last_use < b->last_use;
+	return a->offset <= b->offset;
+}
+
 /* must @a come before (or tie with) @b in @policy's eviction order? */
 static int in_order(unsigned int policy, const struct qgpu_victim *a,
 		    const struct qgpu_victim *b)
 {
+	if (victim_class(a) != victim_class(b))
+		return victim_class(a) < victim_class(b);
+	if (a->priority != b->priority)
+		return a->priority < b->priority;
 	switch (policy) {
 	case QGPU_POLICY_LRU:
-		if (a->last_use != b->last_use)
-			return a->last_use < b->last_use;
-		return a->offset <= b->offset;
+		return lru_in_order(a, b);
 	case QGPU_POLICY_LARGEST:
 		if (a->size != b->size)
 			return a->size > b->size;
 		return a->last_use <= b->last_use;
 	case QGPU_POLICY_LOWEST_OFFSET:
 		return a->offset <= b->offset;
+	case QGPU_POLICY_GDSF:
+		if (gdsf_key(a) != gdsf_key(b))
+			return gdsf_key(a) < gdsf_key(b);
+		return lru_in_order(a, b);
+	case QGPU_POLICY_FUTURE_USE:
+		if (a->next_use != b->next_use)
+			return a->next_use > b->next_use;
+		return lru_in_order(a, b);
 	}
 	return 0;
 }
@@ -60,10 +102,13 @@ static void check_sorted(unsigned int policy, const struct qgpu_victim *v,
 	igt_assert(seen);
 	for (i = 0; i + 1 < n; i++)
 		igt_assert_f(in_order(policy, &v[i], &v[i + 1]),
-			     "policy %s: element %u (size %llu use %llu off %llu) before %u (size %llu use %llu off %llu)\n",
+			     "policy %s: element %u (size %llu use %llu off %llu uses %llu next %llu prio %#x flags %u) before %u (size %llu use %llu off %llu uses %llu next %llu prio %#x flags %u)\n",
 			     qgpu_policy_name(policy), i, v[i].size,
-			     v[i].last_use, v[i].offset, i + 1, v[i + 1].size,
-			     v[i + 1].last_use, v[i + 1].offset);
+			     v[i].last_use, v[i].offset, v[i].uses,
+			     v[i].next_use, v[i].priority, v[i].flags, i + 1,
+			     v[i + 1].size, v[i + 1].last_use, v[i + 1].offset,
+			     v[i + 1].uses, v[i + 1].next_use,
+			     v[i + 1].priority, v[i + 1].flags);
 	for (i = 0; i < n; i++) {
 		uintptr_t id = (uintptr_t)v[i].cookie;
 
@@ -75,12 +120,20 @@ static void check_sorted(unsigned int policy, const struct qgpu_victim *v,
 		igt_assert_eq_u64(v[i].size, orig[id - 1].size);
 		igt_assert_eq_u64(v[i].last_use, orig[id - 1].last_use);
 		igt_assert_eq_u64(v[i].offset, orig[id - 1].offset);
+		igt_assert_eq_u64(v[i].uses, orig[id - 1].uses);
+		igt_assert_eq_u64(v[i].next_use, orig[id - 1].next_use);
+		igt_assert_eq(v[i].priority, orig[id - 1].priority);
+		igt_assert_eq(v[i].flags, orig[id - 1].flags);
 	}
 	free(seen);
 }
 
-static void random_case(unsigned int policy, unsigned int n,
-			unsigned int spread)
+/*
+ * @extended: the appended fields random too (uses, next use with its two
+ * special values, priority, classes); else zero, as before they existed.
+ */
+static void random_case_ext(unsigned int policy, unsigned int n,
+			    unsigned int spread, int extended)
 {
 	struct qgpu_victim *v = calloc(n ? n : 1, sizeof(*v));
 	struct qgpu_victim *o = calloc(n ? n : 1, sizeof(*o));
@@ -88,13 +141,48 @@ static void random_case(unsigned int policy, unsigned int n,
 
 	igt_assert(v && o);
 	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		mk(&v[i], (rnd() % spread + 1) << 12, rnd() % spread,
 		   (rnd() % spread) << 12, i + 1);
+		if (!extended)
+			continue;
+		v[i].uses = rnd() % (spread < 200 ? spread : 200);
+		switch (rnd() % 4) {
+		case 0:
+			v[i].next_use = 0;
+			break;
+		case 1:
+			v[i].next_use = QGPU_VICTIM_NOT_NEEDED;
+			break;
+		default:
+			v[i].next_use = 1 + rnd() % spread;
+		}
+		v[i].priority = rnd() % 3 ? 0x78000000u : rnd() % 4;
+		v[i].flags = rnd() % 4 ? 0 : 1 + rnd() % 3;
+	}
 	memcpy(o, v, n * sizeof(*v));
 	igt_assert_eq(qgpu_policy_order(policy, v, n), 0);
 	check_sorted(policy, v, n, o);
 	free(v);
 	free(o);
+}
+
+static void random_case(unsigned int policy, unsigned int n,
+			unsigned int spread)
+{
+	random_case_ext(policy, n, spread, 0);
+}
+
+/* the cookies of @v in order, as a string of digits */
+static const char *order_of(const struct qgpu_victim *v, unsigned int n)
+{
+	static char buf[64];
+	unsigned int i;
+
+	for (i = 0; i < n && i < sizeof(buf) - 1; i++)
+		buf[i] = '0' + (char)(uintptr_t)v[i].cookie;
+	buf[i] = 0;
+	return buf;
 }
 
 igt_main
@@ -105,6 +193,10 @@ igt_main
 				   "largest"));
 		igt_assert(!strcmp(qgpu_policy_name(QGPU_POLICY_LOWEST_OFFSET),
 				   "lowest-offset"));
+		igt_assert(!strcmp(qgpu_policy_name(QGPU_POLICY_GDSF), "gdsf"));
+		igt_assert(!strcmp(qgpu_policy_name(QGPU_POLICY_FUTURE_USE),
+				   "future-use"));
+		igt_assert_eq(QGPU_POLICY_COUNT, 5);
 		igt_assert(!strcmp(qgpu_policy_name(QGPU_POLICY_COUNT), "?"));
 		igt_assert(!strcmp(qgpu_policy_name(~0u), "?"));
 	}
@@ -220,6 +312,174 @@ igt_main
 			igt_assert_eq(qgpu_policy_order(p, v, 100), 0);
 			check_sorted(p, v, 100, o);
 		}
+	}
+
+	igt_subtest("gdsf-order") {
+		struct qgpu_victim v[5], o[5];
+
+		/*
+		 * 1: 4 KiB used 10 times at tick 100: key 100 + 10 * 256 = 2660
+		 * 2: 1 MiB (256 pages) used 10 times at 2000: 2000 + 10 = 2010
+		 * 3: 4 KiB not used since it came, tick 1000: 1000
+		 * 4: 64 KiB (16 pages) used 64 times at 1500: 1500 + 1024
+		 * 5: 4 KiB used 10000 times (capped at 64) at 0: 16384
+		 * so 3 2 4 1 5, where lru says 5 1 3 4 2
+		 */
+		mk(&v[0], 4096, 100, 0x1000, 1);
+		v[0].uses = 10;
+		mk(&v[1], 1 << 20, 2000, 0x2000, 2);
+		v[1].uses = 10;
+		mk(&v[2], 4096, 1000, 0x3000, 3);
+		mk(&v[3], 65536, 1500, 0x4000, 4);
+		v[3].uses = 64;
+		mk(&v[4], 4096, 0, 0x5000, 5);
+		v[4].uses = 10000;
+		memcpy(o, v, sizeof(v));
+		igt_assert_eq_u64(qgpu_policy_gdsf_key(&v[0]), 2660);
+		igt_assert_eq_u64(qgpu_policy_gdsf_key(&v[1]), 2010);
+		igt_assert_eq_u64(qgpu_policy_gdsf_key(&v[3]), 2524);
+		igt_assert_eq_u64(qgpu_policy_gdsf_key(&v[4]), 16384);
+		igt_assert_eq(qgpu_policy_order(QGPU_POLICY_GDSF, v, 5), 0);
+		igt_assert_f(!strcmp(order_of(v, 5), "32415"), "order %s\n",
+			     order_of(v, 5));
+		check_sorted(QGPU_POLICY_GDSF, v, 5, o);
+		/* the same candidates under lru: 5 1 3 4 2 */
+		memcpy(v, o, sizeof(v));
+		igt_assert_eq(qgpu_policy_order(QGPU_POLICY_LRU, v, 5), 0);
+		igt_assert_f(!strcmp(order_of(v, 5), "51342"), "order %s\n",
+			     order_of(v, 5));
+	}
+
+	igt_subtest("gdsf-key-saturates") {
+		struct qgpu_victim v;
+
+		mk(&v, 0, ~0ull - 5, 0, 1);
+		v.uses = 1;
+		/* size 0 counts as one page; the sum clamps, never wraps */
+		igt_assert_eq_u64(qgpu_policy_gdsf_key(&v), ~0ull);
+		v.uses = 0;
+		igt_assert_eq_u64(qgpu_policy_gdsf_key(&v), ~0ull - 5);
+		mk(&v, 1ull << 40, 7, 0, 1);
+		v.uses = ~0ull;
+		/* a huge allocation's credit rounds down to nothing */
+		igt_assert_eq_u64(qgpu_policy_gdsf_key(&v), 7);
+	}
+
+	igt_subtest("future-use-order") {
+		struct qgpu_victim v[6], o[6];
+
+		/*
+		 * Belady: not needed again first (LRU among them), then the
+		 * farthest next use; "unknown" (0) last, as if needed now.
+		 */
+		mk(&v[0], 4096, 10, 0x1000, 1);
+		v[0].next_use = 3;
+		mk(&v[1], 4096, 20, 0x2000, 2);
+		v[1].next_use = QGPU_VICTIM_NOT_NEEDED;
+		mk(&v[2], 4096, 5, 0x3000, 3);
+		v[2].next_use = QGPU_VICTIM_NOT_NEEDED;
+		mk(&v[3], 4096, 1, 0x4000, 4);
+		v[3].next_use = 0;
+		mk(&v[4], 4096, 30, 0x5000, 5);
+		v[4].next_use = 100;
+		mk(&v[5], 4096, 2, 0x6000, 6);
+		v[5].next_use = 3;
+		memcpy(o, v, sizeof(v));
+		igt_assert_eq(qgpu_policy_order(QGPU_POLICY_FUTURE_USE, v, 6),
+			      0);
+		igt_assert_f(!strcmp(order_of(v, 6), "325614"), "order %s\n",
+			     order_of(v, 6));
+		check_sorted(QGPU_POLICY_FUTURE_USE, v, 6, o);
+	}
+
+	igt_subtest("future-use-unknown-is-lru") {
+		struct qgpu_victim v[50], w[50];
+		unsigned int i;
+
+		for (i = 0; i < 50; i++)
+			mk(&v[i], (rnd() % 64 + 1) << 12, rnd() % 1000,
+			   (uint64_t)i << 12, i + 1);
+		memcpy(w, v, sizeof(v));
+		igt_assert_eq(qgpu_policy_order(QGPU_POLICY_FUTURE_USE, v, 50),
+			      0);
+		igt_assert_eq(qgpu_policy_order(QGPU_POLICY_LRU, w, 50), 0);
+		for (i = 0; i < 50; i++)
+			igt_assert(v[i].cookie == w[i].cookie);
+	}
+
+	igt_subtest("classes-before-every-policy") {
+		struct qgpu_victim v[6], o[6];
+		unsigned int p;
+
+		/*
+		 * 1: plain, normal priority, oldest and largest, lowest offset
+		 * 2: plain, low priority
+		 * 3: over budget, high priority
+		 * 4: over budget, normal priority
+		 * 5: offered, offer priority 3 (high)
+		 * 6: offered, offer priority 1 (low)
+		 * every policy: 6 5 4 3 2 1
+		 */
+		mk(&v[0], 1 << 20, 0, 0, 1);
+		v[0].priority = 0x78000000u;
+		v[0].next_use = QGPU_VICTIM_NOT_NEEDED;
+		mk(&v[1], 4096, 90, 0x200000, 2);
+		v[1].priority = 0x50000000u;
+		mk(&v[2], 4096, 91, 0x300000, 3);
+		v[2].priority = 0xa0000000u;
+		v[2].flags = QGPU_VICTIM_OVER_BUDGET;
+		mk(&v[3], 4096, 92, 0x400000, 4);
+		v[3].priority = 0x78000000u;
+		v[3].flags = QGPU_VICTIM_OVER_BUDGET;
+		mk(&v[4], 4096, 93, 0x500000, 5);
+		v[4].priority = 3;
+		v[4].flags = QGPU_VICTIM_OFFERED;
+		mk(&v[5], 4096, 94, 0x600000, 6);
+		v[5].priority = 1;
+		/* offered wins over over-budget */
+		v[5].flags = QGPU_VICTIM_OFFERED | QGPU_VICTIM_OVER_BUDGET;
+		memcpy(o, v, sizeof(v));
+		for (p = 0; p < QGPU_POLICY_COUNT; p++) {
+			memcpy(v, o, sizeof(v));
+			igt_assert_eq(qgpu_policy_order(p, v, 6), 0);
+			igt_assert_f(!strcmp(order_of(v, 6), "654321"),
+				     "policy %s: order %s\n",
+				     qgpu_policy_name(p), order_of(v, 6));
+			check_sorted(p, v, 6, o);
+		}
+	}
+
+	igt_subtest("zero-extension-fields-change-nothing") {
+		struct qgpu_victim v[64], w[64];
+		unsigned int p, i;
+
+		/* zero uses/next_use/priority/flags: the old orders exactly */
+		for (p = 0; p < QGPU_POLICY_LOWEST_OFFSET + 1; p++) {
+			for (i = 0; i < 64; i++)
+				mk(&v[i], (rnd() % 8 + 1) << 12, rnd() % 16,
+				   (rnd() % 64) << 12, i + 1);
+			memcpy(w, v, sizeof(v));
+			igt_assert_eq(qgpu_policy_order(p, v, 64), 0);
+			check_sorted(p, v, 64, w);
+		}
+		/* and gdsf with no uses is lru */
+		for (i = 0; i < 64; i++)
+			mk(&v[i], (rnd() % 8 + 1) << 12, rnd() % 16,
+			   (uint64_t)i << 12, i + 1);
+		memcpy(w, v, sizeof(v));
+		igt_assert_eq(qgpu_policy_order(QGPU_POLICY_GDSF, v, 64), 0);
+		igt_assert_eq(qgpu_policy_order(QGPU_POLICY_LRU, w, 64), 0);
+		for (i = 0; i < 64; i++)
+			igt_assert(v[i].cookie == w[i].cookie);
+	}
+
+	igt_subtest("heap-sort-random-extended") {
+		unsigned int p, t;
+
+		for (p = 0; p < QGPU_POLICY_COUNT; p++)
+			for (t = 0; t < 300; t++)
+				random_case_ext(p, rnd() % 257,
+						t % 3 ? 1000000 : 4, 1);
 	}
 
 	igt_subtest("heap-sort-random") {

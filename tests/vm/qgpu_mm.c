@@ -783,7 +783,8 @@ igt_main
 	}
 
 	igt_subtest("eviction-policies") {
-		const char *names[] = { "largest", "lowest-offset", "lru" };
+		const char *names[] = { "largest", "lowest-offset", "gdsf",
+					"future-use", "lru" };
 		unsigned int i;
 
 		igt_require(policy_file() && set_policy("lru"));
@@ -795,9 +796,11 @@ igt_main
 
 	igt_subtest("policy-file-by-name-or-number") {
 		static const char * const shown[] = {
-			"[lru] largest lowest-offset",
-			"lru [largest] lowest-offset",
-			"lru largest [lowest-offset]",
+			"[lru] largest lowest-offset gdsf future-use",
+			"lru [largest] lowest-offset gdsf future-use",
+			"lru largest [lowest-offset] gdsf future-use",
+			"lru largest lowest-offset [gdsf] future-use",
+			"lru largest lowest-offset gdsf [future-use]",
 		};
 		char buf[128] = { 0 }, num[4];
 		unsigned int i;
@@ -818,7 +821,7 @@ igt_main
 				     "wrote %s, the file says %s\n", num, buf);
 		}
 		/* out of range and junk are refused, the policy unchanged */
-		igt_assert(!set_policy("3"));
+		igt_assert(!set_policy("5"));
 		igt_assert(!set_policy("lru2"));
 		igt_assert(!set_policy("-1"));
 		igt_assert(set_policy("lru"));
