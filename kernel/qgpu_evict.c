@@ -102,6 +102,7 @@ static void qgpu_mm_victim(struct qgpu_device *qdev, struct qgpu_bo *bo,
 	v->offset = bo->node.start;
 	v->cookie = bo;
 	v->uses = bo->uses;
+	v->priority = bo->priority;
 	if (stamp)
 		v->next_use = bo->future_stamp == stamp ?
 			      bo->future_pos - qdev->future->pos + 1 :

@@ -131,6 +131,7 @@ struct qgpu_bo *qgpu_bo_create(struct qgpu_device *qdev, u64 size,
 	bo->npages = size >> PAGE_SHIFT;
 	bo->seg = QGPU_SEG_SYSTEM;
 	bo->pristine = true;
+	bo->priority = QGPU_PRIORITY_NORMAL;
 	INIT_LIST_HEAD(&bo->lru);
 	INIT_LIST_HEAD(&bo->hap_link);
 	qgpu_stat_add(qdev, NULL, QGPU_STAT(allocations), 1);

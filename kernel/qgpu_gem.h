@@ -37,6 +37,7 @@ struct qgpu_hap_run {
  * @future_stamp: the eviction scan that last found it in the known future
  *	(&qgpu_device.future_stamp; under mm_lock)
  * @future_pos: where in that future it is next used
+ * @priority: its priority (SetAllocationPriority; under mm_lock)
  * @lock_count: outstanding Lock2 calls
  * @pin_count: pins by submissions being prepared (resource tables)
  * @hap_runs: host-aperture page runs while mapped through BAR4
@@ -74,6 +75,7 @@ struct qgpu_bo {
 	u64 uses;
 	u64 future_stamp;
 	u32 future_pos;
+	u32 priority;
 	u32 lock_count;
 	u32 pin_count;
 	struct qgpu_hap_run *hap_runs;
@@ -119,6 +121,10 @@ u64 qgpu_max_alloc(struct qgpu_device *qdev);
 
 /* qgpu_segment.c */
 bool qgpu_bo_lock_outside_vram(struct qgpu_bo *bo);
+
+/* qgpu_priority.c */
+int qgpu_gem_set_priority_ioctl(struct drm_device *drm, void *data,
+				struct drm_file *file);
 
 /* qgpu_cpu_map.c */
 int qgpu_gem_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma);

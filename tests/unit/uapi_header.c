@@ -289,6 +289,12 @@ static const struct member layout[] = {
 	M(drm_qgpu_gem_destroy, handle, 0), M(drm_qgpu_gem_destroy, flags, 4),
 	END(drm_qgpu_gem_destroy, 8),
 
+	M(drm_qgpu_gem_set_priority, handles, 0),
+	M(drm_qgpu_gem_set_priority, priorities, 8),
+	M(drm_qgpu_gem_set_priority, count, 16),
+	M(drm_qgpu_gem_set_priority, flags, 20),
+	END(drm_qgpu_gem_set_priority, 24),
+
 	M(drm_qgpu_mfence_create, flags, 0), M(drm_qgpu_mfence_create, handle, 4),
 	M(drm_qgpu_mfence_create, initial_value, 8),
 	M(drm_qgpu_mfence_create, mmap_offset, 16),
@@ -392,6 +398,7 @@ static const struct value ioctls[] = {
 	V(DRM_IOCTL_QGPU_MFENCE_EXPORT, 0x40206451),
 	V(DRM_IOCTL_QGPU_GEM_DESTROY, 0x40086452),
 	V(DRM_IOCTL_QGPU_INVALIDATE_CACHE, 0x40186453),
+	V(DRM_IOCTL_QGPU_GEM_SET_PRIORITY, 0x40186454),
 };
 
 static const struct value constants[] = {
@@ -421,6 +428,11 @@ static const struct value constants[] = {
 	V(QGPU_MAX_PATCHES, 16384), V(QGPU_MAX_SYNCS, 64),
 	V(QGPU_MAX_SPLIT_POINTS, 4096),
 	V(QGPU_CTX_OK, 0), V(QGPU_CTX_LOST_HANG, 1), V(QGPU_CTX_LOST_FAULT, 2),
+	/* SetAllocationPriority: D3DDDI_ALLOCATIONPRIORITY_*'s values */
+	V(QGPU_PRIORITY_MINIMUM, 0x28000000), V(QGPU_PRIORITY_LOW, 0x50000000),
+	V(QGPU_PRIORITY_NORMAL, 0x78000000), V(QGPU_PRIORITY_HIGH, 0xa0000000),
+	V(QGPU_PRIORITY_MAXIMUM, 0xc8000000),
+	V(QGPU_MAX_PRIORITY_HANDLES, 4096),
 };
 
 static void check_values(const struct value *v, size_t n)

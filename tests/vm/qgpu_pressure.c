@@ -6,6 +6,10 @@
  *   small, often used allocation where lru evicts it, future-use paging
  *   less than lru for a DMA buffer that is split (its patch-location list
  *   is a known future).
+ * - SetAllocationPriority (DRM_IOCTL_QGPU_GEM_SET_PRIORITY): under every
+ *   policy a low-priority allocation goes first and a high-priority one
+ *   last, under GEM_RESIDE and under a submission's pressure; all or
+ *   nothing; every bad field's errno.
  *
  * Every allocation's content is checked after the moves, by the CPU and
  * by the GPU (QGPU_DMA_CHECKSUM against the host).
@@ -267,6 +271,120 @@ static uint64_t cyclic_split(const char *policy, uint32_t *portions)
 	return before;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Priorities                                                                */
+
+static const char *const policies[] = {
+	"lru", "largest", "lowest-offset", "gdsf", "future-use",
+};
+
+static int set_priority(const struct bo *b, uint32_t prio)
+{
+	return qgpu_bo_set_priority(dev.fd, &b->h, &prio, 1);
+}
+
+/*
+ * Fill visible VRAM with @n equal allocations, made resident in order
+ * (b[0] the least recently used), so that one more evicts something.
+ */
+static uint64_t fill_visible(struct bo *b, unsigned int n, uint32_t seed)
+{
+	uint64_t chunk = (seg_free(QGPU_SEG_VISIBLE) / n) & ~4095ull;
+	struct drm_qgpu_stats s0, s1;
+	unsigned int i;
+
+	igt_require(chunk >= 64 * 1024);
+	qt_stats(dev.fd, &s0);
+	for (i = 0; i < n; i++) {
+		bo_new(&b[i], chunk, VIS, seed + i);
+		reside(&b[i], QGPU_SEG_VISIBLE);
+	}
+	qt_stats(dev.fd, &s1);
+	igt_assert_eq_u64(s1.evictions, s0.evictions);
+	igt_assert_lt(seg_free(QGPU_SEG_VISIBLE), chunk);
+	return chunk;
+}
+
+/* Exactly the allocations of @evicted (a bit each) are out of VRAM */
+static void assert_evicted(const struct bo *b, unsigned int n,
+			   uint32_t evicted, const char *what)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		uint32_t seg = seg_of(&b[i]);
+		bool out = seg != QGPU_SEG_VISIBLE;
+
+		igt_assert_f(out == !!(evicted & (1u << i)),
+			     "%s: allocation %u is in segment %u\n", what, i,
+			     seg);
+	}
+}
+
+/* A DMA buffer that writes @b with a constant: its pressure is a submit's */
+static void gpu_fill(struct bo *b, uint32_t value)
+{
+	struct qgpu_cb *cb = qt_cb(&dev);
+	uint64_t i;
+
+	qgpu_cb_bind(cb, 0, b->h, 0, b->size);
+	qgpu_cb_fill(cb, 0, 0, b->size, value);
+	qt_run(dev.fd, ctx, cb, 60);
+	qt_cb_free(cb);
+	for (i = 0; i < b->size / 4; i++)
+		igt_assert_f(((volatile uint32_t *)b->map)[i] == value,
+			     "GPU fill: word %llu is %#x\n",
+			     (unsigned long long)i,
+			     ((volatile uint32_t *)b->map)[i]);
+	/* from now on its content is that pattern: a constant */
+	b->seed = 0;
+}
+
+static void check_all(struct bo *b, unsigned int n, const char *what)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (b[i].seed)
+			check_cpu(&b[i], what);
+}
+
+/*
+ * Under @policy: the most recently used allocation at MINIMUM goes first,
+ * the least recently used at MAXIMUM stays; then, under a submission's
+ * pressure, one allocation of normal priority goes and the MAXIMUM one
+ * still stays.
+ */
+static void priority_case(const char *policy)
+{
+	struct bo b[8] = {};
+	unsigned int i;
+
+	set_policy(policy);
+	fill_visible(b, 6, 100);
+	igt_assert_eq(set_priority(&b[0], QGPU_PRIORITY_MAXIMUM), 0);
+	igt_assert_eq(set_priority(&b[5], QGPU_PRIORITY_MINIMUM), 0);
+	bo_new(&b[6], b[0].size, VIS, 200);
+	reside(&b[6], QGPU_SEG_VISIBLE);
+	assert_evicted(b, 7, 1u << 5, policy);
+	/* a submission's walk needs room for b[7]: one normal one goes */
+	bo_new(&b[7], b[0].size, VIS, 0);
+	gpu_fill(&b[7], 0x5eed0000u);
+	igt_assert_eq(seg_of(&b[0]), QGPU_SEG_VISIBLE);
+	igt_assert_eq(seg_of(&b[5]), QGPU_SEG_SYSTEM);
+	for (i = 1; i < 7; i++)
+		if (i != 5 && seg_of(&b[i]) != QGPU_SEG_VISIBLE)
+			break;
+	igt_assert_f(i < 7, "%s: no allocation of normal priority went\n",
+		     policy);
+	igt_info("%s: MINIMUM went first, then allocation %u; MAXIMUM stayed\n",
+		 policy, i);
+	check_all(b, 8, policy);
+	check_gpu(b, 7, policy);
+	for (i = 0; i < 8; i++)
+		bo_free(&b[i]);
+}
+
 /* policy=NAME from the command line (tests.list passes it) */
 static void args_read(void)
 {
@@ -349,6 +467,121 @@ igt_main
 			     "future-use paged %llu bytes, lru %llu\n",
 			     (unsigned long long)fu, (unsigned long long)lru);
 		igt_assert_lte(p_fu, p_lru);
+	}
+
+	igt_subtest("priority-orders-victims-under-every-policy") {
+		unsigned int i;
+
+		igt_require(debugfs_file("qgpu_policy"));
+		for (i = 0; i < ARRAY_SIZE(policies); i++)
+			priority_case(policies[i]);
+		set_policy("lru");
+	}
+
+	igt_subtest("priority-all-or-nothing") {
+		uint32_t h[2], p[2];
+		struct bo b[7] = {};
+		unsigned int i;
+
+		igt_require(debugfs_file("qgpu_policy"));
+		set_policy("lru");
+		fill_visible(b, 6, 300);
+		/* b[0] would go first; failing calls must not protect it */
+		h[0] = b[0].h;
+		p[0] = QGPU_PRIORITY_MAXIMUM;
+		h[1] = b[1].h;
+		p[1] = QGPU_PRIORITY_MAXIMUM + 1;
+		igt_assert_eq(qgpu_bo_set_priority(dev.fd, h, p, 2), -EINVAL);
+		p[1] = QGPU_PRIORITY_MAXIMUM;
+		h[1] = 0xdead;
+		igt_assert_eq(qgpu_bo_set_priority(dev.fd, h, p, 2), -ENOENT);
+		bo_new(&b[6], b[0].size, VIS, 306);
+		reside(&b[6], QGPU_SEG_VISIBLE);
+		assert_evicted(b, 7, 1u << 0, "after refused calls");
+		/* a handle listed twice takes its last entry */
+		h[1] = b[1].h;
+		h[0] = b[1].h;
+		p[0] = QGPU_PRIORITY_MINIMUM;
+		p[1] = QGPU_PRIORITY_MAXIMUM;
+		igt_assert_eq(qgpu_bo_set_priority(dev.fd, h, p, 2), 0);
+		reside(&b[0], QGPU_SEG_VISIBLE);
+		assert_evicted(b, 7, 1u << 2, "b[1] listed twice, MAXIMUM last");
+		check_all(b, 7, "all or nothing");
+		for (i = 0; i < 7; i++)
+			bo_free(&b[i]);
+	}
+
+	igt_subtest("priority-bad-input") {
+		struct drm_qgpu_gem_set_priority a;
+		static uint32_t hh[QGPU_MAX_PRIORITY_HANDLES];
+		static uint32_t many[QGPU_MAX_PRIORITY_HANDLES];
+		uint32_t h, real, p = QGPU_PRIORITY_HIGH;
+		const uint32_t bad_prio[] = {
+			0, 1, QGPU_PRIORITY_MINIMUM - 1, QGPU_PRIORITY_MAXIMUM + 1,
+			0xffffffffu,
+		};
+		void *hole;
+		unsigned int i;
+
+		real = h = qt_bo(dev.fd, 4096, VIS, 0, 0);
+		hole = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		igt_assert(hole != MAP_FAILED);
+		munmap((char *)hole + 4096, 4096);
+#define SETP(field, value, err) do { \
+		memset(&a, 0, sizeof(a)); \
+		a.handles = (uintptr_t)&h; \
+		a.priorities = (uintptr_t)&p; \
+		a.count = 1; \
+		a.field = value; \
+		igt_assert_eq(igt_ioctl(dev.fd, DRM_IOCTL_QGPU_GEM_SET_PRIORITY, \
+					&a) ? -errno : 0, err); \
+	} while (0)
+		SETP(flags, 0, 0);
+		SETP(flags, 1, -EINVAL);
+		SETP(flags, 0x80000000u, -EINVAL);
+		SETP(count, 0, -EINVAL);
+		SETP(count, QGPU_MAX_PRIORITY_HANDLES + 1, -EINVAL);
+		SETP(count, 0xffffffffu, -EINVAL);
+		SETP(handles, 0, -EFAULT);
+		SETP(handles, (uintptr_t)hole + 4096, -EFAULT);
+		SETP(priorities, 0, -EFAULT);
+		SETP(priorities, (uintptr_t)hole + 4096, -EFAULT);
+		/* an array that runs into unmapped memory */
+		*(uint32_t *)((char *)hole + 4092) = h;
+		SETP(handles, (uintptr_t)hole + 4092, 0);
+		memset(&a, 0, sizeof(a));
+		for (i = 0; i < 2; i++)
+			many[i] = QGPU_PRIORITY_NORMAL;
+		a.handles = (uintptr_t)hole + 4092;
+		a.priorities = (uintptr_t)many;
+		a.count = 2;
+		igt_assert_eq(igt_ioctl(dev.fd, DRM_IOCTL_QGPU_GEM_SET_PRIORITY,
+					&a) ? -errno : 0, -EFAULT);
+		for (i = 0; i < ARRAY_SIZE(bad_prio); i++) {
+			p = bad_prio[i];
+			SETP(flags, 0, -EINVAL);
+		}
+		p = QGPU_PRIORITY_MINIMUM;
+		SETP(flags, 0, 0);
+		p = QGPU_PRIORITY_MAXIMUM;
+		SETP(flags, 0, 0);
+		p = QGPU_PRIORITY_LOW;
+		h = 0;
+		SETP(flags, 0, -ENOENT);
+		h = 0x7fffffff;
+		SETP(flags, 0, -ENOENT);
+		munmap(hole, 4096);
+		/* the most entries, every one the same handle */
+		for (i = 0; i < QGPU_MAX_PRIORITY_HANDLES; i++) {
+			hh[i] = real;
+			many[i] = QGPU_PRIORITY_MINIMUM + i;
+		}
+		igt_assert_eq(qgpu_bo_set_priority(dev.fd, hh, many,
+						   QGPU_MAX_PRIORITY_HANDLES),
+			      0);
+		qt_close(dev.fd, real);
+#undef SETP
 	}
 
 	igt_subtest("counters-back-to-zero") {

@@ -331,6 +331,16 @@ int qgpu_bo_reside(int fd, uint32_t handle, uint32_t op, uint32_t segment,
 /** qgpu_bo_info - where an allocation is */
 int qgpu_bo_info(int fd, uint32_t handle, struct drm_qgpu_gem_info *info);
 
+/**
+ * qgpu_bo_set_priority - SetAllocationPriority
+ *	(DRM_IOCTL_QGPU_GEM_SET_PRIORITY): priorities[i] for handles[i]
+ * @handles: @count GEM handles
+ * @priorities: @count priorities, QGPU_PRIORITY_MINIMUM..MAXIMUM
+ * @count: 1..QGPU_MAX_PRIORITY_HANDLES
+ */
+int qgpu_bo_set_priority(int fd, const uint32_t *handles,
+			 const uint32_t *priorities, uint32_t count);
+
 /* Dumb buffers (DRM_IOCTL_MODE_*_DUMB on any qgpu node). */
 int qgpu_dumb_create(int fd, uint32_t width, uint32_t height, uint32_t bpp,
 		     uint32_t *handle, uint32_t *pitch, uint64_t *size);

@@ -228,6 +228,18 @@ int qgpu_bo_info(int fd, uint32_t handle, struct drm_qgpu_gem_info *info)
 	return qgpu_ioctl(fd, DRM_IOCTL_QGPU_GEM_INFO, info);
 }
 
+int qgpu_bo_set_priority(int fd, const uint32_t *handles,
+			 const uint32_t *priorities, uint32_t count)
+{
+	struct drm_qgpu_gem_set_priority a = {
+		.handles = (uintptr_t)handles,
+		.priorities = (uintptr_t)priorities,
+		.count = count,
+	};
+
+	return qgpu_ioctl(fd, DRM_IOCTL_QGPU_GEM_SET_PRIORITY, &a);
+}
+
 int qgpu_dumb_create(int fd, uint32_t width, uint32_t height, uint32_t bpp,
 		     uint32_t *handle, uint32_t *pitch, uint64_t *size)
 {

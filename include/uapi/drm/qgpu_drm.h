@@ -283,6 +283,9 @@
  *   monitored fences reach values. EINVAL, ENOENT, ETIME, EINTR.
  * - %DRM_IOCTL_QGPU_MFENCE_EXPORT, &struct drm_qgpu_mfence_export: a
  *   monitored fence value as a syncobj fence. EINVAL, ENOENT.
+ * - %DRM_IOCTL_QGPU_GEM_SET_PRIORITY, &struct drm_qgpu_gem_set_priority:
+ *   SetAllocationPriority, the priorities of allocations (see "qgpu
+ *   priorities, budgets and offers"). EINVAL, ENOENT.
  *
  * Everything else is the DRM core's: closing handles (DRM_IOCTL_GEM_CLOSE),
  * dumb buffers, PRIME, and syncobjs (DRM_IOCTL_SYNCOBJ_*).
@@ -303,7 +306,8 @@
  *   &drm_qgpu_ctx_create.flags, &drm_qgpu_alloc_entry.flags,
  *   &drm_qgpu_sync_entry.flags, &drm_qgpu_vm_reserve.flags,
  *   &drm_qgpu_vm_map.flags, &drm_qgpu_make_resident.flags,
- *   &drm_qgpu_invalidate_cache.flags) rejects unknown bits with EINVAL. A new
+ *   &drm_qgpu_invalidate_cache.flags,
+ *   &drm_qgpu_gem_set_priority.flags) rejects unknown bits with EINVAL. A new
  *   behaviour is a new bit: old binaries never set it, and an old kernel
  *   refuses it, which is how new user space detects it.
  * - Pad and reserved inputs: every pad field an ioctl reads
@@ -336,7 +340,7 @@
  * - Reserved values: 0 is not a valid query type, residency operation or
  *   context id, and DMA-buffer opcodes the kernel does not know, or
  *   command flags it does not know, are rejected (EINVAL). New ioctls take
- *   the next free DRM_QGPU_* numbers (0x14 and up). Segment ids are stable;
+ *   the next free DRM_QGPU_* numbers (0x15 and up). Segment ids are stable;
  *   new segments take new ids. User space must ignore unknown
  *   QGPU_INFO_CAP_* and QGPU_SEGF_* bits, must treat unknown QGPU_CTX_*
  *   states as lost and unknown QGPU_CPU_PATH_* values as "some other path".
@@ -369,6 +373,7 @@ extern "C" {
 #define DRM_QGPU_MFENCE_EXPORT	0x11
 #define DRM_QGPU_GEM_DESTROY	0x12
 #define DRM_QGPU_INVALIDATE_CACHE	0x13
+#define DRM_QGPU_GEM_SET_PRIORITY	0x14
 
 /**
  * enum qgpu_query_type - what &struct drm_qgpu_query asks for
@@ -1450,6 +1455,62 @@ struct drm_qgpu_invalidate_cache {
 	__u64 size;
 };
 
+/**
+ * DOC: qgpu priorities, budgets and offers
+ *
+ * The user-mode driver tells the memory manager what matters to it and
+ * what it may take back, after the Windows display driver model's calls of
+ * the same names:
+ *
+ * - SetAllocationPriority (%DRM_IOCTL_QGPU_GEM_SET_PRIORITY): every
+ *   allocation has a priority, %QGPU_PRIORITY_NORMAL when it is created.
+ *   When a segment has no room, the memory manager evicts allocations of
+ *   lower priority before those of higher priority, whatever the victim
+ *   policy (the policy orders allocations of equal priority; docs/driver.md,
+ *   "Victim policies"). A priority says what to evict first; it pins
+ *   nothing: under enough pressure an allocation of
+ *   %QGPU_PRIORITY_MAXIMUM is evicted too, its content kept as always.
+ */
+
+/*
+ * Allocation priorities (SetAllocationPriority; the values of
+ * D3DDDI_ALLOCATIONPRIORITY_*): any value from MINIMUM to MAXIMUM is a
+ * priority, the named ones are points in that range.
+ */
+#define QGPU_PRIORITY_MINIMUM	0x28000000u
+#define QGPU_PRIORITY_LOW	0x50000000u
+#define QGPU_PRIORITY_NORMAL	0x78000000u
+#define QGPU_PRIORITY_HIGH	0xa0000000u
+#define QGPU_PRIORITY_MAXIMUM	0xc8000000u
+/* Most allocations one %DRM_IOCTL_QGPU_GEM_SET_PRIORITY names */
+#define QGPU_MAX_PRIORITY_HANDLES	4096
+
+/**
+ * struct drm_qgpu_gem_set_priority - SetAllocationPriority: set the
+ *	priority of allocations
+ * @handles: user pointer to @count __u32 GEM handles of this file.
+ * @priorities: user pointer to @count __u32 priorities: priorities[i] is
+ *	given to handles[i]; each from %QGPU_PRIORITY_MINIMUM to
+ *	%QGPU_PRIORITY_MAXIMUM.
+ * @count: entries, 1..%QGPU_MAX_PRIORITY_HANDLES.
+ * @flags: must be zero.
+ *
+ * All or nothing: every priority is checked and every handle looked up
+ * before any priority changes. A handle listed twice gets its last entry's
+ * priority. The priority belongs to the allocation, not to the handle:
+ * every process sharing it sees the same one. It counts from the next
+ * eviction on and moves nothing by itself.
+ *
+ * Errors: EINVAL (@flags, @count, a priority out of range), ENOENT (a
+ * handle).
+ */
+struct drm_qgpu_gem_set_priority {
+	__u64 handles;
+	__u64 priorities;
+	__u32 count;
+	__u32 flags;
+};
+
 #define DRM_IOCTL_QGPU_QUERY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_QGPU_QUERY, struct drm_qgpu_query)
 #define DRM_IOCTL_QGPU_GEM_CREATE \
@@ -1490,6 +1551,8 @@ struct drm_qgpu_invalidate_cache {
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_QGPU_MFENCE_WAIT, struct drm_qgpu_mfence_wait)
 #define DRM_IOCTL_QGPU_MFENCE_EXPORT \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_QGPU_MFENCE_EXPORT, struct drm_qgpu_mfence_export)
+#define DRM_IOCTL_QGPU_GEM_SET_PRIORITY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_QGPU_GEM_SET_PRIORITY, struct drm_qgpu_gem_set_priority)
 
 #if defined(__cplusplus)
 }

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qgpu: what the user-mode driver tells the memory manager about its
+ * allocations: SetAllocationPriority (the victim policy evicts lower
+ * priorities first).
+ */
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <drm/drm_file.h>
+
+#include "qgpu_device.h"
+#include "qgpu_gem.h"
+#include "qgpu_mm.h"
+
+/*
+ * Read @count handles from user pointer @uptr and look every one up.
+ * Returns the allocations (a reference each; qgpu_bos_put()), or an
+ * ERR_PTR: -EFAULT, -ENOMEM, or -ENOENT for a handle that is not one.
+ */
+static struct qgpu_bo **qgpu_bos_get(struct drm_file *file, u64 uptr,
+				     u32 count)
+{
+	struct qgpu_bo **bos;
+	u32 *handles, i;
+	int ret = 0;
+
+	handles = kvmalloc_array(count, sizeof(*handles), GFP_KERNEL);
+	bos = kvcalloc(count, sizeof(*bos), GFP_KERNEL);
+	if (!handles || !bos) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (copy_from_user(handles, u64_to_user_ptr(uptr),
+			   (size_t)count * sizeof(*handles))) {
+		ret = -EFAULT;
+		goto out;
+	}
+	for (i = 0; i < count && !ret; i++) {
+		bos[i] = qgpu_bo_lookup(file, handles[i]);
+		if (!bos[i])
+			ret = -ENOENT;
+	}
+out:
+	kvfree(handles);
+	if (ret && bos) {
+		for (i = 0; i < count; i++)
+			if (bos[i])
+				drm_gem_object_put(&bos[i]->base);
+		kvfree(bos);
+	}
+	return ret ? ERR_PTR(ret) : bos;
+}
+
+static void qgpu_bos_put(struct qgpu_bo **bos, u32 count)
+{
+	u32 i;
+
+	for (i = 0; i < count; i++)
+		drm_gem_object_put(&bos[i]->base);
+	kvfree(bos);
+}
+
+/**
+ * qgpu_gem_set_priority_ioctl - DRM_IOCTL_QGPU_GEM_SET_PRIORITY
+ * @drm: device
+ * @data: &struct drm_qgpu_gem_set_priority
+ * @file: the caller
+ *
+ * SetAllocationPriority: all or nothing, every entry checked first. The
+ * victim policy reads the priorities under mm_lock (qgpu_evict.c).
+ */
+int qgpu_gem_set_priority_ioctl(struct drm_device *drm, void *data,
+				struct drm_file *file)
+{
+	struct qgpu_device *qdev = to_qdev(drm);
+	struct drm_qgpu_gem_set_priority *args = data;
+	struct qgpu_bo **bos;
+	u32 *prio, i;
+	int ret = 0;
+
+	if (QGPU_IOCTL_DBG(qdev, args->flags) ||
+	    QGPU_IOCTL_DBG(qdev, !args->count ||
+			   args->count > QGPU_MAX_PRIORITY_HANDLES))
+		return -EINVAL;
+	prio = kvmalloc_array(args->count, sizeof(*prio), GFP_KERNEL);
+	if (!prio)
+		return -ENOMEM;
+	if (copy_from_user(prio, u64_to_user_ptr(args->priorities),
+			   (size_t)args->count * sizeof(*prio)))
+		ret = -EFAULT;
+	for (i = 0; i < args->count && !ret; i++)
+		if (QGPU_IOCTL_DBG(qdev, prio[i] < QGPU_PRIORITY_MINIMUM ||
+				   prio[i] > QGPU_PRIORITY_MAXIMUM))
+			ret = -EINVAL;
+	if (ret)
+		goto out;
+	bos = qgpu_bos_get(file, args->handles, args->count);
+	if (IS_ERR(bos)) {
+		ret = PTR_ERR(bos);
+		goto out;
+	}
+	qgpu_mm_lock(qdev, file->driver_priv);
+	for (i = 0; i < args->count; i++)
+		bos[i]->priority = prio[i];
+	qgpu_mm_unlock(qdev);
+	qgpu_bos_put(bos, args->count);
+out:
+	kvfree(prio);
+	return ret;
+}
