@@ -59,6 +59,7 @@ help:
 	@echo "make shell          interactive guest shell with the driver loaded"
 	@echo "make setup          host packages, QEMU, guest kernel, module, userspace, image"
 	@echo "make igt IGT_DIR=D  your IGT build's driver-agnostic tests on qgpu and virtio-gpu"
+	@echo "make bench          the whole benchmark, each figure beside its limit (build/bench/)"
 	@echo "make module | userspace | unit | image | sw-sync | clean"
 
 # --- set-up -----------------------------------------------------------------
@@ -193,6 +194,22 @@ clean:
 		$(MAKE) -C $(KDIR) M=$(CURDIR)/kernel clean; fi
 	rm -rf $(B)/bin $(B)/lib $(B)/userspace $(B)/tests $(B)/guest $(B)/logs
 	@echo "[qgpu] kept build/qemu (-> $(QGPU_CACHE)); remove $(QGPU_CACHE) to start from scratch"
+
+# --- benchmark (README "Benchmarks") -----------------------------------------
+# `make bench`: every figure beside its limit, measured in the same run
+# (scripts/bench.py): paging bandwidth of BENCH_SIZES against the host's
+# memcpy of the same size just before and after the VM, BENCH_RUNS timed
+# moves per figure, BENCH_REPEAT runs; then the bench groups of
+# tests/vm/tests.list. Device and guest memory of the paging VM: BENCH_PROPS,
+# BENCH_MEM (defaults in scripts/bench.py). Results in build/bench/.
+.PHONY: bench
+BENCH_SIZES ?= 64M,1G
+BENCH_RUNS ?= 5
+BENCH_REPEAT ?= 1
+bench: setup
+	@scripts/host-deps.sh --bench
+	scripts/bench.sh --sizes '$(BENCH_SIZES)' --runs $(BENCH_RUNS) --repeat $(BENCH_REPEAT) \
+		$(if $(BENCH_PROPS),--props '$(BENCH_PROPS)') $(if $(BENCH_MEM),--mem '$(BENCH_MEM)')
 
 # --- debug kernel (README "Debug kernel") ------------------------------------
 # `make test KERNEL=debug`: the VM suite (tests/vm/tests.list) on a guest

@@ -42,6 +42,9 @@ static QGPUJob *qgpu_exec_job(QGPUState *s, unsigned n)
     QGPUJob *job = &s->eng[n].job;
 
     memset(job, 0, sizeof(*job));
+    if (trace_event_get_state_backends(TRACE_QGPU_JOB_DONE)) {
+        job->start_ns = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
+    }
     return job;
 }
 
@@ -349,6 +352,7 @@ static int qgpu_exec_copy_run(QGPUState *s, unsigned n, int64_t *budget,
             return fault;
         }
         job->done += moved;
+        job->pieces++;
         *budget -= moved;
         qgpu_exec_account(s, e, moved);
     }
@@ -385,6 +389,7 @@ static int qgpu_exec_fill_run(QGPUState *s, unsigned n, int64_t *budget,
             return fault;
         }
         job->done += want;
+        job->pieces++;
         *budget -= want;
         qgpu_exec_account(s, e, want);
     }
@@ -655,31 +660,62 @@ static int qgpu_exec_tile_run(QGPUState *s, unsigned n, int64_t *budget,
     return QGPU_FAULT_NONE;
 }
 
+static const char *qgpu_exec_kind_name(QGPUJobKind kind)
+{
+    static const char *const names[] = {
+        [QGPU_JOB_COPY] = "copy", [QGPU_JOB_FILL] = "fill",
+        [QGPU_JOB_GART_MAP] = "gart-map", [QGPU_JOB_GART_UNMAP] = "gart-unmap",
+        [QGPU_JOB_ADD] = "add", [QGPU_JOB_XOR] = "xor",
+        [QGPU_JOB_CSUM] = "checksum", [QGPU_JOB_UPDATE_PT] = "update-pt",
+        [QGPU_JOB_TILE] = "tile",
+    };
+
+    return kind < ARRAY_SIZE(names) && names[kind] ? names[kind] : "none";
+}
+
 int qgpu_exec_run(QGPUState *s, unsigned n, int64_t *budget,
                   uint64_t *fault_addr)
 {
     QGPUEngine *e = &s->eng[n];
+    QGPUJob *job = &e->job;
+    int fault;
 
-    switch (e->job.kind) {
+    job->rounds++;
+    switch (job->kind) {
     case QGPU_JOB_COPY:
-        return qgpu_exec_copy_run(s, n, budget, fault_addr);
+        fault = qgpu_exec_copy_run(s, n, budget, fault_addr);
+        break;
     case QGPU_JOB_FILL:
-        return qgpu_exec_fill_run(s, n, budget, fault_addr);
+        fault = qgpu_exec_fill_run(s, n, budget, fault_addr);
+        break;
     case QGPU_JOB_GART_MAP:
     case QGPU_JOB_GART_UNMAP:
-        return qgpu_exec_gart_run(s, e, budget, fault_addr);
+        fault = qgpu_exec_gart_run(s, e, budget, fault_addr);
+        break;
     case QGPU_JOB_ADD:
     case QGPU_JOB_XOR:
     case QGPU_JOB_CSUM:
-        return qgpu_exec_alu_run(s, n, budget, fault_addr);
+        fault = qgpu_exec_alu_run(s, n, budget, fault_addr);
+        break;
     case QGPU_JOB_UPDATE_PT:
-        return qgpu_exec_pt_run(s, n, budget, fault_addr);
+        fault = qgpu_exec_pt_run(s, n, budget, fault_addr);
+        break;
     case QGPU_JOB_TILE:
-        return qgpu_exec_tile_run(s, n, budget, fault_addr);
+        fault = qgpu_exec_tile_run(s, n, budget, fault_addr);
+        break;
     default:
-        e->job.done = e->job.size;
+        job->done = job->size;
         return QGPU_FAULT_NONE;
     }
+    if (!fault && job->done >= job->size &&
+        trace_event_get_state_backends(TRACE_QGPU_JOB_DONE)) {
+        trace_qgpu_job_done(n, qgpu_exec_kind_name(job->kind), job->flags,
+                            job->size, job->src, job->dst, job->rounds,
+                            job->pieces,
+                            qemu_clock_get_ns(QEMU_CLOCK_REALTIME) -
+                            job->start_ns);
+    }
+    return fault;
 }
 
 /* Commands that complete at once */

@@ -73,6 +73,9 @@ typedef struct QGPUJob {
     uint32_t width;             /* TILE: surface in pixels, linear pitch */
     uint32_t height;
     uint32_t pitch;
+    int64_t start_ns;           /* trace qgpu_job_done: host clock at start */
+    uint32_t rounds;            /* engine rounds (bottom halves) it ran in */
+    uint64_t pieces;            /* contiguous pieces moved (copy, fill) */
 } QGPUJob;
 
 /* One TLB entry: a valid leaf translation of one 4 KiB or 64 KiB page */

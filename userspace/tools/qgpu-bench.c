@@ -5,9 +5,23 @@
  *   latency   NOP DMA buffer submit -> out-syncobj signalled, median and
  *             p99 over N runs, and in the same run the floor: a bare
  *             QUERY ioctl round trip.
- *   paging    paging-engine TRANSFER bandwidth: GEM_RESIDE of a >= 64 MiB
- *             allocation system -> VRAM and VRAM -> system, against a
- *             memcpy of the same size in guest RAM (ratio).
+ *   paging    paging-engine bandwidth, GEM_RESIDE of one allocation of
+ *             -s PAGING_SIZE (default 64 MiB; less, with a note, when
+ *             visible VRAM is smaller), each move timed from the ioctl to
+ *             its completion (a poll of the allocation's dma-buf), after
+ *             one untimed warm-up (the device commits VRAM's host memory
+ *             on first touch); medians of -r PAGING_RUNS (default 5):
+ *             TRANSFER system -> VRAM (to_vram) and back (from_vram), the
+ *             system side through page lists; TRANSFER between visible
+ *             and non-visible VRAM (vram_to_vram, both directions, when
+ *             non-visible VRAM has room); FILL, the zero fill of a new
+ *             allocation's first placement in VRAM (fill). Each figure
+ *             beside a guest memcpy of the same size (at most 64 MiB;
+ *             under TCG it is slow, so that ratio flatters the device)
+ *             and, with -H, beside the host's memcpy of the same size
+ *             measured by the caller in the same run (host_memcpy_ratio;
+ *             scripts/bench.py gives it). The content is checked after
+ *             the moves, every word.
  *   cpu       CPU write bandwidth through a BAR2 (visible VRAM) mapping and
  *             through the host aperture (non-visible VRAM), against a
  *             memcpy in guest RAM (ratios).
@@ -63,18 +77,22 @@
  *             fps(discard)/fps(sync). Every frame's checksum of both modes
  *             is checked against the host's.
  *
- * usage: qgpu-bench [-d NODE] [-f FRAMES] [-n RUNS] [-s PAGING_MIB]
- *                   [-w WORKING_SET]
+ * usage: qgpu-bench [-d NODE] [-f FRAMES] [-H HOST_MEMCPY_MIB_S] [-n RUNS]
+ *                   [-r PAGING_RUNS] [-s PAGING_SIZE] [-w WORKING_SET]
  *                   [latency|paging|cpu|split|vm|vm-resident|vm-pagetables|
  *                    split-virtual|stream|all]...
  * Output lines start with "bench:" and are key=value, for scripts.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/mman.h>
+#include <unistd.h>
+#include <xf86drm.h>
 
 #include "libqgpu.h"
 
@@ -183,31 +201,258 @@ static double memcpy_bw(uint64_t size)
 	return best;
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	if (n <= 0)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_dbl);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Paging bandwidth (benchmark "paging")                                     */
+
+#define PAGING_MAX_RUNS	64
+#define PAGING_SEED	77
+
+static int paging_runs = 5;
+/* -H: the host's memcpy bandwidth for the paging size (MiB/s), 0: unknown */
+static double host_memcpy;
+
+/* Guest memcpy at most this big: 1 GiB twice over would not fit a guest */
+#define PAGING_MEMCPY_MAX	(64ull << 20)
+
 /*
- * Time one GEM_RESIDE move and its completion: the ioctl queues paging
- * buffers; touching a one-page probe mapping waits for them (the fault
- * handler waits for the allocation's last paging fence).
+ * Wait for every move of an allocation queued so far: poll its dma-buf
+ * for reading waits for the kernel's (move) fences and the writers' in its
+ * reservation object; the benchmark has no writers.
  */
-static int64_t timed_move(uint32_t h, volatile uint32_t *probe, uint32_t op,
-			  uint32_t seg, int *err)
+static int move_wait(int dmabuf)
+{
+	struct pollfd p = { .fd = dmabuf, .events = POLLIN };
+	int ret;
+
+	do {
+		ret = poll(&p, 1, 120 * 1000);
+	} while (ret < 0 && errno == EINTR);
+	if (ret < 0)
+		return -errno;
+	return ret ? 0 : -ETIMEDOUT;
+}
+
+/* One GEM_RESIDE move, timed from the ioctl to its completion (ns) */
+static int timed_move(uint32_t h, int dmabuf, uint32_t op, uint32_t seg,
+		      int64_t *ns)
 {
 	int64_t t0 = qgpu_now_ns();
+	int ret = qgpu_bo_reside(dev.fd, h, op, seg, NULL);
 
-	*err = qgpu_bo_reside(dev.fd, h, op, seg, NULL);
-	(void)probe[0];
-	return qgpu_now_ns() - t0;
+	if (!ret)
+		ret = move_wait(dmabuf);
+	*ns = qgpu_now_ns() - t0;
+	return ret;
+}
+
+static double mib_s(uint64_t size, int64_t ns)
+{
+	return ns > 0 ? size / MiB / (ns / 1e9) : 0;
+}
+
+/*
+ * One paging figure: the median of @n moves (MiB/s), beside the guest's
+ * memcpy and, when the caller gave it (-H), the host's memcpy of the same
+ * size measured in the same run.
+ */
+static double paging_report(const char *op, uint64_t size, double *v, int n,
+			    double guest_memcpy)
+{
+	double lo, hi, med;
+
+	if (n <= 0)
+		return 0;
+	med = median(v, n);
+	lo = v[0];
+	hi = v[n - 1];
+	printf("bench: paging op=%s size_mib=%.0f runs=%d mib_s=%.0f min_mib_s=%.0f max_mib_s=%.0f guest_memcpy_mib_s=%.0f guest_memcpy_ratio=%.3f",
+	       op, size / MiB, n, med, lo, hi, guest_memcpy,
+	       guest_memcpy > 0 ? med / guest_memcpy : 0);
+	if (host_memcpy > 0)
+		printf(" host_memcpy_mib_s=%.0f host_memcpy_ratio=%.3f",
+		       host_memcpy, med / host_memcpy);
+	printf("\n");
+	return med;
+}
+
+/*
+ * A CPU-accessible allocation of @size in @mask, written with the pattern
+ * while it is in system memory, exported for move_wait()
+ */
+static int paging_alloc(uint64_t size, uint32_t mask, uint32_t pref,
+			bool content, uint32_t *h, int *dmabuf)
+{
+	void *map;
+	int ret;
+
+	ret = qgpu_bo_create(dev.fd, size, mask, QGPU_GEM_CPU_ACCESS,
+			     QGPU_PREF(pref, 0, 0), h);
+	if (ret)
+		return ret;
+	if (content) {
+		ret = qgpu_bo_map(dev.fd, *h, size, &map);
+		if (!ret) {
+			/* real content: a pristine allocation is zero-filled */
+			qgpu_pattern_fill(map, size, PAGING_SEED);
+			qgpu_bo_unmap(dev.fd, *h, map, size);
+		}
+	}
+	if (!ret && drmPrimeHandleToFD(dev.fd, *h, DRM_CLOEXEC, dmabuf))
+		ret = -errno;
+	if (ret)
+		qgpu_bo_destroy(dev.fd, *h);
+	return ret;
+}
+
+/* The pattern survived every move: check all of it, where it is now */
+static int paging_check(uint32_t h, uint64_t size)
+{
+	int64_t bad;
+	void *map;
+	int ret = qgpu_bo_map_flags(dev.fd, h, size, QGPU_BO_MAP_READ, &map);
+
+	if (ret)
+		return ret;
+	bad = qgpu_pattern_check(map, size, PAGING_SEED);
+	qgpu_bo_unmap_flags(dev.fd, h, map, size, QGPU_BO_MAP_READ);
+	if (bad >= 0) {
+		printf("bench: paging note=\"content wrong at word %lld\"\n",
+		       (long long)bad);
+		return -EIO;
+	}
+	return 0;
+}
+
+/*
+ * TRANSFER system -> VRAM and back (page lists on the system side): a
+ * warm-up round trip (the device commits VRAM's host memory on first
+ * touch), then @paging_runs timed ones.
+ */
+static int paging_sys(uint64_t size, double *in, double *out)
+{
+	int64_t ns;
+	uint32_t h;
+	int i, fd, ret;
+
+	ret = paging_alloc(size, QGPU_SEGBIT(QGPU_SEG_VISIBLE) |
+			   QGPU_SEGBIT(QGPU_SEG_APERTURE), QGPU_SEG_VISIBLE,
+			   true, &h, &fd);
+	if (ret)
+		return ret;
+	for (i = -1; i < paging_runs && !ret; i++) {
+		ret = timed_move(h, fd, QGPU_RESIDE_MAKE_RESIDENT,
+				 QGPU_SEG_VISIBLE, &ns);
+		if (i >= 0)
+			in[i] = mib_s(size, ns);
+		if (!ret)
+			ret = timed_move(h, fd, QGPU_RESIDE_EVICT_SYSTEM, 0,
+					 &ns);
+		if (i >= 0)
+			out[i] = mib_s(size, ns);
+	}
+	if (!ret)
+		ret = paging_check(h, size);
+	close(fd);
+	qgpu_bo_destroy(dev.fd, h);
+	return ret;
+}
+
+/* TRANSFER visible VRAM <-> non-visible VRAM: 2 * @paging_runs moves */
+static int paging_vram(uint64_t size, double *v)
+{
+	int64_t ns;
+	uint32_t h;
+	int i, fd, ret;
+
+	/* CPU access to non-visible VRAM needs the aperture segment too */
+	ret = paging_alloc(size, QGPU_SEGBIT(QGPU_SEG_VISIBLE) |
+			   QGPU_SEGBIT(QGPU_SEG_LOCAL) |
+			   QGPU_SEGBIT(QGPU_SEG_APERTURE), QGPU_SEG_VISIBLE,
+			   true, &h, &fd);
+	if (ret)
+		return ret;
+	/* warm-up: into VRAM, across and back */
+	ret = timed_move(h, fd, QGPU_RESIDE_MAKE_RESIDENT, QGPU_SEG_VISIBLE,
+			 &ns);
+	for (i = -1; i < paging_runs && !ret; i++) {
+		ret = timed_move(h, fd, QGPU_RESIDE_MAKE_RESIDENT,
+				 QGPU_SEG_LOCAL, &ns);
+		if (i >= 0)
+			v[2 * i] = mib_s(size, ns);
+		if (!ret)
+			ret = timed_move(h, fd, QGPU_RESIDE_MAKE_RESIDENT,
+					 QGPU_SEG_VISIBLE, &ns);
+		if (i >= 0)
+			v[2 * i + 1] = mib_s(size, ns);
+	}
+	if (!ret)
+		ret = paging_check(h, size);
+	close(fd);
+	qgpu_bo_destroy(dev.fd, h);
+	return ret;
+}
+
+/* FILL: a new allocation's first placement in VRAM zero-fills it */
+static int paging_fill(uint64_t size, double *v)
+{
+	volatile uint32_t *probe;
+	int64_t ns;
+	uint32_t h;
+	int i, fd, ret = 0;
+
+	for (i = -1; i < paging_runs && !ret; i++) {
+		ret = paging_alloc(size, QGPU_SEGBIT(QGPU_SEG_VISIBLE),
+				   QGPU_SEG_VISIBLE, false, &h, &fd);
+		if (ret)
+			break;
+		ret = timed_move(h, fd, QGPU_RESIDE_MAKE_RESIDENT,
+				 QGPU_SEG_VISIBLE, &ns);
+		if (i >= 0)
+			v[i] = mib_s(size, ns);
+		/* read back after the fill: its last page reads zero */
+		if (!ret)
+			ret = qgpu_bo_map_flags(dev.fd, h, size,
+						QGPU_BO_MAP_READ,
+						(void **)&probe);
+		if (!ret) {
+			if (probe[0] || probe[size / 4 - 1])
+				ret = -EIO;
+			qgpu_bo_unmap_flags(dev.fd, h, (void *)probe, size,
+					    QGPU_BO_MAP_READ);
+		}
+		close(fd);
+		qgpu_bo_destroy(dev.fd, h);
+	}
+	return ret;
 }
 
 static int bench_paging(void)
 {
 	const struct drm_qgpu_segment *vis = qgpu_dev_segment(&dev,
 							       QGPU_SEG_VISIBLE);
+	const struct drm_qgpu_segment *loc = qgpu_dev_segment(&dev,
+							       QGPU_SEG_LOCAL);
+	double in[PAGING_MAX_RUNS], out[PAGING_MAX_RUNS];
+	double vv[2 * PAGING_MAX_RUNS], fill[PAGING_MAX_RUNS];
+	double ref, in_bw, out_bw;
 	uint64_t size = paging_size;
-	double in_bw = 0, out_bw = 0, ref;
-	uint32_t h;
-	void *map;
-	volatile uint32_t *probe;
-	int i, err, ret;
+	bool vram_room;
+	int ret;
 
 	if (!vis)
 		return 1;
@@ -216,55 +461,46 @@ static int bench_paging(void)
 		printf("bench: paging note=\"visible VRAM holds only %.0f MiB; using that (want >= 64 MiB: give the device more VRAM)\"\n",
 		       size / MiB);
 	}
-	ret = qgpu_bo_create(dev.fd, size, QGPU_SEGBIT(QGPU_SEG_VISIBLE) |
-			     QGPU_SEGBIT(QGPU_SEG_APERTURE),
-			     QGPU_GEM_CPU_ACCESS, QGPU_PREF(QGPU_SEG_VISIBLE, 0, 0),
-			     &h);
-	if (!ret)
-		ret = qgpu_bo_map(dev.fd, h, size, &map);
-	if (ret) {
-		printf("bench: paging error=\"%s\"\n", strerror(-ret));
-		return 1;
+	ref = memcpy_bw(size < PAGING_MEMCPY_MAX ? size : PAGING_MEMCPY_MAX);
+	/*
+	 * VRAM <-> VRAM first: its allocation's first move (system -> VRAM)
+	 * then comes before the timed system <-> VRAM moves, so that the
+	 * last moves of each kind are the timed ones (scripts/bench.py
+	 * finds them so in QEMU's trace).
+	 */
+	vram_room = loc && loc->size - loc->reserved_size >= size;
+	if (vram_room) {
+		ret = paging_vram(size, vv);
+		if (ret) {
+			printf("bench: paging error=\"VRAM<->VRAM: %s\"\n",
+			       strerror(-ret));
+			return 1;
+		}
 	}
-	/* real content: a pristine allocation would be zero-filled instead */
-	qgpu_pattern_fill(map, size, 77);
-	munmap(map, size);
-	qgpu_bo_unlock(dev.fd, h);
-	ret = qgpu_bo_map(dev.fd, h, 4096, (void **)&probe);
+	ret = paging_sys(size, in, out);
 	if (ret) {
-		printf("bench: paging error=\"probe map: %s\"\n",
+		printf("bench: paging error=\"system<->VRAM: %s\"\n",
 		       strerror(-ret));
 		return 1;
 	}
-	(void)probe[0];
-	/* it starts in system memory: in, then out, three times */
-	for (i = 0; i < 3; i++) {
-		int64_t t;
-
-		t = timed_move(h, probe, QGPU_RESIDE_MAKE_RESIDENT,
-			       QGPU_SEG_VISIBLE, &err);
-		if (err)
-			break;
-		if (t > 0 && size / MiB / (t / 1e9) > in_bw)
-			in_bw = size / MiB / (t / 1e9);
-		t = timed_move(h, probe, QGPU_RESIDE_EVICT_SYSTEM, 0, &err);
-		if (err)
-			break;
-		if (t > 0 && size / MiB / (t / 1e9) > out_bw)
-			out_bw = size / MiB / (t / 1e9);
-	}
-	if (err) {
-		printf("bench: paging error=\"reside: %s\"\n", strerror(-err));
-		return 1;
-	}
-	if (probe[0] != qgpu_pattern(77, 0))
-		printf("bench: paging note=\"content changed across moves!\"\n");
-	ref = memcpy_bw(size);
+	in_bw = paging_report("to_vram", size, in, paging_runs, ref);
+	out_bw = paging_report("from_vram", size, out, paging_runs, ref);
+	/* the summary line of earlier versions (medians now) */
 	printf("bench: paging size_mib=%.0f to_vram_mib_s=%.0f from_vram_mib_s=%.0f guest_memcpy_mib_s=%.0f to_vram_ratio=%.3f from_vram_ratio=%.3f\n",
 	       size / MiB, in_bw, out_bw, ref, ref ? in_bw / ref : 0,
 	       ref ? out_bw / ref : 0);
-	qgpu_bo_unmap(dev.fd, h, (void *)probe, 4096);
-	qgpu_bo_destroy(dev.fd, h);
+	if (vram_room)
+		paging_report("vram_to_vram", size, vv, 2 * paging_runs, ref);
+	else
+		printf("bench: paging op=vram_to_vram size_mib=%.0f note=\"no room: non-visible VRAM holds %.0f MiB\"\n",
+		       size / MiB, loc ? (loc->size - loc->reserved_size) / MiB
+				       : 0);
+	ret = paging_fill(size, fill);
+	if (ret) {
+		printf("bench: paging error=\"fill: %s\"\n", strerror(-ret));
+		return 1;
+	}
+	paging_report("fill", size, fill, paging_runs, ref);
 	return 0;
 }
 
@@ -525,19 +761,6 @@ static int vm_all_placed(int fd, bool in, unsigned int *mappings)
 	}
 	free(e);
 	return wrong ? -EIO : 0;
-}
-
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, n, sizeof(*v), cmp_dbl);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 #define RESIDENT_REPS	5
@@ -1291,8 +1514,18 @@ int main(int argc, char **argv)
 	int c, i, ret, fail = 0;
 	int64_t v;
 
-	while ((c = getopt(argc, argv, "d:f:n:s:w:h")) != -1) {
+	while ((c = getopt(argc, argv, "d:f:H:n:r:s:w:h")) != -1) {
 		switch (c) {
+		case 'H':
+			host_memcpy = atof(optarg);
+			break;
+		case 'r':
+			paging_runs = atoi(optarg);
+			if (paging_runs < 1)
+				paging_runs = 1;
+			if (paging_runs > PAGING_MAX_RUNS)
+				paging_runs = PAGING_MAX_RUNS;
+			break;
 		case 'd':
 			node = optarg;
 			break;
@@ -1318,7 +1551,7 @@ int main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr,
-				"usage: %s [-d NODE] [-f FRAMES] [-n RUNS] [-s PAGING_SIZE] [-w WORKING_SET] [latency|paging|cpu|split|vm|vm-resident|vm-pagetables|split-virtual|stream|all]...\n",
+				"usage: %s [-d NODE] [-f FRAMES] [-H HOST_MEMCPY_MIB_S] [-n RUNS] [-r PAGING_RUNS] [-s PAGING_SIZE] [-w WORKING_SET] [latency|paging|cpu|split|vm|vm-resident|vm-pagetables|split-virtual|stream|all]...\n",
 				argv[0]);
 			return c == 'h' ? 0 : 2;
 		}
