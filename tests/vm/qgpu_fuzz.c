@@ -17,14 +17,25 @@
  *    and the call must have had no effect;
  *  - valid calls (contexts, allocations, DMA buffers with random but
  *    well-formed commands and patch lists) so that deeper paths run.
- * Every call must return 0 or a documented errno. Afterwards every handle
- * and context is closed and the global counters (allocations,
+ * GPU virtual addressing (a device with an MMU) gets the same: VM_RESERVE,
+ * VM_FREE, VM_MAP, VM_UNMAP and MAKE_RESIDENT with boundary, hostile and
+ * valid arguments, each checked against the address space's layout
+ * (QGPU_QUERY_VM_LAYOUT): a refused call changed nothing, an accepted one
+ * did exactly what the UAPI says; virtual contexts get well-formed buffers
+ * over the mappings (which must never fault), buffers that must fault
+ * (unmapped addresses, writes to read-only mappings, addresses beyond the
+ * VA size) with the fault recorded where it happened and nothing written,
+ * buffers the kernel must refuse, and random ones. A second file maps its
+ * own data where the fuzzer's buffers fault: it must never change.
+ * Every call must return 0 or a documented errno. Afterwards every
+ * reservation is freed (the address space must then be empty), every
+ * handle and context is closed and the global counters (allocations,
  * allocated_bytes, per-segment usage) must be back to the baseline taken at
  * the start; a summary line is printed.
  *
  * Subtests: render-node and primary-node (the same run on each node).
  * Arguments: seed=N (default 0x5eed), iters=N (calls per ioctl, default
- * 3000).
+ * 3000; the GPU virtual addressing ones run fewer, see op_period()).
  */
 #include "qgpu_stress.h"
 
@@ -40,8 +51,9 @@ enum {
 	OP_PRIME_H2FD, OP_PRIME_FD2H, OP_SYNC_CREATE, OP_SYNC_DESTROY,
 	OP_SYNC_WAIT, OP_SYNC_SIGNAL, OP_SYNC_TL_WAIT, OP_SYNC_TL_SIGNAL,
 	OP_SYNC_QUERY, OP_SYNC_RESET, OP_SYNC_TRANSFER, OP_SYNC_H2FD,
-	OP_SYNC_FD2H, OP_DUMB_CREATE, OP_DUMB_MAP, OP_DUMB_DESTROY, OP_RAW,
-	NUM_OPS
+	OP_SYNC_FD2H, OP_DUMB_CREATE, OP_DUMB_MAP, OP_DUMB_DESTROY,
+	OP_VM_RESERVE, OP_VM_FREE, OP_VM_MAP, OP_VM_UNMAP, OP_MAKE_RESIDENT,
+	OP_VSUBMIT, OP_RAW, NUM_OPS
 };
 
 static const char *const op_name[NUM_OPS] = {
@@ -53,6 +65,8 @@ static const char *const op_name[NUM_OPS] = {
 	"SYNCOBJ_TIMELINE_SIGNAL", "SYNCOBJ_QUERY", "SYNCOBJ_RESET",
 	"SYNCOBJ_TRANSFER", "SYNCOBJ_HANDLE_TO_FD", "SYNCOBJ_FD_TO_HANDLE",
 	"MODE_CREATE_DUMB", "MODE_MAP_DUMB", "MODE_DESTROY_DUMB",
+	"QGPU_VM_RESERVE", "QGPU_VM_FREE", "QGPU_VM_MAP", "QGPU_VM_UNMAP",
+	"QGPU_MAKE_RESIDENT", "QGPU_SUBMIT (virtual)",
 	"raw driver ioctl numbers",
 };
 
@@ -82,6 +96,13 @@ static bool errno_allowed(int op, int e)
 	case OP_SYNC_H2FD:
 	case OP_SYNC_FD2H:
 		return e == EBADF;
+	case OP_VM_RESERVE:
+	case OP_VM_MAP:
+	case OP_RAW:
+		/* overlaps a reservation, or a mapping */
+		return e == EEXIST;
+	case OP_MAKE_RESIDENT:
+		return e == EINTR;
 	default:
 		return false;
 	}
@@ -94,6 +115,7 @@ static bool errno_allowed(int op, int e)
 #define MAXCTX	6
 #define MAXSYNC	24
 #define SCRATCH	(2 * MiB)
+#define MAXVCTX	3
 
 struct fz {
 	int fd;
@@ -113,6 +135,26 @@ struct fz {
 	uint32_t dead_bo, dead_ctx, dead_sync;
 	/* anchors for hostile calls: re-created when fuzzing destroyed them */
 	uint32_t abo, actx;
+	/* GPU virtual addressing (QGPU_INFO_CAP_MMU) */
+	bool mmu;
+	uint64_t va_start, va_end;	/* what a process may reserve */
+	uint64_t va_size;		/* 1 << va_bits */
+	uint32_t vctx[MAXVCTX];		/* virtual contexts: any buffer */
+	int nvctx;
+	uint32_t avctx;			/* virtual context: well-formed only */
+	uint64_t avsubs;		/* buffers avctx accepted */
+	uint32_t vsync, fsync;		/* avctx's last buffer, a victim's */
+	uint32_t usync;			/* never signalled */
+	uint64_t vseq;			/* values avctx's checks write */
+	uint64_t fva;			/* the fixed area (FIX_*) */
+	uint32_t rbo, obo;		/* its allocations */
+	volatile uint32_t *out;		/* obo's CPU mapping */
+	uint32_t rsum;			/* checksum of rbo's pattern */
+	struct qgpu_dev odev;		/* another process's file */
+	uint32_t oh;			/* its allocation at fva + FIX_HOLE */
+	volatile uint32_t *omap;
+	uint32_t osum;
+	long vchecks, vfaults, fix_rebuilt;
 	/* memory */
 	uint8_t *rw;		/* SCRATCH bytes */
 	uint8_t *ro;		/* 64 KiB, read-only */
@@ -325,7 +367,7 @@ static int fz_call(struct fz *f, int op, unsigned long req, uint64_t arg,
 	else if (expect == EXPECT_FAIL && !e)
 		fz_failf(f, "%s (%s): accepted, must fail", op_name[op], what);
 	else if (expect > 0 && e != expect &&
-		 !(op == OP_SUBMIT && e == ECANCELED))
+		 !((op == OP_SUBMIT || op == OP_VSUBMIT) && e == ECANCELED))
 		/* (a context can be lost by an earlier job at any time) */
 		fz_failf(f, "%s (%s): returned %s, must be %s", op_name[op],
 			 what, e ? strerror(e) : "success", strerror(expect));
@@ -389,6 +431,7 @@ static uint32_t any_ctx(struct fz *f)
 	case 3: return f->dev->info.max_contexts;
 	case 4: return R32(f);
 	case 5: return 1 + R(f) % f->dev->info.max_contexts;
+	case 6: return f->nvctx ? f->vctx[R(f) % f->nvctx] : f->actx;
 	default: return f->nctx ? f->ctx[R(f) % f->nctx] : f->actx;
 	}
 }
@@ -424,6 +467,18 @@ static void forget_ctx(struct fz *f, uint32_t c)
 	for (i = 0; i < f->nctx; i++)
 		if (f->ctx[i] == c) {
 			f->ctx[i] = f->ctx[--f->nctx];
+			f->dead_ctx = c;
+			return;
+		}
+}
+
+static void forget_vctx(struct fz *f, uint32_t c)
+{
+	int i;
+
+	for (i = 0; i < f->nvctx; i++)
+		if (f->vctx[i] == c) {
+			f->vctx[i] = f->vctx[--f->nvctx];
 			f->dead_ctx = c;
 			return;
 		}
@@ -503,7 +558,11 @@ static void add_bo(struct fz *f, uint32_t h, uint64_t size)
 
 static void add_ctx(struct fz *f, uint32_t c)
 {
+	/* an id given out again: whatever had it is gone */
 	forget_ctx(f, c);
+	forget_vctx(f, c);
+	if (c == f->avctx)
+		f->avctx = 0;
 	if (f->nctx == MAXCTX) {
 		uint32_t old = f->ctx[0];
 
@@ -511,6 +570,38 @@ static void add_ctx(struct fz *f, uint32_t c)
 		qgpu_ctx_destroy(f->fd, old);
 	}
 	f->ctx[f->nctx++] = c;
+}
+
+static void add_vctx(struct fz *f, uint32_t c)
+{
+	forget_ctx(f, c);
+	forget_vctx(f, c);
+	if (c == f->avctx)
+		f->avctx = 0;
+	if (f->nvctx == MAXVCTX) {
+		uint32_t old = f->vctx[0];
+
+		forget_vctx(f, old);
+		qgpu_ctx_destroy(f->fd, old);
+	}
+	f->vctx[f->nvctx++] = c;
+}
+
+/* Give context ids back: the pools' contexts go (all ids may be taken). */
+static void free_pool_contexts(struct fz *f)
+{
+	uint32_t c;
+
+	while (f->nvctx) {
+		c = f->vctx[0];
+		forget_vctx(f, c);
+		qgpu_ctx_destroy(f->fd, c);
+	}
+	while (f->nctx) {
+		c = f->ctx[0];
+		forget_ctx(f, c);
+		qgpu_ctx_destroy(f->fd, c);
+	}
 }
 
 static void add_sync(struct fz *f, uint32_t s, bool fence)
@@ -552,12 +643,7 @@ static void anchors(struct fz *f)
 		f->actx = 0;
 		if (qs_ctx_create(f->fd, &f->actx)) {
 			/* all context ids taken: free ours */
-			while (f->nctx) {
-				uint32_t c = f->ctx[0];
-
-				forget_ctx(f, c);
-				qgpu_ctx_destroy(f->fd, c);
-			}
+			free_pool_contexts(f);
 			qs_ctx_create(f->fd, &f->actx);
 		}
 	}
@@ -911,21 +997,36 @@ static void fz_ctx_create(struct fz *f)
 	if (one_in(f, 2)) {
 		/* bit 0 (QGPU_CTX_CREATE_VIRTUAL) is the one known flag */
 		c.flags = 1u << (1 + R(f) % 31);
+		if (one_in(f, 2))
+			c.flags |= QGPU_CTX_CREATE_VIRTUAL;
 		expect = EINVAL;
 		what = "flag bit";
+	} else if (f->mmu && one_in(f, 3)) {
+		/* runs in the file's VM */
+		c.flags = QGPU_CTX_CREATE_VIRTUAL;
+		what = "virtual";
 	} else if (one_in(f, 4)) {
 		c.ctx = R32(f);		/* an output: ignored on input */
 	}
+	if (one_in(f, 4) && c.flags == QGPU_CTX_CREATE_VIRTUAL)
+		c.ctx = R32(f);
 	a = argp(f, &c, sizeof(c), &k);
 	e = fz_call(f, OP_CTX_CREATE, DRM_IOCTL_QGPU_CTX_CREATE, a,
 		    arg_expect(k, expect), what);
-	if (!e && (k == P_GOOD || k == P_MISALIGNED))
-		add_ctx(f, ((struct drm_qgpu_ctx_create *)(uintptr_t)a)->ctx);
-	if (e == ENOSPC && f->nctx) {
+	if (!e && (k == P_GOOD || k == P_MISALIGNED)) {
+		uint32_t id = ((struct drm_qgpu_ctx_create *)(uintptr_t)a)->ctx;
+
+		if (c.flags & QGPU_CTX_CREATE_VIRTUAL)
+			add_vctx(f, id);
+		else
+			add_ctx(f, id);
+	}
+	if (e == ENOSPC && (f->nctx || f->nvctx)) {
 		/* all ids taken: give some back */
-		uint32_t old = f->ctx[0];
+		uint32_t old = f->nvctx ? f->vctx[0] : f->ctx[0];
 
 		forget_ctx(f, old);
+		forget_vctx(f, old);
 		qgpu_ctx_destroy(f->fd, old);
 	}
 }
@@ -954,10 +1055,14 @@ static void fz_ctx_destroy(struct fz *f)
 	if (hostile && (k == P_GOOD || k == P_MISALIGNED) &&
 	    qgpu_query_context(f->fd, f->actx, &cs))
 		fz_failf(f, "CTX_DESTROY with a non-zero pad destroyed the context");
-	if (!e)
+	if (!e) {
 		forget_ctx(f, d.ctx);
+		forget_vctx(f, d.ctx);
+	}
 	if (!e && d.ctx == f->actx)
 		f->actx = 0;
+	if (!e && d.ctx == f->avctx)
+		f->avctx = 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1302,6 +1407,2285 @@ call:
 	if (e == ECANCELED)
 		anchors(f);
 	qgpu_cb_fini(&cb);
+}
+
+/* ------------------------------------------------------------------------ */
+/* GPU virtual addressing: the address space                                 */
+
+#define SZ_4K		0x1000ull
+#define SZ_64K		0x10000ull
+#define MAXRES		24	/* reservations the valid calls make at most */
+/*
+ * The fixed area: a reservation of the fuzzer's own at f->fva that the VM
+ * ops never pick. f->rbo is mapped read-only at FIX_RO (a known pattern no
+ * device write may change), f->obo read-write at FIX_OUT (what avctx's
+ * checks write, read by the CPU), and the hole at FIX_HOLE stays unmapped:
+ * another process maps its own data at the same addresses in its VM.
+ */
+#define FIX_RO		0ull
+#define FIX_OUT		SZ_64K
+#define FIX_HOLE	(2 * SZ_64K)
+#define FIX_SIZE	(4 * SZ_64K)
+#define FIX_SEED	0xf1f0u
+#define OTHER_SEED	0x07e4u
+#define MR_OFF		1441792		/* MAKE_RESIDENT's handles in rw */
+#define VWAIT_S		20		/* bound of the waits for the GPU */
+
+/* The address space's reservations and mappings (QGPU_QUERY_VM_LAYOUT) */
+struct lay {
+	struct drm_qgpu_vm_layout_entry *e;
+	unsigned int n;
+};
+
+static uint64_t ent_end(const struct drm_qgpu_vm_layout_entry *e)
+{
+	return e->start + e->size;
+}
+
+/* Do [a, a + s) and [b, b + t) meet? */
+static bool meets(uint64_t a, uint64_t s, uint64_t b, uint64_t t)
+{
+	return a < b + t && b < a + s;
+}
+
+static bool in_fix(struct fz *f, uint64_t a, uint64_t s)
+{
+	return meets(a, s, f->fva, FIX_SIZE);
+}
+
+static void lay_get(struct fz *f, struct lay *l)
+{
+	int ret = qgpu_query_vm_layout(f->fd, &l->e, &l->n);
+
+	if (ret) {
+		fz_failf(f, "QUERY_VM_LAYOUT: %s", strerror(-ret));
+		l->e = NULL;
+		l->n = 0;
+	}
+}
+
+static void lay_put(struct lay *l)
+{
+	free(l->e);
+	l->e = NULL;
+	l->n = 0;
+}
+
+/*
+ * A random entry of @kind outside the fixed area (with @rw a read-write
+ * mapping), or NULL.
+ */
+static const struct drm_qgpu_vm_layout_entry *
+lay_pick(struct fz *f, const struct lay *l, uint32_t kind, bool rw)
+{
+	const struct drm_qgpu_vm_layout_entry *got = NULL;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < l->n; i++) {
+		const struct drm_qgpu_vm_layout_entry *e = &l->e[i];
+
+		if (e->kind != kind || in_fix(f, e->start, e->size) ||
+		    (rw && (e->flags & QGPU_VM_MAP_READ_ONLY)))
+			continue;
+		if (R(f) % ++n == 0)
+			got = e;
+	}
+	return got;
+}
+
+static unsigned int lay_count(struct fz *f, const struct lay *l, uint32_t kind)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < l->n; i++)
+		if (l->e[i].kind == kind && !in_fix(f, l->e[i].start,
+						     l->e[i].size))
+			n++;
+	return n;
+}
+
+static const struct drm_qgpu_vm_layout_entry *
+lay_find(const struct lay *l, uint32_t kind, uint64_t start)
+{
+	unsigned int i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->e[i].kind == kind && l->e[i].start == start)
+			return &l->e[i];
+	return NULL;
+}
+
+/* The reservation that holds @a, or NULL */
+static const struct drm_qgpu_vm_layout_entry *
+lay_res_of(const struct lay *l, uint64_t a)
+{
+	unsigned int i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->e[i].kind == QGPU_VM_LAYOUT_RESERVED &&
+		    l->e[i].start <= a && a < ent_end(&l->e[i]))
+			return &l->e[i];
+	return NULL;
+}
+
+/* The same reservations and mappings (where an allocation is may change) */
+static bool lay_same(const struct lay *a, const struct lay *b)
+{
+	unsigned int i;
+
+	if (a->n != b->n)
+		return false;
+	for (i = 0; i < a->n; i++)
+		if (a->e[i].start != b->e[i].start ||
+		    a->e[i].size != b->e[i].size ||
+		    a->e[i].kind != b->e[i].kind ||
+		    a->e[i].flags != b->e[i].flags ||
+		    a->e[i].offset != b->e[i].offset)
+			return false;
+	return true;
+}
+
+/* A refused call changed nothing: the layout is still @before. */
+static void lay_expect_same(struct fz *f, const struct lay *before, int op,
+			    const char *what)
+{
+	struct lay now;
+
+	lay_get(f, &now);
+	if (!lay_same(before, &now))
+		fz_failf(f, "%s (%s): refused, but the address space changed (%u entries before, %u after)",
+			 op_name[op], what, before->n, now.n);
+	lay_put(&now);
+}
+
+/* Where a non-fixed reservation of @size must go: the lowest free range */
+static uint64_t lay_lowest_free(struct fz *f, const struct lay *l,
+				uint64_t size)
+{
+	uint64_t at = f->va_start;
+	unsigned int i;
+
+	for (i = 0; i < l->n; i++) {
+		const struct drm_qgpu_vm_layout_entry *e = &l->e[i];
+
+		if (e->kind != QGPU_VM_LAYOUT_RESERVED)
+			continue;
+		if (at + size <= e->start)
+			break;
+		if (ent_end(e) > at)
+			at = (ent_end(e) + SZ_64K - 1) & ~(SZ_64K - 1);
+	}
+	return at + size <= f->va_end ? at : 0;
+}
+
+static bool lay_reserved(const struct lay *l, uint64_t a, uint64_t s)
+{
+	unsigned int i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->e[i].kind == QGPU_VM_LAYOUT_RESERVED &&
+		    meets(a, s, l->e[i].start, l->e[i].size))
+			return true;
+	return false;
+}
+
+/*
+ * A 64 KiB aligned range of @size that no reservation meets: right after
+ * or before one, at the top, or anywhere. 0 if none was found.
+ */
+static uint64_t lay_free_at(struct fz *f, const struct lay *l, uint64_t size)
+{
+	const struct drm_qgpu_vm_layout_entry *r;
+	uint64_t a;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		r = lay_pick(f, l, QGPU_VM_LAYOUT_RESERVED, false);
+		switch (R(f) % 5) {
+		case 0:
+			a = r ? ent_end(r) : f->va_start;
+			break;
+		case 1:
+			a = r ? r->start - size : f->va_start;
+			break;
+		case 2:
+			a = f->va_end - size;
+			break;
+		case 3:
+			/* anywhere */
+			a = f->va_start + R(f) % ((f->va_end - f->va_start) /
+						  SZ_64K) * SZ_64K;
+			break;
+		default:
+			/* near the start, where tables are shared */
+			a = f->va_start + R(f) % 4096 * SZ_64K;
+			break;
+		}
+		if (a >= f->va_start && a <= f->va_end - size &&
+		    !lay_reserved(l, a, size))
+			return a;
+	}
+	return 0;
+}
+
+/*
+ * A random unmapped range inside reservation @r: its length (0: none),
+ * its start in *at.
+ */
+static uint64_t lay_gap(struct fz *f, const struct lay *l,
+			const struct drm_qgpu_vm_layout_entry *r, uint64_t *at)
+{
+	uint64_t cur = r->start, end = ent_end(r), len = 0, s;
+	unsigned int i, n = 0;
+
+	for (i = 0; i <= l->n; i++) {
+		s = end;
+		if (i < l->n) {
+			if (l->e[i].kind != QGPU_VM_LAYOUT_MAPPING ||
+			    l->e[i].start < r->start || l->e[i].start >= end)
+				continue;
+			s = l->e[i].start;
+		}
+		if (s > cur && R(f) % ++n == 0) {
+			*at = cur;
+			len = s - cur;
+		}
+		if (i < l->n)
+			cur = ent_end(&l->e[i]);
+	}
+	return len;
+}
+
+/* Bytes mapped in [a, a + s) */
+static uint64_t lay_mapped_in(const struct lay *l, uint64_t a, uint64_t s)
+{
+	uint64_t n = 0, lo, hi;
+	unsigned int i;
+
+	for (i = 0; i < l->n; i++) {
+		const struct drm_qgpu_vm_layout_entry *e = &l->e[i];
+
+		if (e->kind != QGPU_VM_LAYOUT_MAPPING ||
+		    !meets(a, s, e->start, e->size))
+			continue;
+		lo = e->start > a ? e->start : a;
+		hi = ent_end(e) < a + s ? ent_end(e) : a + s;
+		n += hi - lo;
+	}
+	return n;
+}
+
+/*
+ * Is [a, a + s) of mapping @m still mapped in @l, by one mapping with the
+ * same flags and the same allocation offsets?
+ */
+static bool lay_still_mapped(const struct lay *l,
+			     const struct drm_qgpu_vm_layout_entry *m,
+			     uint64_t a, uint64_t s)
+{
+	unsigned int i;
+
+	for (i = 0; i < l->n; i++) {
+		const struct drm_qgpu_vm_layout_entry *e = &l->e[i];
+
+		if (e->kind == QGPU_VM_LAYOUT_MAPPING && e->start <= a &&
+		    a + s <= ent_end(e) && e->flags == m->flags &&
+		    e->offset + (a - e->start) == m->offset + (a - m->start))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * After VM_UNMAP of [a, a + s) (or VM_FREE of that reservation): nothing
+ * mapped there, every other part of every mapping as it was, and the
+ * reservations the same (but the freed one).
+ */
+static void lay_check_unmap(struct fz *f, const struct lay *before,
+			    uint64_t a, uint64_t s, bool freed,
+			    const char *what)
+{
+	uint64_t lost = lay_mapped_in(before, a, s), b0 = 0, b1 = 0;
+	unsigned int i, r0 = 0, r1 = 0;
+	struct lay now;
+
+	lay_get(f, &now);
+	for (i = 0; i < now.n; i++) {
+		const struct drm_qgpu_vm_layout_entry *e = &now.e[i];
+
+		if (e->kind == QGPU_VM_LAYOUT_MAPPING) {
+			b1 += e->size;
+			if (meets(a, s, e->start, e->size))
+				fz_failf(f, "VM %s of %#llx+%#llx: %#llx+%#llx still mapped",
+					 what, (unsigned long long)a,
+					 (unsigned long long)s,
+					 (unsigned long long)e->start,
+					 (unsigned long long)e->size);
+		}
+	}
+	for (i = 0; i < before->n; i++) {
+		const struct drm_qgpu_vm_layout_entry *e = &before->e[i];
+
+		if (e->kind == QGPU_VM_LAYOUT_RESERVED) {
+			bool gone = freed && e->start == a && e->size == s;
+
+			if (!gone && !lay_find(&now, QGPU_VM_LAYOUT_RESERVED,
+					       e->start))
+				fz_failf(f, "VM %s of %#llx+%#llx took away the reservation at %#llx",
+					 what, (unsigned long long)a,
+					 (unsigned long long)s,
+					 (unsigned long long)e->start);
+			continue;
+		}
+		b0 += e->size;
+		/* the parts outside the range stay as they were */
+		if ((e->start < a &&
+		     !lay_still_mapped(&now, e, e->start,
+				       (ent_end(e) < a ? ent_end(e) : a) -
+				       e->start)) ||
+		    (ent_end(e) > a + s &&
+		     !lay_still_mapped(&now, e, e->start > a + s ? e->start :
+				       a + s, ent_end(e) -
+				       (e->start > a + s ? e->start : a + s))))
+			fz_failf(f, "VM %s of %#llx+%#llx changed the mapping %#llx+%#llx outside it",
+				 what, (unsigned long long)a,
+				 (unsigned long long)s,
+				 (unsigned long long)e->start,
+				 (unsigned long long)e->size);
+	}
+	for (i = 0; i < before->n; i++)
+		r0 += before->e[i].kind == QGPU_VM_LAYOUT_RESERVED;
+	for (i = 0; i < now.n; i++)
+		r1 += now.e[i].kind == QGPU_VM_LAYOUT_RESERVED;
+	if (r1 != r0 - freed)
+		fz_failf(f, "VM %s of %#llx+%#llx: %u reservations before, %u after",
+			 what, (unsigned long long)a, (unsigned long long)s,
+			 r0, r1);
+	if (b1 != b0 - lost)
+		fz_failf(f, "VM %s of %#llx+%#llx: %#llx bytes mapped after it, expected %#llx",
+			 what, (unsigned long long)a, (unsigned long long)s,
+			 (unsigned long long)b1,
+			 (unsigned long long)(b0 - lost));
+	lay_put(&now);
+}
+
+/* ------------------------------------------------------------------------ */
+/* GPU virtual addressing: the fuzzer's own objects                          */
+
+#define VIS_APT		(QGPU_SEGBIT(QGPU_SEG_VISIBLE) | \
+			 QGPU_SEGBIT(QGPU_SEG_APERTURE))
+
+/* A CPU-accessible 64 KiB allocation, locked and mapped. 0 on success. */
+static int cpu_bo(int fd, uint32_t *h, volatile uint32_t **map)
+{
+	void *p = NULL;
+	int ret;
+
+	*h = 0;
+	ret = qgpu_bo_create(fd, SZ_64K, VIS_APT, QGPU_GEM_CPU_ACCESS, 0, h);
+	if (!ret)
+		ret = qgpu_bo_map(fd, *h, SZ_64K, &p);
+	*map = p;
+	return ret;
+}
+
+/*
+ * (Re)build the fixed area: the reservation, f->rbo with its pattern
+ * mapped read-only, f->obo mapped read-write and CPU-mapped. Handles of an
+ * earlier build stay until the file is closed (the fuzzing may have given
+ * their numbers to others).
+ */
+static int fix_make(struct fz *f)
+{
+	volatile uint32_t *p;
+	int ret;
+
+	if (f->out)
+		munmap((void *)f->out, SZ_64K);
+	f->out = NULL;
+	ret = cpu_bo(f->fd, &f->rbo, &p);
+	if (!ret) {
+		qgpu_pattern_fill((void *)p, SZ_64K, FIX_SEED);
+		qgpu_bo_unmap(f->fd, f->rbo, (void *)p, SZ_64K);
+		ret = cpu_bo(f->fd, &f->obo, &f->out);
+	}
+	if (!ret) {
+		memset((void *)f->out, 0, SZ_64K);
+		ret = qgpu_vm_reserve(f->fd, f->fva, FIX_SIZE,
+				      QGPU_VM_RESERVE_FIXED, NULL);
+	}
+	if (!ret)
+		ret = qgpu_vm_map(f->fd, f->rbo, f->fva + FIX_RO, 0, SZ_64K,
+				  QGPU_VM_MAP_READ_ONLY);
+	if (!ret)
+		ret = qgpu_vm_map(f->fd, f->obo, f->fva + FIX_OUT, 0, SZ_64K,
+				  0);
+	return ret;
+}
+
+/* Is the fixed area in @l as fix_make() left it? */
+static bool fix_ok(struct fz *f, const struct lay *l)
+{
+	const struct drm_qgpu_vm_layout_entry *r, *ro, *rw;
+	unsigned int i, n = 0;
+
+	r = lay_find(l, QGPU_VM_LAYOUT_RESERVED, f->fva);
+	ro = lay_find(l, QGPU_VM_LAYOUT_MAPPING, f->fva + FIX_RO);
+	rw = lay_find(l, QGPU_VM_LAYOUT_MAPPING, f->fva + FIX_OUT);
+	for (i = 0; i < l->n; i++)
+		n += in_fix(f, l->e[i].start, l->e[i].size);
+	return n == 3 && r && r->size == FIX_SIZE && ro && ro->size == SZ_64K &&
+	       ro->offset == 0 && ro->flags == QGPU_VM_MAP_READ_ONLY && rw &&
+	       rw->size == SZ_64K && rw->offset == 0 && rw->flags == 0;
+}
+
+static int vctx_new(struct fz *f, uint32_t *ctx)
+{
+	int i, ret = -ENOSPC;
+
+	for (i = 0; i < 100 && ret == -ENOSPC; i++) {
+		ret = qgpu_ctx_create_flags(f->fd, QGPU_CTX_CREATE_VIRTUAL,
+					    ctx);
+		if (ret == -ENOSPC) {
+			/* all ids taken: ours go (ids come back later) */
+			free_pool_contexts(f);
+			usleep(10000);
+		}
+	}
+	return ret;
+}
+
+/*
+ * Is f->avctx still the context of well-formed buffers it was made as?
+ * Fuzzing may destroy it (raw ioctl numbers too) and give its id to a new
+ * context: the submissions it counts tell.
+ */
+static bool avctx_ours(struct fz *f, struct drm_qgpu_context_status *cs)
+{
+	return f->avctx && qgpu_query_context(f->fd, f->avctx, cs) == 0 &&
+	       cs->submissions == f->avsubs;
+}
+
+/* A new avctx; with @ours, the old one is ours (lost) and goes first. */
+static void avctx_make(struct fz *f, bool ours)
+{
+	struct qgpu_vcb v;
+	int ret;
+
+	if (ours && f->avctx)
+		qgpu_ctx_destroy(f->fd, f->avctx);
+	f->avctx = 0;
+	if (vctx_new(f, &f->avctx)) {
+		f->avctx = 0;
+		return;
+	}
+	/* one buffer at once, so that a replacement with none shows */
+	qgpu_vcb_init(&v);
+	qgpu_vcb_nop(&v, 1);
+	ret = qgpu_vcb_submit(f->fd, f->avctx, &v, NULL, 0, NULL, 0);
+	qgpu_vcb_fini(&v);
+	if (ret)
+		fz_failf(f, "a NOP on a new virtual context: %s", strerror(-ret));
+	f->avsubs = 1;
+}
+
+/* Report avctx's state: well-formed buffers never fault. */
+static void avctx_lost(struct fz *f, const struct drm_qgpu_context_status *cs,
+		       const char *when)
+{
+	fz_failf(f, "the virtual context of well-formed buffers is %s (%s): fault %s at buffer offset %#x, address %#llx",
+		 qgpu_ctx_state_name(cs->state), when,
+		 qgpu_fault_name(cs->fault_reason), cs->fault_offset,
+		 (unsigned long long)cs->fault_addr);
+}
+
+/*
+ * The objects the virtual ops start from exist; returns the layout. A
+ * fixed area taken apart by raw ioctl numbers is built again.
+ */
+static void vanchors(struct fz *f, struct lay *l)
+{
+	struct drm_qgpu_context_status cs;
+	uint32_t *s[] = { &f->vsync, &f->fsync, &f->usync };
+	unsigned int i;
+
+	anchors(f);
+	for (i = 0; i < ARRAY_SIZE(s); i++)
+		if (!sync_alive(f, *s[i]))
+			qgpu_syncobj_create(f->fd, s[i]);
+	if (!avctx_ours(f, &cs)) {
+		avctx_make(f, false);
+	} else if (cs.state != QGPU_CTX_OK) {
+		avctx_lost(f, &cs, "seen later");
+		avctx_make(f, true);
+	}
+	lay_get(f, l);
+	if (fix_ok(f, l))
+		return;
+	for (i = 0; i < l->n; i++)
+		if (l->e[i].kind == QGPU_VM_LAYOUT_RESERVED &&
+		    in_fix(f, l->e[i].start, l->e[i].size))
+			qgpu_vm_free(f->fd, l->e[i].start, l->e[i].size);
+	if (fix_make(f))
+		fz_failf(f, "building the fixed area again failed");
+	f->fix_rebuilt++;
+	lay_put(l);
+	lay_get(f, l);
+}
+
+/* A live allocation of the pool (the anchor if none), its size in *size */
+static uint32_t live_bo(struct fz *f, uint64_t *size)
+{
+	uint32_t h = f->abo;
+	int i;
+
+	*size = 0;
+	for (i = 0; i < 4 && !*size; i++) {
+		h = f->nbo && !one_in(f, 8) ? f->bo[R(f) % f->nbo] : f->abo;
+		*size = size_of_bo(f, h);
+	}
+	return h;
+}
+
+/* A handle of another file, not one of this file (or a dead one) */
+static uint32_t foreign_bo(struct fz *f)
+{
+	return f->oh && !bo_alive(f, f->oh) ? f->oh : dead_bo(f);
+}
+
+/* ------------------------------------------------------------------------ */
+/* VM_RESERVE, VM_FREE, VM_MAP, VM_UNMAP                                     */
+
+static bool vcheck(struct fz *f, uint64_t seq, const char *when);
+
+/*
+ * Not tested: that VM_UNMAP and VM_FREE go behind the process's queued
+ * work on the allocation. The memory rules say they do, but the kernel
+ * writes the invalid entries at once, so that a buffer queued before the
+ * unmap faults on an address that was mapped when it was submitted. Until
+ * that changes, the well-formed buffers queued on avctx complete before a
+ * call that may unmap, so that their no-fault check holds.
+ */
+static void avctx_idle(struct fz *f)
+{
+	if (qs_sync_status(f->fd, f->vsync) == 0)	/* pending */
+		vcheck(f, 0, "before an unmap");
+}
+
+static void fz_vm_reserve(struct fz *f)
+{
+	const struct drm_qgpu_vm_layout_entry fixres = {
+		.start = f->fva, .size = FIX_SIZE,
+		.kind = QGPU_VM_LAYOUT_RESERVED,
+	};
+	const struct drm_qgpu_vm_layout_entry *o;
+	struct drm_qgpu_vm_reserve r;
+	int mode = R(f) % 4, k, e, expect = EXPECT_ANY, alt = 0;
+	const char *what = "random";
+	bool refused = false, valid = false;
+	uint64_t want = 0, a, free64;
+	struct lay l;
+
+	vanchors(f, &l);
+	memset(&r, 0, sizeof(r));
+	r.size = SZ_64K * (1 + R(f) % 16);
+	o = lay_pick(f, &l, QGPU_VM_LAYOUT_RESERVED, false);
+	if (!o || one_in(f, 4))
+		o = &fixres;
+	free64 = lay_free_at(f, &l, SZ_64K);
+	if (mode == 0 && lay_count(f, &l, QGPU_VM_LAYOUT_RESERVED) < MAXRES) {
+		expect = 0;
+		valid = true;
+		if (one_in(f, 3)) {
+			r.flags = QGPU_VM_RESERVE_FIXED;
+			r.addr = want = lay_free_at(f, &l, r.size);
+			what = "valid fixed";
+		} else {
+			want = lay_lowest_free(f, &l, r.size);
+			what = "valid";
+		}
+		if (!want) {
+			lay_put(&l);
+			return;
+		}
+	} else if (mode <= 1) {
+		/* one field wrong: refused, and nothing changes */
+		refused = true;
+		expect = EINVAL;
+		switch (R(f) % 9) {
+		case 0:
+			r.flags = 1u << (1 + R(f) % 31);
+			if (one_in(f, 2) && free64) {
+				r.flags |= QGPU_VM_RESERVE_FIXED;
+				r.addr = free64;
+				r.size = SZ_64K;
+			}
+			what = "unknown flag";
+			break;
+		case 1:
+			r.pad = 1u << (R(f) % 32);
+			what = "pad not zero";
+			break;
+		case 2:
+			r.size = pick64(f, (const uint64_t[]){ 0, 1, SZ_4K,
+				SZ_64K - SZ_4K, SZ_64K + SZ_4K, 3 * SZ_64K / 2,
+				SZ_64K + 1 }, 7);
+			what = "size not a multiple of 64K";
+			break;
+		case 3:
+			r.addr = pick64(f, (const uint64_t[]){ 1, SZ_64K,
+				f->va_start, free64 ? free64 : SZ_64K }, 4);
+			what = "address without FIXED";
+			break;
+		case 4:
+			if (!free64)
+				goto wrong_size;
+			r.flags = QGPU_VM_RESERVE_FIXED;
+			r.addr = free64 + pick64(f, (const uint64_t[]){ 1, 8,
+				SZ_4K, SZ_64K / 2, SZ_64K - SZ_4K }, 5);
+			r.size = SZ_64K;
+			what = "fixed address not 64K aligned";
+			break;
+		case 5:
+			/* below what a process may reserve */
+			r.flags = QGPU_VM_RESERVE_FIXED;
+			if (f->va_start < SZ_64K)
+				goto outside;
+			r.addr = one_in(f, 2) ? 0 : f->va_start - SZ_64K;
+			r.size = one_in(f, 2) ? SZ_64K : f->va_start - r.addr +
+				 SZ_64K;
+			what = "fixed below va_start";
+			break;
+		case 6:
+outside:
+			r.flags = QGPU_VM_RESERVE_FIXED;
+			switch (R(f) % 6) {
+			case 0:
+				r.addr = f->va_end;
+				r.size = SZ_64K;
+				break;
+			case 1:
+				r.addr = f->va_end - SZ_64K;
+				r.size = 2 * SZ_64K;
+				break;
+			case 2:
+				r.addr = f->va_size;
+				r.size = SZ_64K;
+				break;
+			case 3:
+				r.addr = ~(SZ_64K - 1);
+				r.size = 2 * SZ_64K;
+				break;
+			case 4:
+				r.addr = 1ull << 63;
+				r.size = SZ_64K;
+				break;
+			default:
+				r.addr = f->va_start;
+				r.size = f->va_end - f->va_start + SZ_64K;
+				break;
+			}
+			what = "fixed beyond va_end";
+			break;
+		case 7:
+			/* overlapping a reservation, each way */
+			r.flags = QGPU_VM_RESERVE_FIXED;
+			r.addr = o->start;
+			r.size = o->size;
+			switch (R(f) % 5) {
+			case 0:
+				if (o->start - SZ_64K >= f->va_start) {
+					r.addr = o->start - SZ_64K;
+					r.size = 2 * SZ_64K;
+				}
+				break;
+			case 1:
+				if (ent_end(o) + SZ_64K <= f->va_end) {
+					r.addr = ent_end(o) - SZ_64K;
+					r.size = 2 * SZ_64K;
+				}
+				break;
+			case 2:
+				if (o->start - SZ_64K >= f->va_start &&
+				    ent_end(o) + SZ_64K <= f->va_end) {
+					r.addr = o->start - SZ_64K;
+					r.size = o->size + 2 * SZ_64K;
+				}
+				break;
+			case 3:
+				r.addr = o->start + SZ_64K *
+					 (R(f) % (o->size / SZ_64K));
+				r.size = SZ_64K;
+				break;
+			default:
+				break;
+			}
+			expect = EEXIST;
+			what = "fixed over a reservation";
+			break;
+		default:
+wrong_size:
+			/* as big as the whole space: no free range with ours */
+			r.size = f->va_end - f->va_start;
+			expect = ENOSPC;
+			what = "no free range";
+			if (one_in(f, 2)) {
+				/* bigger: refused, one way or another */
+				r.size = one_in(f, 2) ? ~(SZ_64K - 1) :
+					 r.size + SZ_64K;
+				expect = EINVAL;
+				alt = ENOSPC;
+				what = "larger than the address space";
+			}
+			break;
+		}
+	} else {
+		r.addr = one_in(f, 2) ? 0 : one_in(f, 2) ? free64 :
+			 b64(f, f->va_end);
+		r.size = one_in(f, 2) ? r.size : b64(f, 16 * SZ_64K);
+		r.flags = b32(f, QGPU_VM_RESERVE_FIXED);
+		r.pad = one_in(f, 4) ? R32(f) : 0;
+	}
+	a = argp(f, &r, sizeof(r), &k);
+	e = fz_call(f, OP_VM_RESERVE, DRM_IOCTL_QGPU_VM_RESERVE, a,
+		    arg_expect(k, alt ? EXPECT_FAIL : expect), what);
+	if (alt && (k == P_GOOD || k == P_MISALIGNED) && e != expect &&
+	    e != alt)
+		fz_failf(f, "QGPU_VM_RESERVE (%s): returned %s, must be %s or %s",
+			 what, e ? strerror(e) : "success", strerror(expect),
+			 strerror(alt));
+	if (refused) {
+		lay_expect_same(f, &l, OP_VM_RESERVE, what);
+	} else if (valid && !e && (k == P_GOOD || k == P_MISALIGNED)) {
+		const struct drm_qgpu_vm_reserve *res = (void *)(uintptr_t)a;
+		struct lay now;
+
+		/* exactly that range, and nothing else, is reserved now */
+		lay_get(f, &now);
+		if (res->addr != want)
+			fz_failf(f, "QGPU_VM_RESERVE (%s) of %#llx bytes: at %#llx, expected %#llx (the lowest free range)",
+				 what, (unsigned long long)r.size,
+				 (unsigned long long)res->addr,
+				 (unsigned long long)want);
+		o = lay_find(&now, QGPU_VM_LAYOUT_RESERVED, res->addr);
+		if (!o || o->size != r.size || now.n != l.n + 1)
+			fz_failf(f, "QGPU_VM_RESERVE (%s) of %#llx+%#llx: not what the layout shows",
+				 what, (unsigned long long)res->addr,
+				 (unsigned long long)r.size);
+		lay_put(&now);
+	}
+	lay_put(&l);
+}
+
+static void fz_vm_free(struct fz *f)
+{
+	const struct drm_qgpu_vm_layout_entry fixres = {
+		.start = f->fva, .size = FIX_SIZE,
+		.kind = QGPU_VM_LAYOUT_RESERVED,
+	};
+	const struct drm_qgpu_vm_layout_entry *o, *b;
+	struct drm_qgpu_vm_info v0, v1;
+	struct drm_qgpu_vm_range r;
+	int mode = R(f) % 4, k, e, expect = EXPECT_ANY;
+	const char *what = "random";
+	bool refused = false;
+	uint64_t a, in = 0;
+	struct lay l;
+
+	vanchors(f, &l);
+	o = lay_pick(f, &l, QGPU_VM_LAYOUT_RESERVED, false);
+	b = o && !one_in(f, 4) ? o : &fixres;
+	memset(&r, 0, sizeof(r));
+	if (mode == 0 && o) {
+		r.addr = o->start;
+		r.size = o->size;
+		expect = 0;
+		what = "valid";
+	} else if (mode <= 1) {
+		/* the range is not exactly one reservation, or is bad */
+		refused = true;
+		r.addr = b->start;
+		r.size = b->size;
+		expect = ENOENT;
+		switch (R(f) % 9) {
+		case 0:
+			r.size -= b->size > SZ_64K ? SZ_64K : SZ_4K;
+			what = "the start of a reservation";
+			break;
+		case 1:
+			r.addr += SZ_4K;
+			r.size -= SZ_4K;
+			what = "the end of a reservation";
+			break;
+		case 2:
+			if (ent_end(b) + SZ_64K > f->va_end)
+				goto not_reserved;
+			r.size += SZ_64K;
+			what = "more than a reservation";
+			break;
+		case 3:
+			/* (below va_start: see the note in fz_vm_unmap) */
+			if (b->start < f->va_start + SZ_64K)
+				goto not_reserved;
+			r.addr -= SZ_64K;
+			r.size += SZ_64K;
+			what = "before and over a reservation";
+			break;
+		case 4:
+not_reserved:
+			r.addr = lay_free_at(f, &l, SZ_64K);
+			r.size = SZ_64K;
+			what = "not reserved";
+			if (!r.addr) {
+				r.addr = b->start;
+				r.size = 0;
+				expect = EINVAL;
+			}
+			break;
+		case 5:
+			r.addr += pick64(f, (const uint64_t[]){ 1, 8, 2048,
+				SZ_4K - 1 }, 4);
+			expect = EINVAL;
+			what = "address not 4K aligned";
+			break;
+		case 6:
+			r.size += pick64(f, (const uint64_t[]){ 1, 8, 2048,
+				SZ_4K - 4 }, 4);
+			expect = EINVAL;
+			what = "size not 4K aligned";
+			break;
+		case 7:
+			r.size = 0;
+			expect = EINVAL;
+			what = "size 0";
+			break;
+		default:
+			switch (R(f) % 5) {
+			case 0:
+				r.addr = f->va_size - SZ_4K;
+				r.size = 2 * SZ_4K;
+				break;
+			case 1:
+				r.addr = f->va_size;
+				r.size = SZ_4K;
+				break;
+			case 2:
+				r.addr = ~(SZ_4K - 1);
+				r.size = 2 * SZ_4K;
+				break;
+			case 3:
+				r.addr = 1ull << 63;
+				r.size = SZ_4K;
+				break;
+			default:
+				r.size = ~(SZ_4K - 1);	/* wraps */
+				break;
+			}
+			expect = EINVAL;
+			what = "beyond the VA size";
+			break;
+		}
+	} else {
+		r.addr = o && one_in(f, 2) ? o->start : b64(f, f->va_end);
+		r.size = o && one_in(f, 2) ? o->size : b64(f, 16 * SZ_64K);
+	}
+	in = lay_mapped_in(&l, r.addr, r.size);
+	qgpu_query_vm_info(f->fd, &v0);
+	if (!refused)
+		avctx_idle(f);
+	a = argp(f, &r, sizeof(r), &k);
+	e = fz_call(f, OP_VM_FREE, DRM_IOCTL_QGPU_VM_FREE, a,
+		    arg_expect(k, expect), what);
+	if (refused) {
+		lay_expect_same(f, &l, OP_VM_FREE, what);
+	} else if (!e) {
+		/* (whatever was asked, an accepted VM_FREE freed one) */
+		lay_check_unmap(f, &l, r.addr, r.size, true, "FREE");
+		qgpu_query_vm_info(f->fd, &v1);
+		if (v1.reserved_bytes != v0.reserved_bytes - r.size ||
+		    v1.mapped_bytes != v0.mapped_bytes - in)
+			fz_failf(f, "QGPU_VM_FREE of %#llx+%#llx (%#llx mapped): reserved %#llx -> %#llx, mapped %#llx -> %#llx",
+				 (unsigned long long)r.addr,
+				 (unsigned long long)r.size,
+				 (unsigned long long)in,
+				 (unsigned long long)v0.reserved_bytes,
+				 (unsigned long long)v1.reserved_bytes,
+				 (unsigned long long)v0.mapped_bytes,
+				 (unsigned long long)v1.mapped_bytes);
+	}
+	lay_put(&l);
+}
+
+static void fz_vm_map(struct fz *f)
+{
+	const struct drm_qgpu_vm_layout_entry *o, *mp;
+	int mode = R(f) % 4, k, e, expect = EXPECT_ANY;
+	uint64_t hsize, gap = 0, at = 0, a, n, x, base;
+	const char *what = "random";
+	struct drm_qgpu_vm_map m;
+	bool refused = false;
+	struct lay l;
+
+	vanchors(f, &l);
+	memset(&m, 0, sizeof(m));
+	m.handle = live_bo(f, &hsize);
+	m.flags = one_in(f, 3) ? QGPU_VM_MAP_READ_ONLY : 0;
+	o = lay_pick(f, &l, QGPU_VM_LAYOUT_RESERVED, false);
+	if (o && hsize)
+		gap = lay_gap(f, &l, o, &at);
+	if (gap) {
+		/* the valid call the hostile ones change one field of */
+		n = gap < hsize ? gap : hsize;
+		if (n > 64 * SZ_4K)
+			n = 64 * SZ_4K;
+		m.size = SZ_4K * (1 + R(f) % (n / SZ_4K));
+		m.offset = SZ_4K * (R(f) % ((hsize - m.size) / SZ_4K + 1));
+		m.addr = at + SZ_4K * (R(f) % ((gap - m.size) / SZ_4K + 1));
+		if (one_in(f, 2)) {
+			/* where 64 KiB pages can be used */
+			uint64_t a64 = (at + SZ_64K - 1) & ~(SZ_64K - 1);
+
+			if (a64 + m.size <= at + gap)
+				m.addr = a64;
+			if (hsize >= SZ_64K + m.size && one_in(f, 2))
+				m.offset &= ~(SZ_64K - 1);
+		}
+	}
+	if (mode == 0 && gap) {
+		what = m.flags ? "valid read-only" : "valid";
+	} else if (mode <= 1 && gap) {
+		refused = true;
+		expect = EINVAL;
+		switch (R(f) % 9) {
+		case 0:
+bad_flag:
+			m.flags |= 1u << (1 + R(f) % 31);
+			what = "unknown flag";
+			break;
+		case 1:
+			/* (in the gap: an overlap would be a second fault) */
+			if (m.addr + m.size + SZ_4K > at + gap) {
+				if (m.size > SZ_4K)
+					m.size -= SZ_4K;
+				else if (m.addr > at)
+					m.addr -= SZ_4K;
+				else
+					goto bad_flag;
+			}
+			m.addr += pick64(f, (const uint64_t[]){ 1, 8, 2048,
+				SZ_4K - 1 }, 4);
+			what = "address not 4K aligned";
+			break;
+		case 2:
+			m.offset += pick64(f, (const uint64_t[]){ 1, 8, 2048,
+				SZ_4K - 4 }, 4);
+			what = "offset not 4K aligned";
+			break;
+		case 3:
+			x = pick64(f, (const uint64_t[]){ 0, 1, 8, 2048,
+				SZ_4K - 4 }, 5);
+			m.size = x ? m.size - SZ_4K + x : 0;
+			what = "size 0 or not 4K aligned";
+			break;
+		case 4:
+			/* offset + size beyond the allocation, or wrapping */
+			switch (R(f) % 3) {
+			case 0:
+				m.offset = hsize;
+				m.size = SZ_4K;
+				break;
+			case 1:
+				m.offset = hsize - m.size + SZ_4K;
+				break;
+			default:
+				m.offset = ~(SZ_4K - 1);
+				break;
+			}
+			what = "beyond the allocation";
+			break;
+		case 5:
+			/* not inside one reservation */
+			m.size = SZ_4K;
+			switch (R(f) % 6) {
+			case 0:
+				m.addr = lay_free_at(f, &l, SZ_64K);
+				if (!m.addr)
+					m.addr = f->va_size;
+				break;
+			case 1:
+				m.addr = 0;
+				break;
+			case 2:
+				m.addr = f->va_end;
+				break;
+			case 3:
+				m.addr = f->va_size - SZ_4K;
+				m.size = 2 * SZ_4K;
+				break;
+			case 4:
+				m.addr = ~(SZ_4K - 1);
+				m.size = 2 * SZ_4K;
+				break;
+			default:
+				m.addr = 1ull << 63;
+				break;
+			}
+			what = "not inside a reservation";
+			break;
+		case 6:
+		case 7:
+			/* over a mapping (the fixed area's, or another) */
+			mp = lay_pick(f, &l, QGPU_VM_LAYOUT_MAPPING, false);
+			if (mp && one_in(f, 2)) {
+				o = lay_res_of(&l, mp->start);
+				m.addr = mp->start + SZ_4K *
+					 (R(f) % (mp->size / SZ_4K));
+				if (m.addr > mp->start && one_in(f, 2) &&
+				    m.addr - SZ_4K >= mp->start)
+					m.addr = mp->start;
+				if (o && mp->start - SZ_4K >= o->start &&
+				    one_in(f, 3))
+					m.addr = mp->start - SZ_4K;
+				n = (o ? ent_end(o) : ent_end(mp)) - m.addr;
+				base = mp->start;
+			} else {
+				m.addr = f->fva + SZ_4K * (R(f) % 32);
+				n = f->fva + FIX_SIZE - m.addr;
+				base = f->fva;
+			}
+			if (n > hsize)
+				n = hsize;
+			m.size = SZ_4K * (1 + R(f) % (n / SZ_4K));
+			/* from just before it: at least into it */
+			if (m.addr < base && m.size < 2 * SZ_4K)
+				m.size = 2 * SZ_4K;
+			if (m.size > hsize) {
+				m.addr += SZ_4K;
+				m.size = SZ_4K;
+			}
+			m.offset = 0;
+			expect = EEXIST;
+			what = "over a mapping";
+			break;
+		default:
+			m.handle = pick64(f, (const uint64_t[]){ 0,
+				dead_bo(f), foreign_bo(f), ~0u }, 4);
+			expect = ENOENT;
+			what = "no such allocation";
+			break;
+		}
+	} else {
+		m.handle = one_in(f, 2) ? m.handle : any_bo(f);
+		m.flags = b32(f, QGPU_VM_MAP_READ_ONLY);
+		m.addr = o && one_in(f, 2) ? o->start + SZ_4K * (R(f) % 16) :
+			 b64(f, f->va_end);
+		m.offset = b64(f, hsize);
+		m.size = one_in(f, 2) ? SZ_4K * (1 + R(f) % 16) :
+			 b64(f, 16 * SZ_64K);
+	}
+	a = argp(f, &m, sizeof(m), &k);
+	e = fz_call(f, OP_VM_MAP, DRM_IOCTL_QGPU_VM_MAP, a,
+		    arg_expect(k, expect), what);
+	if (refused) {
+		lay_expect_same(f, &l, OP_VM_MAP, what);
+	} else if (gap && mode == 0 && (k == P_GOOD || k == P_MISALIGNED)) {
+		struct lay now;
+
+		if (e && e != ENOSPC)	/* ENOSPC: no VRAM for page tables */
+			fz_failf(f, "QGPU_VM_MAP (%s) of %#llx+%#llx at %#llx: %s",
+				 what, (unsigned long long)m.offset,
+				 (unsigned long long)m.size,
+				 (unsigned long long)m.addr, strerror(e));
+		if (e) {
+			lay_expect_same(f, &l, OP_VM_MAP, what);
+		} else {
+			/* that mapping, and nothing else, is new */
+			lay_get(f, &now);
+			mp = lay_find(&now, QGPU_VM_LAYOUT_MAPPING, m.addr);
+			if (!mp || mp->size != m.size || mp->flags != m.flags ||
+			    mp->offset != m.offset || now.n != l.n + 1)
+				fz_failf(f, "QGPU_VM_MAP (%s) of %#llx+%#llx at %#llx: not what the layout shows",
+					 what, (unsigned long long)m.offset,
+					 (unsigned long long)m.size,
+					 (unsigned long long)m.addr);
+			lay_put(&now);
+		}
+	}
+	lay_put(&l);
+}
+
+static void fz_vm_unmap(struct fz *f)
+{
+	const struct drm_qgpu_vm_layout_entry fixmap = {
+		.start = f->fva + FIX_RO, .size = SZ_64K,
+		.kind = QGPU_VM_LAYOUT_MAPPING,
+	};
+	const struct drm_qgpu_vm_layout_entry *mp, *o, *b;
+	int mode = R(f) % 3, k, e, expect = EXPECT_ANY;
+	struct drm_qgpu_vm_range r;
+	const char *what = "random";
+	bool refused = false;
+	uint64_t a, n, x;
+	struct lay l;
+
+	vanchors(f, &l);
+	mp = lay_pick(f, &l, QGPU_VM_LAYOUT_MAPPING, false);
+	o = lay_pick(f, &l, QGPU_VM_LAYOUT_RESERVED, false);
+	memset(&r, 0, sizeof(r));
+	/*
+	 * Not tested: ranges that start below va_start. The UAPI lets
+	 * VM_UNMAP cover any part of the address space (EINVAL only for
+	 * alignment, zero size, wrap or beyond the VA size) and VM_FREE
+	 * answer ENOENT for what is not a reservation, but both refuse such
+	 * a range with EINVAL.
+	 */
+	if (mode == 0) {
+		expect = 0;
+		n = mp ? mp->size / SZ_4K : 0;
+		switch (R(f) % 6) {
+		case 0:
+			if (!mp)
+				goto nothing;
+			r.addr = mp->start;
+			r.size = mp->size;
+			what = "a whole mapping";
+			break;
+		case 1:
+			if (n < 2)
+				goto nothing;
+			r.addr = mp->start;
+			r.size = SZ_4K * (1 + R(f) % (n - 1));
+			what = "the start of a mapping";
+			break;
+		case 2:
+			if (n < 2)
+				goto nothing;
+			x = SZ_4K * (1 + R(f) % (n - 1));
+			r.addr = mp->start + x;
+			r.size = mp->size - x;
+			what = "the end of a mapping";
+			break;
+		case 3:
+			if (n < 3)
+				goto nothing;
+			x = 1 + R(f) % (n - 2);
+			r.addr = mp->start + x * SZ_4K;
+			r.size = SZ_4K * (1 + R(f) % (n - 1 - x));
+			what = "the middle of a mapping";
+			break;
+		case 4:
+			if (!o)
+				goto nothing;
+			/* a reservation or a part: mappings and holes */
+			x = R(f) % (o->size / SZ_4K);
+			r.addr = o->start + (one_in(f, 2) ? 0 : x * SZ_4K);
+			r.size = ent_end(o) - r.addr;
+			if (one_in(f, 2))
+				r.size = SZ_4K * (1 + R(f) % (r.size / SZ_4K));
+			what = "mappings and holes";
+			break;
+		default:
+nothing:
+			r.addr = lay_free_at(f, &l, SZ_64K);
+			r.size = SZ_4K * (1 + R(f) % 16);
+			what = "nothing mapped";
+			if (!r.addr) {
+				lay_put(&l);
+				return;
+			}
+			break;
+		}
+	} else if (mode == 1) {
+		/* a range whose mapping a wrongly accepted call would hit */
+		refused = true;
+		expect = EINVAL;
+		b = mp && !one_in(f, 4) ? mp : &fixmap;
+		r.addr = b->start;
+		r.size = b->size;
+		switch (R(f) % 4) {
+		case 0:
+			r.addr += pick64(f, (const uint64_t[]){ 1, 8, 2048,
+				SZ_4K - 1 }, 4);
+			what = "address not 4K aligned";
+			break;
+		case 1:
+			r.size = r.size - SZ_4K + pick64(f, (const uint64_t[]){
+				1, 8, 2048, SZ_4K - 4, SZ_4K + 4 }, 5);
+			what = "size not 4K aligned";
+			break;
+		case 2:
+			r.size = 0;
+			what = "size 0";
+			break;
+		default:
+			switch (R(f) % 4) {
+			case 0:
+				r.size = ~(SZ_4K - 1);	/* wraps */
+				break;
+			case 1:
+				r.size = f->va_size;
+				break;
+			case 2:
+				r.addr = f->va_size - SZ_4K;
+				r.size = 2 * SZ_4K;
+				break;
+			default:
+				r.addr = ~(SZ_4K - 1);
+				r.size = 2 * SZ_4K;
+				break;
+			}
+			what = "wrap or beyond the VA size";
+			break;
+		}
+	} else {
+		r.addr = mp && one_in(f, 2) ? mp->start : b64(f, f->va_end);
+		r.size = mp && one_in(f, 2) ? mp->size : b64(f, 16 * SZ_64K);
+		if (in_fix(f, r.addr, r.size) && r.size % SZ_4K == 0 &&
+		    r.addr % SZ_4K == 0)
+			r.size = 0;	/* leave the fixed area alone */
+	}
+	if (!refused)
+		avctx_idle(f);
+	a = argp(f, &r, sizeof(r), &k);
+	e = fz_call(f, OP_VM_UNMAP, DRM_IOCTL_QGPU_VM_UNMAP, a,
+		    arg_expect(k, expect), what);
+	if (refused)
+		lay_expect_same(f, &l, OP_VM_UNMAP, what);
+	else if (!e)
+		lay_check_unmap(f, &l, r.addr, r.size, false, "UNMAP");
+	lay_put(&l);
+}
+
+/* ------------------------------------------------------------------------ */
+/* MAKE_RESIDENT                                                             */
+
+/* Did paging fence @value signal without an error? */
+static bool paging_fence_ok(struct fz *f, uint64_t value)
+{
+	struct drm_qgpu_vm_info vi;
+	uint32_t b = 0;
+	int st = -1;
+
+	if (qgpu_query_vm_info(f->fd, &vi) || qgpu_syncobj_create(f->fd, &b))
+		return false;
+	if (!drmSyncobjTransfer(f->fd, b, 0, vi.paging_fence_syncobj, value,
+				0))
+		st = qs_sync_status(f->fd, b);
+	qgpu_syncobj_destroy(f->fd, b);
+	return st == 1;
+}
+
+static void fz_make_resident(struct fz *f)
+{
+	uint32_t *hs = (uint32_t *)(f->rw + MR_OFF), n = 0, i, j, h;
+	int mode = R(f) % 4, k, e, expect = EXPECT_ANY, kind = P_GOOD;
+	struct drm_qgpu_make_resident mr;
+	struct drm_qgpu_vm_info v0, v1;
+	struct drm_qgpu_gem_info gi;
+	bool refused = false, busy = false, maybe_busy = false;
+	const char *what = "random";
+	uint64_t a;
+	struct lay l;
+
+	vanchors(f, &l);
+	lay_put(&l);
+	/* distinct live allocations, and what the rules say about them */
+	for (i = 0; i < 1 + R(f) % 6; i++) {
+		h = i && f->nbo ? f->bo[R(f) % f->nbo] : f->abo;
+		for (j = 0; j < n && hs[j] != h; j++)
+			;
+		if (j < n || qgpu_bo_info(f->fd, h, &gi))
+			continue;
+		hs[n++] = h;
+		/*
+		 * Lock2 keeps it out of VRAM: without CPU access, or cached
+		 * where not all VRAM is CPU-visible
+		 */
+		if (gi.lock_count && (!(gi.flags & QGPU_GEM_CPU_ACCESS) ||
+				      ((gi.flags & QGPU_GEM_CPU_CACHED) &&
+				       f->dev->info.visible_vram_size <
+				       f->dev->info.vram_size)))
+			busy = true;
+		/* VRAM is not in its set at all: no rule says */
+		if (!(gi.segment_mask & qt_vram_mask(f->dev)))
+			maybe_busy = true;
+	}
+	memset(&mr, 0, sizeof(mr));
+	mr.count = n;
+	mr.flags = one_in(f, 3) ? QGPU_MAKE_RESIDENT_EVICT : 0;
+	if (one_in(f, 4))
+		mr.paging_fence = R(f);		/* an output */
+	if (mode == 0 && n) {
+		what = mr.flags ? "valid evict" : "valid";
+		expect = mr.flags ? 0 : busy ? EBUSY : maybe_busy ?
+			 EXPECT_ANY : 0;
+	} else if (mode <= 1 && n) {
+		refused = true;
+		expect = EINVAL;
+		if (busy)	/* (else EBUSY would be a second answer) */
+			mr.flags |= QGPU_MAKE_RESIDENT_EVICT;
+		switch (R(f) % 8) {
+		case 0:
+			mr.flags |= 1u << (1 + R(f) % 31);
+			what = "unknown flag";
+			break;
+		case 1:
+			mr.count = 0;
+			what = "count 0";
+			break;
+		case 2:
+			mr.count = pick64(f, (const uint64_t[]){
+				QGPU_MAX_RESIDENT + 1, 1u << 20, 0x80000000u,
+				~0u }, 4);
+			what = "count > max";
+			break;
+		case 3:
+			hs[n] = hs[R(f) % n];
+			mr.count = n + 1;
+			what = "a handle twice";
+			break;
+		case 4:
+			hs[R(f) % n] = pick64(f, (const uint64_t[]){ 0,
+				dead_bo(f), foreign_bo(f), ~0u }, 4);
+			expect = ENOENT;
+			what = "no such allocation";
+			break;
+		case 5:
+			/* the most there may be, dead ones among them */
+			for (i = n; i < QGPU_MAX_RESIDENT; i++)
+				hs[i] = 0x40000000u + i;
+			mr.count = QGPU_MAX_RESIDENT;
+			expect = ENOENT;
+			what = "4096 handles";
+			break;
+		default:
+			/* an array the kernel cannot read (all of) */
+			kind = pick64(f, (const uint64_t[]){ P_NULL, P_SMALL,
+				P_GONE, P_NONE, P_KERNEL, P_NONCANON, P_MAX,
+				P_STRAD }, 8);
+			if (kind == P_STRAD && mr.count < 2)
+				mr.count = 2;
+			expect = EFAULT;
+			what = "bad handle array";
+			break;
+		}
+	} else {
+		for (i = 0; i < 64; i++)
+			hs[i] = one_in(f, 2) ? hs[i % (n ? n : 1)] : any_bo(f);
+		mr.count = one_in(f, 2) ? 1 + R(f) % 8 :
+			   b32(f, QGPU_MAX_RESIDENT);
+		mr.flags = b32(f, QGPU_MAKE_RESIDENT_FLAGS);
+		kind = ptr_kind(f, 4);
+	}
+	mr.handles = fz_ptr(f, kind, hs, (size_t)mr.count * 4, MR_OFF);
+	qgpu_query_vm_info(f->fd, &v0);
+	a = argp(f, &mr, sizeof(mr), &k);
+	e = fz_call(f, OP_MAKE_RESIDENT, DRM_IOCTL_QGPU_MAKE_RESIDENT, a,
+		    arg_expect(k, expect), what);
+	qgpu_query_vm_info(f->fd, &v1);
+	if ((refused || (e && k == P_GOOD)) &&
+	    v1.paging_fence != v0.paging_fence)
+		fz_failf(f, "QGPU_MAKE_RESIDENT (%s) failed (%s) but took paging fence %llu (last was %llu)",
+			 what, strerror(e),
+			 (unsigned long long)v1.paging_fence,
+			 (unsigned long long)v0.paging_fence);
+	if (e || k != P_GOOD || mode)
+		return;
+	/* a new point on the file's paging-fence timeline */
+	if (mr.paging_fence <= v0.paging_fence ||
+	    mr.paging_fence != v1.paging_fence)
+		fz_failf(f, "QGPU_MAKE_RESIDENT (%s): paging fence %llu, the file's last was %llu and is %llu",
+			 what, (unsigned long long)mr.paging_fence,
+			 (unsigned long long)v0.paging_fence,
+			 (unsigned long long)v1.paging_fence);
+	if (!one_in(f, 4))
+		return;
+	e = qgpu_paging_fence_wait(f->fd, mr.paging_fence,
+				   VWAIT_S * SEC_NS);
+	if (e == -ETIME)
+		fz_failf(f, "QGPU_MAKE_RESIDENT (%s): paging fence %llu not signalled after %d s",
+			 what, (unsigned long long)mr.paging_fence, VWAIT_S);
+	/* evicted: in system memory once the paging is done */
+	for (i = 0; !e && mr.flags && i < n; i++)
+		if (qgpu_bo_info(f->fd, hs[i], &gi) == 0 && gi.segment &&
+		    paging_fence_ok(f, mr.paging_fence))
+			fz_failf(f, "QGPU_MAKE_RESIDENT (evict): handle %u in segment %u after its paging fence",
+				 hs[i], gi.segment);
+}
+
+/* ------------------------------------------------------------------------ */
+/* SUBMIT on virtual contexts                                                */
+
+/* A 4-aligned range of 4..@max bytes inside mapping @m; *len its size */
+static uint64_t in_map(struct fz *f, const struct drm_qgpu_vm_layout_entry *m,
+		       uint32_t max, uint32_t *len)
+{
+	uint64_t n = m->size < max ? m->size : max;
+	uint32_t l = 4 * (1 + R(f) % (n / 4));
+
+	*len = l;
+	return m->start + 4 * (R(f) % ((m->size - l) / 4 + 1));
+}
+
+/* An 8-aligned address of 8 bytes inside mapping @m */
+static uint64_t in_map8(struct fz *f, const struct drm_qgpu_vm_layout_entry *m)
+{
+	return m->start + 8 * (R(f) % (m->size / 8));
+}
+
+/*
+ * Random well-formed virtual commands over the mappings of @l (the fixed
+ * area left alone): reads from any mapping, writes to read-write ones
+ * only, every access inside one mapping; accesses of no byte anywhere (no
+ * range of length 0 is checked). None of them may fault.
+ */
+static void build_vvalid(struct fz *f, struct qgpu_vcb *v, const struct lay *l,
+			 int ncmd)
+{
+	const struct drm_qgpu_vm_layout_entry *w, *r, *r2;
+	uint32_t n1, n2, n3;
+	uint64_t d, s, s2;
+	int c, k;
+
+	for (c = 0; c < ncmd; c++) {
+		w = lay_pick(f, l, QGPU_VM_LAYOUT_MAPPING, true);
+		r = lay_pick(f, l, QGPU_VM_LAYOUT_MAPPING, false);
+		r2 = lay_pick(f, l, QGPU_VM_LAYOUT_MAPPING, false);
+		k = (int)(R(f) % 10);
+		if (!w && k < 7)
+			k = 9;
+		switch (k) {
+		case 0:
+			d = in_map(f, w, 16384, &n1);
+			qgpu_vcb_fill(v, d, n1, R32(f));
+			break;
+		case 1:
+			d = in_map(f, w, 16384, &n1);
+			s = in_map(f, r, n1, &n2);
+			qgpu_vcb_copy(v, d, s, n2);
+			break;
+		case 2:
+			d = in_map(f, w, 16384, &n1);
+			s = in_map(f, r, n1, &n2);
+			s2 = in_map(f, r2, n2, &n3);
+			if (one_in(f, 2))
+				qgpu_vcb_add(v, d, s, s2, n3 / 4);
+			else
+				qgpu_vcb_xor(v, d, s, s2, n3 / 4);
+			break;
+		case 3:
+			s = in_map(f, r, 16384, &n1);
+			qgpu_vcb_checksum(v, s, n1, in_map(f, w, 4, &n2));
+			break;
+		case 4:
+			qgpu_vcb_fence(v, in_map8(f, w), R(f));
+			break;
+		case 5:
+			qgpu_vcb_timestamp(v, in_map8(f, w));
+			break;
+		case 6:
+			/* satisfied at once: never blocks the engine */
+			qgpu_vcb_wait(v, in_map8(f, r ? r : w), 0);
+			break;
+		case 7:
+			qgpu_vcb_nop(v, 1 + R32(f) % 8);
+			break;
+		default:
+			/* no byte accessed */
+			switch (R(f) % 3) {
+			case 0:
+				qgpu_vcb_fill(v, R(f), 0, R32(f));
+				break;
+			case 1:
+				qgpu_vcb_copy(v, R(f), R(f), 0);
+				break;
+			default:
+				qgpu_vcb_add(v, R(f), R(f), R(f), 0);
+				break;
+			}
+			break;
+		}
+	}
+}
+
+/* The pool's syncobjs with fences, as in-syncs (no fence: EINVAL) */
+static int fenced_syncs(struct fz *f, struct drm_qgpu_sync_entry *e, int max)
+{
+	int n = 0, i;
+
+	for (i = 0; i < f->nsync && n < max; i++)
+		if (f->sync_fence[i] && one_in(f, 3))
+			e[n++] = (struct drm_qgpu_sync_entry){
+				.handle = f->sync[i],
+			};
+	return n;
+}
+
+/*
+ * Submit well-formed @v on avctx, signalling vsync (with @syncs, some of
+ * the pool's syncobjs too). A refusal, or a lost context, is a failure.
+ * Returns 0 when it was queued.
+ */
+static int avctx_submit(struct fz *f, struct qgpu_vcb *v, const char *what,
+			bool syncs)
+{
+	struct drm_qgpu_sync_entry ins[4], outs[4];
+	struct drm_qgpu_context_status cs;
+	struct drm_qgpu_submit s;
+	int e, nin = 0, nout = 0, i, j;
+
+	if (syncs) {
+		nin = fenced_syncs(f, ins, 3);
+		nout = fill_syncs(f, outs, 3, false);
+	}
+	outs[nout] = (struct drm_qgpu_sync_entry){ .handle = f->vsync };
+	qgpu_vcb_to_submit(v, f->avctx, &s);
+	s.in_syncs = (uintptr_t)ins;
+	s.num_in_syncs = nin;
+	s.out_syncs = (uintptr_t)outs;
+	s.num_out_syncs = nout + 1;
+	e = fz_call(f, OP_VSUBMIT, DRM_IOCTL_QGPU_SUBMIT, (uintptr_t)&s,
+		    EXPECT_ANY, what);
+	if (e == EINVAL && (nin || nout)) {
+		/* the pool's books on its syncobjs are not exact: without */
+		s.num_in_syncs = 0;
+		s.out_syncs = (uintptr_t)&outs[nout];
+		s.num_out_syncs = 1;
+		nout = 0;
+		e = fz_call(f, OP_VSUBMIT, DRM_IOCTL_QGPU_SUBMIT, (uintptr_t)&s,
+			    EXPECT_ANY, what);
+	}
+	if (!e) {
+		f->avsubs++;
+		for (i = 0; i < nout; i++)
+			for (j = 0; j < f->nsync; j++)
+				if (f->sync[j] == outs[i].handle)
+					f->sync_fence[j] = true;
+		return 0;
+	}
+	if (!avctx_ours(f, &cs)) {
+		/* fuzzing gave its id to another context */
+		avctx_make(f, false);
+		return e;
+	}
+	if (cs.state != QGPU_CTX_OK)
+		avctx_lost(f, &cs, what);
+	else
+		fz_failf(f, "QGPU_SUBMIT (virtual, %s): a well-formed buffer was refused: %s",
+			 what, strerror(e));
+	avctx_make(f, true);
+	return e;
+}
+
+/*
+ * Wait for avctx's last buffer: it completed on a context that is fine
+ * and (@seq) wrote @seq at FIX_OUT + 8 as its last command.
+ */
+static bool vcheck(struct fz *f, uint64_t seq, const char *when)
+{
+	struct drm_qgpu_context_status cs;
+	int ret = qs_wait_sync(f->fd, f->vsync, VWAIT_S);
+	uint64_t got;
+
+	f->vchecks++;
+	if (ret) {
+		fz_failf(f, "virtual context (%s): its buffer did not complete within %d s: %s",
+			 when, VWAIT_S, strerror(-ret));
+		return false;
+	}
+	if (!avctx_ours(f, &cs)) {
+		avctx_make(f, false);
+		return false;
+	}
+	if (cs.state != QGPU_CTX_OK) {
+		avctx_lost(f, &cs, when);
+		avctx_make(f, true);
+		return false;
+	}
+	got = f->out ? f->out[2] | (uint64_t)f->out[3] << 32 : seq;
+	if (seq && got != seq) {
+		fz_failf(f, "virtual context (%s): a completed buffer did not write %llu (%llu there)",
+			 when, (unsigned long long)seq,
+			 (unsigned long long)got);
+		return false;
+	}
+	return true;
+}
+
+/* The read-only mapping still holds its pattern (a checksum on avctx). */
+static void fix_check_ro(struct fz *f, const char *after)
+{
+	uint64_t seq = ++f->vseq;
+	struct qgpu_vcb v;
+
+	if (!f->out || !f->avctx)
+		return;
+	qgpu_vcb_init(&v);
+	qgpu_vcb_checksum(&v, f->fva + FIX_RO, SZ_64K, f->fva + FIX_OUT);
+	qgpu_vcb_fence(&v, f->fva + FIX_OUT + 8, seq);
+	if (!avctx_submit(f, &v, "read-only check", false) &&
+	    vcheck(f, seq, after) && f->out[0] != f->rsum)
+		fz_failf(f, "the read-only mapping at %#llx changed (%s): checksum %#x, expected %#x",
+			 (unsigned long long)(f->fva + FIX_RO), after,
+			 f->out[0], f->rsum);
+	qgpu_vcb_fini(&v);
+}
+
+/* Another process's allocation, mapped where our hole is, is unchanged. */
+static void other_check(struct fz *f, const char *after)
+{
+	uint32_t sum;
+
+	if (!f->omap)
+		return;
+	sum = qgpu_csum((const uint32_t *)f->omap, SZ_64K / 4);
+	if (sum != f->osum)
+		fz_failf(f, "another process's allocation at %#llx of its own address space changed (%s): checksum %#x, expected %#x",
+			 (unsigned long long)(f->fva + FIX_HOLE), after, sum,
+			 f->osum);
+}
+
+static void vsub_valid(struct fz *f, const struct lay *l)
+{
+	bool check = f->out && one_in(f, 4);
+	struct qgpu_vcb v;
+	uint64_t seq = 0;
+
+	qgpu_vcb_init(&v);
+	build_vvalid(f, &v, l, 1 + R(f) % 12);
+	if (check) {
+		seq = ++f->vseq;
+		qgpu_vcb_fence(&v, f->fva + FIX_OUT + 8, seq);
+	}
+	if (!v.error && !avctx_submit(f, &v, "valid", true) && check)
+		vcheck(f, seq, "well-formed buffers");
+	qgpu_vcb_fini(&v);
+}
+
+/*
+ * A buffer that must fault, on a new context: some valid commands, then
+ * one access the device must refuse. Half of the time the fault record is
+ * checked (reason, buffer offset, address), a next submit must be refused
+ * with ECANCELED, and nothing may have been written where it faulted.
+ */
+static void vsub_fault(struct fz *f, const struct lay *l)
+{
+	const struct drm_qgpu_vm_layout_entry ro = {
+		.start = f->fva + FIX_RO, .size = SZ_64K,
+		.kind = QGPU_VM_LAYOUT_MAPPING,
+		.flags = QGPU_VM_MAP_READ_ONLY,
+	};
+	const struct drm_qgpu_vm_layout_entry *w;
+	struct drm_qgpu_sync_entry out = { .handle = f->fsync };
+	bool check = one_in(f, 2), ro_write = false, hole = false;
+	uint32_t ctx, reason = QGPU_FAULT_PAGE_NOT_PRESENT, off, len, n;
+	struct drm_qgpu_context_status cs;
+	struct drm_qgpu_submit s;
+	const char *what;
+	struct qgpu_vcb v, nop;
+	uint64_t va, x;
+	int e;
+
+	if (vctx_new(f, &ctx))
+		return;
+	w = lay_pick(f, l, QGPU_VM_LAYOUT_MAPPING, true);
+	qgpu_vcb_init(&v);
+	build_vvalid(f, &v, l, R(f) % 4);
+	off = qgpu_vcb_offset(&v);
+	len = 4 * (1 + R(f) % 1024);
+	switch (R(f) % 7) {
+	case 0:
+	case 1:
+		/* reserved, not mapped: another process's data is there */
+		va = f->fva + FIX_HOLE +
+		     8 * (R(f) % ((FIX_SIZE - FIX_HOLE) / 8));
+		hole = true;
+		what = "unmapped address";
+		goto unmapped;
+	case 2:
+		/* nothing reserved there */
+		va = lay_free_at(f, l, SZ_64K) + 8 * (R(f) % (SZ_64K / 8));
+		what = "unreserved address";
+unmapped:
+		/* (a range past the VA size would be another fault) */
+		if (va + len > f->va_size)
+			len = f->va_size - va;
+		switch (R(f) % 6) {
+		case 0:
+			qgpu_vcb_fence(&v, va, R(f));
+			break;
+		case 1:
+			qgpu_vcb_timestamp(&v, va);
+			break;
+		case 2:
+			qgpu_vcb_wait(&v, va, 0);
+			break;
+		case 3:
+			if (!w)
+				goto unmapped_fill;
+			x = in_map(f, w, len, &n);
+			qgpu_vcb_copy(&v, x, va, n);
+			break;
+		case 4:
+			if (!w)
+				goto unmapped_fill;
+			x = in_map(f, w, 4, &n);
+			qgpu_vcb_checksum(&v, va, len, x);
+			break;
+		default:
+unmapped_fill:
+			qgpu_vcb_fill(&v, va, len, R32(f));
+			break;
+		}
+		break;
+	case 3:
+	case 4:
+		/* a write through the read-only mapping */
+		va = f->fva + FIX_RO + 8 * (R(f) % (SZ_64K / 8));
+		reason = QGPU_FAULT_PAGE_READ_ONLY;
+		ro_write = true;
+		what = "write to a read-only mapping";
+		switch (R(f) % 6) {
+		case 0:
+			qgpu_vcb_fence(&v, va, R(f));
+			break;
+		case 1:
+			qgpu_vcb_timestamp(&v, va);
+			break;
+		case 2:
+			x = in_map(f, &ro, len, &n);
+			qgpu_vcb_copy(&v, va, x, n);
+			break;
+		case 3:
+			x = in_map(f, &ro, len, &n);
+			qgpu_vcb_add(&v, va, x, x, n / 4);
+			break;
+		case 4:
+			x = in_map(f, &ro, len, &n);
+			qgpu_vcb_checksum(&v, x, n, va);
+			break;
+		default:
+			qgpu_vcb_fill(&v, va, len, R32(f));
+			break;
+		}
+		break;
+	case 5:
+		/* beyond the VA size: no walk at all */
+		reason = QGPU_FAULT_BAD_ADDRESS;
+		what = "beyond the VA size";
+		switch (R(f) % 4) {
+		case 0:
+			va = f->va_size - SZ_4K;
+			qgpu_vcb_fill(&v, va, 2 * SZ_4K, R32(f));
+			break;
+		case 1:
+			va = f->va_size + 8 * (R(f) % 1024);
+			qgpu_vcb_fence(&v, va, R(f));
+			break;
+		case 2:
+			va = (1ull << 63) + f->fva + FIX_OUT;
+			qgpu_vcb_fill(&v, va, 4, R32(f));
+			break;
+		default:
+			va = ~7ull;	/* wraps */
+			qgpu_vcb_fence(&v, va, R(f));
+			break;
+		}
+		break;
+	default:
+		/* bad alignment, checked before any access */
+		reason = QGPU_FAULT_BAD_ALIGN;
+		what = "bad alignment";
+		if (!w) {
+			va = f->va_size + 4;
+			qgpu_vcb_fence(&v, va, R(f));
+			reason = QGPU_FAULT_BAD_ADDRESS;
+		} else if (one_in(f, 2)) {
+			va = in_map8(f, w) + 4;
+			qgpu_vcb_fence(&v, va, R(f));
+		} else {
+			va = len + 2;	/* FAULT_ADDR is the size */
+			x = in_map(f, w, len, &n);
+			qgpu_vcb_fill(&v, x, len + 2, R32(f));
+		}
+		break;
+	}
+	/* never runs: the rest of a faulting buffer is abandoned */
+	if (one_in(f, 2))
+		build_vvalid(f, &v, l, 1 + R(f) % 3);
+	qgpu_vcb_to_submit(&v, ctx, &s);
+	s.out_syncs = (uintptr_t)&out;
+	s.num_out_syncs = 1;
+	e = v.error ? -1 : fz_call(f, OP_VSUBMIT, DRM_IOCTL_QGPU_SUBMIT,
+				   (uintptr_t)&s, 0, what);
+	if (!e && check) {
+		f->vfaults++;
+		e = qs_wait_sync(f->fd, f->fsync, VWAIT_S);
+		if (e)
+			fz_failf(f, "QGPU_SUBMIT (virtual, %s): did not complete within %d s: %s",
+				 what, VWAIT_S, strerror(-e));
+		else if (qgpu_query_context(f->fd, ctx, &cs) ||
+			 cs.state != QGPU_CTX_LOST_FAULT ||
+			 cs.fault_reason != reason || cs.fault_offset != off ||
+			 cs.fault_addr != va)
+			fz_failf(f, "QGPU_SUBMIT (virtual, %s): context %s, fault %s at offset %#x address %#llx; expected %s at offset %#x address %#llx",
+				 what, qgpu_ctx_state_name(cs.state),
+				 qgpu_fault_name(cs.fault_reason),
+				 cs.fault_offset,
+				 (unsigned long long)cs.fault_addr,
+				 qgpu_fault_name(reason), off,
+				 (unsigned long long)va);
+		/* a lost context takes nothing more */
+		qgpu_vcb_init(&nop);
+		qgpu_vcb_nop(&nop, 1);
+		qgpu_vcb_to_submit(&nop, ctx, &s);
+		fz_call(f, OP_VSUBMIT, DRM_IOCTL_QGPU_SUBMIT, (uintptr_t)&s,
+			ECANCELED, "on a lost context");
+		qgpu_vcb_fini(&nop);
+		if (ro_write)
+			fix_check_ro(f, what);
+		if (hole)
+			other_check(f, what);
+	}
+	add_vctx(f, ctx);
+	qgpu_vcb_fini(&v);
+}
+
+/*
+ * A buffer or a submit the kernel must refuse (EINVAL, ENOENT): nothing
+ * queued (the context's submissions), nothing signalled (an out-sync that
+ * never gets a fence otherwise).
+ */
+static void vsub_refused(struct fz *f, const struct lay *l)
+{
+	enum { W_SLOT, W_OPCODE, W_LENGTH, W_FLAGS, W_CUT, W_ALLOCS,
+	       W_PATCHES, W_SUBMIT_FLAGS, W_DMA_SIZE, W_SYNC_FLAGS,
+	       W_DEAD_SYNC, W_PHYSICAL, NUM_W };
+	static const char *const names[NUM_W] = {
+		"slot command", "unknown opcode", "command length",
+		"command flags", "last command cut", "allocation list",
+		"patch list", "submit flags", "dma_size", "sync entry flags",
+		"no such syncobj", "virtual commands, physical context",
+	};
+	uint32_t ctx = f->avctx, dw[16], op, len = 0, i, nout = 0, ndw;
+	struct drm_qgpu_sync_entry ins[2], outs[2];
+	int wrong = (int)(R(f) % NUM_W), k, e, st;
+	struct drm_qgpu_context_status c0, c1;
+	struct drm_qgpu_alloc_entry ae[4];
+	struct drm_qgpu_patch_entry pe[2];
+	int expect = wrong == W_DEAD_SYNC ? ENOENT : EINVAL;
+	struct drm_qgpu_submit s;
+	struct qgpu_vcb v;
+	bool c0_ok;
+	uint64_t a;
+
+	if (f->nvctx && one_in(f, 3))
+		ctx = f->vctx[R(f) % f->nvctx];
+	if (wrong == W_PHYSICAL)
+		ctx = f->actx;
+	qgpu_vcb_init(&v);
+	build_vvalid(f, &v, l, R(f) % 4);
+	memset(dw, 0, sizeof(dw));
+	for (i = 1; i < ARRAY_SIZE(dw); i++)
+		dw[i] = one_in(f, 4) ? R32(f) : 0;
+	memset(ae, 0, sizeof(ae));
+	memset(pe, 0, sizeof(pe));
+	memset(ins, 0, sizeof(ins));
+	memset(outs, 0, sizeof(outs));
+	switch (wrong) {
+	case W_SLOT:
+		op = QGPU_DMA_BIND + R32(f) % (QGPU_DMA_TIMESTAMP -
+					       QGPU_DMA_BIND + 1);
+		len = qgpu_cmd_len(op);
+		dw[0] = QGPU_CMD_HDR(op, 0, len);
+		qgpu_vcb_emit_raw(&v, dw, len);
+		break;
+	case W_OPCODE:
+		do
+			op = R32(f) & 0xff;
+		while (qgpu_cmd_is_dma(op));
+		len = 1 + R32(f) % 8;
+		dw[0] = QGPU_CMD_HDR(op, 0, len);
+		qgpu_vcb_emit_raw(&v, dw, len);
+		break;
+	case W_LENGTH:
+		op = one_in(f, 8) ? QGPU_DMA_NOP :
+		     QGPU_DMA_VCOPY + R32(f) % 8;
+		len = qgpu_cmd_len(op);
+		len = op == QGPU_DMA_NOP ? 0 : pick64(f, (const uint64_t[]){
+			0, 1, len - 1, len + 1, 0xffff }, 5);
+		dw[0] = QGPU_CMD_HDR(op, 0, len);
+		qgpu_vcb_emit_raw(&v, dw, len && len <= ARRAY_SIZE(dw) ? len :
+				  qgpu_cmd_len(op));
+		break;
+	case W_FLAGS:
+		op = one_in(f, 8) ? QGPU_DMA_NOP :
+		     QGPU_DMA_VCOPY + R32(f) % 8;
+		len = qgpu_cmd_len(op);
+		dw[0] = QGPU_CMD_HDR(op, op == QGPU_DMA_VFENCE && one_in(f, 2) ?
+				     QGPU_FENCE_FLAG_IRQ : 1u << (R(f) % 8),
+				     len);
+		qgpu_vcb_emit_raw(&v, dw, len);
+		break;
+	case W_CUT:
+		op = QGPU_DMA_VCOPY + R32(f) % 8;
+		len = qgpu_cmd_len(op);
+		dw[0] = QGPU_CMD_HDR(op, 0, len);
+		qgpu_vcb_emit_raw(&v, dw, len);
+		break;
+	case W_PHYSICAL:
+		qgpu_vcb_fill(&v, R(f), 0, 0);
+		break;
+	default:
+		break;
+	}
+	if (wrong != W_CUT && one_in(f, 2))
+		build_vvalid(f, &v, l, 1 + R(f) % 3);
+	if (!v.ndw)
+		qgpu_vcb_nop(&v, 1);
+	if (v.error) {
+		qgpu_vcb_fini(&v);
+		return;
+	}
+	ndw = v.ndw;
+	qgpu_vcb_to_submit(&v, ctx, &s);
+	switch (wrong) {
+	case W_CUT:
+		s.dma_size = 4 * (ndw - 1 - R32(f) % (len - 1));
+		break;
+	case W_ALLOCS:
+		for (i = 0; i < ARRAY_SIZE(ae); i++)
+			ae[i].handle = any_bo(f);
+		s.allocs = (uintptr_t)ae;
+		s.num_allocs = 1 + R32(f) % ARRAY_SIZE(ae);
+		break;
+	case W_PATCHES:
+		s.patches = (uintptr_t)pe;
+		s.num_patches = 1 + (ndw > 1 ? R32(f) % 2 : 0);
+		break;
+	case W_SUBMIT_FLAGS:
+		s.flags = 1u << (R(f) % 32);
+		break;
+	case W_DMA_SIZE:
+		s.dma_size = pick64(f, (const uint64_t[]){ 0, 2, 4 * ndw + 2,
+			4 * ndw - 1, QGPU_MAX_DMA_SIZE + 4, 0xfffffffcu }, 6);
+		break;
+	case W_SYNC_FLAGS:
+		if (!f->nsync) {
+			s.flags = 1;
+		} else if (one_in(f, 2)) {
+			ins[0] = (struct drm_qgpu_sync_entry){
+				.handle = f->sync[R(f) % f->nsync],
+				.flags = 2u << (R(f) % 31),	/* unknown */
+			};
+			s.num_in_syncs = 1;
+		} else {
+			outs[nout++] = (struct drm_qgpu_sync_entry){
+				.handle = f->sync[R(f) % f->nsync],
+				.flags = 2u << (R(f) % 31),
+			};
+		}
+		break;
+	case W_DEAD_SYNC:
+		if (one_in(f, 2)) {
+			ins[0].handle = dead_sync(f);
+			s.num_in_syncs = 1;
+		} else {
+			outs[nout++].handle = dead_sync(f);
+		}
+		break;
+	default:
+		break;
+	}
+	outs[nout++] = (struct drm_qgpu_sync_entry){ .handle = f->usync };
+	s.in_syncs = (uintptr_t)ins;
+	s.out_syncs = (uintptr_t)outs;
+	s.num_out_syncs = nout;
+	c0_ok = !qgpu_query_context(f->fd, ctx, &c0);
+	if (!c0_ok)	/* (fuzzing destroyed it: ENOENT is an answer too) */
+		expect = EXPECT_FAIL;
+	a = argp(f, &s, sizeof(s), &k);
+	e = fz_call(f, OP_VSUBMIT, DRM_IOCTL_QGPU_SUBMIT, a,
+		    arg_expect(k, expect), names[wrong]);
+	if (c0_ok && !qgpu_query_context(f->fd, ctx, &c1) &&
+	    c1.submissions != c0.submissions)
+		fz_failf(f, "QGPU_SUBMIT (virtual, %s): %s, but the context counts %llu submissions, %llu before",
+			 names[wrong], e ? strerror(e) : "accepted",
+			 (unsigned long long)c1.submissions,
+			 (unsigned long long)c0.submissions);
+	st = qs_sync_status(f->fd, f->usync);
+	if (st > -1000) {
+		fz_failf(f, "QGPU_SUBMIT (virtual, %s): %s, but its out-sync got a fence (%s)",
+			 names[wrong], e ? strerror(e) : "accepted",
+			 qs_status_name(st));
+		drmSyncobjReset(f->fd, &f->usync, 1);
+	}
+	if (!e && ctx == f->avctx)
+		f->avsubs++;
+	qgpu_vcb_fini(&v);
+}
+
+/* A virtual address for random commands: mostly where something is */
+static uint64_t rand_va(struct fz *f, const struct lay *l)
+{
+	const struct drm_qgpu_vm_layout_entry *m;
+
+	switch (R(f) % 8) {
+	case 0:
+	case 1:
+	case 2:
+		m = lay_pick(f, l, QGPU_VM_LAYOUT_MAPPING, false);
+		return m ? m->start + (R(f) % (m->size + SZ_4K) & ~3ull) :
+		       f->fva + FIX_RO;
+	case 3:
+		return f->fva + FIX_RO + (R(f) % SZ_64K & ~3ull);
+	case 4:
+		return f->fva + FIX_HOLE + R(f) % (FIX_SIZE - FIX_HOLE);
+	case 5:
+		return f->va_size - R(f) % SZ_64K;
+	case 6:
+		return b64(f, f->va_size);
+	default:
+		return R(f) % 4096;
+	}
+}
+
+/* Random virtual commands (and submit fields) on a virtual context */
+static void vsub_random(struct fz *f, const struct lay *l)
+{
+	uint32_t ctx, dw[16], op, len, i, c, n = 1 + R32(f) % 8;
+	struct drm_qgpu_submit s;
+	struct qgpu_vcb v;
+	uint64_t a, x;
+	int k;
+
+	if (f->nvctx && !one_in(f, 4)) {
+		ctx = f->vctx[R(f) % f->nvctx];
+	} else {
+		if (vctx_new(f, &ctx))
+			return;
+		add_vctx(f, ctx);
+	}
+	qgpu_vcb_init(&v);
+	for (c = 0; c < n; c++) {
+		op = one_in(f, 8) ? R32(f) & 0xff : one_in(f, 9) ?
+		     QGPU_DMA_NOP : QGPU_DMA_VCOPY + R32(f) % 8;
+		len = qgpu_dma_cmd_len(op);
+		if (!len || one_in(f, 8))
+			len = 1 + R32(f) % 10;
+		dw[0] = QGPU_CMD_HDR(op, one_in(f, 16) ? 1u << (R(f) % 8) : 0,
+				     len);
+		for (i = 1; i < len; i++) {
+			if (i + 1 < len && one_in(f, 2)) {
+				x = rand_va(f, l);
+				dw[i++] = (uint32_t)x;
+				dw[i] = (uint32_t)(x >> 32);
+			} else {
+				dw[i] = one_in(f, 4) ? R32(f) :
+					b32(f, 65536) & ~3u;
+			}
+		}
+		/* a wait never satisfied would hang the engine */
+		if (op == QGPU_DMA_VWAIT && len >= QGPU_DMA_VWAIT_LEN)
+			dw[3] = dw[4] = 0;
+		qgpu_vcb_emit_raw(&v, dw, len);
+	}
+	if (v.error) {
+		qgpu_vcb_fini(&v);
+		return;
+	}
+	qgpu_vcb_to_submit(&v, ctx, &s);
+	if (one_in(f, 8))
+		s.dma_size = b32(f, s.dma_size);
+	if (one_in(f, 16)) {
+		s.num_allocs = b32(f, 4);
+		s.allocs = fz_ptr(f, ptr_kind(f, 2), NULL, 64, 65536);
+	}
+	if (one_in(f, 16)) {
+		s.num_patches = b32(f, 4);
+		s.patches = fz_ptr(f, ptr_kind(f, 2), NULL, 128, 131072);
+	}
+	if (one_in(f, 8))
+		s.dma = fz_ptr(f, (int)(R(f) % NUM_P), v.dw, v.ndw * 4, 262144);
+	a = argp(f, &s, sizeof(s), &k);
+	fz_call(f, OP_VSUBMIT, DRM_IOCTL_QGPU_SUBMIT, a, EXPECT_ANY, "random");
+	qgpu_vcb_fini(&v);
+}
+
+static void fz_vsubmit(struct fz *f)
+{
+	unsigned int mode = R(f) % 10;
+	struct lay l;
+
+	vanchors(f, &l);
+	if (mode < 4)
+		vsub_valid(f, &l);
+	else if (mode < 6)
+		vsub_fault(f, &l);
+	else if (mode < 9)
+		vsub_refused(f, &l);
+	else
+		vsub_random(f, &l);
+	lay_put(&l);
+}
+
+/* ------------------------------------------------------------------------ */
+/* GPU virtual addressing: set-up and the end of a run                       */
+
+static void vm_setup(struct fz *f)
+{
+	struct drm_qgpu_mmu_info mmu;
+	uint64_t fence = 0;
+	uint32_t *p;
+	int ret;
+
+	f->mmu = qgpu_dev_has_mmu(f->dev);
+	if (!f->mmu)
+		return;
+	igt_expect_dmesg("device fault");
+	igt_assert_eq(qgpu_query_mmu(f->fd, &mmu), 0);
+	f->va_start = mmu.va_start;
+	f->va_end = mmu.va_end;
+	f->va_size = 1ull << mmu.va_bits;
+	f->fva = (f->va_start + (f->va_end - f->va_start) / 2) & ~(SZ_64K - 1);
+	p = malloc(SZ_64K);
+	igt_assert(p);
+	qgpu_pattern_fill(p, SZ_64K, FIX_SEED);
+	f->rsum = qgpu_csum(p, SZ_64K / 4);
+	free(p);
+	igt_assert_eq(fix_make(f), 0);
+	igt_assert_eq(qgpu_syncobj_create(f->fd, &f->vsync), 0);
+	igt_assert_eq(qgpu_syncobj_create(f->fd, &f->fsync), 0);
+	igt_assert_eq(qgpu_syncobj_create(f->fd, &f->usync), 0);
+	avctx_make(f, false);
+	igt_assert(f->avctx);
+	/* another process: its data at the addresses of our hole, in VRAM */
+	igt_assert_eq(qgpu_open(&f->odev, QGPU_NODE_RENDER), 0);
+	igt_assert_eq(cpu_bo(f->odev.fd, &f->oh, &f->omap), 0);
+	qgpu_pattern_fill((void *)f->omap, SZ_64K, OTHER_SEED);
+	f->osum = qgpu_csum((const uint32_t *)f->omap, SZ_64K / 4);
+	igt_assert_eq(qgpu_vm_reserve(f->odev.fd, f->fva + FIX_HOLE,
+				      FIX_SIZE - FIX_HOLE,
+				      QGPU_VM_RESERVE_FIXED, NULL), 0);
+	igt_assert_eq(qgpu_vm_map(f->odev.fd, f->oh, f->fva + FIX_HOLE, 0,
+				  SZ_64K, 0), 0);
+	igt_assert_eq(qgpu_make_resident(f->odev.fd, &f->oh, 1, &fence), 0);
+	ret = qgpu_paging_fence_wait(f->odev.fd, fence, VWAIT_S * SEC_NS);
+	igt_assert_eq(ret, 0);
+}
+
+/*
+ * Keep a reservation and some mappings around, so that the VM ops and
+ * the virtual submits have something to work on.
+ */
+static void vm_replenish(struct fz *f)
+{
+	const struct drm_qgpu_vm_layout_entry *o;
+	uint64_t at = 0, gap, size;
+	uint32_t h;
+	struct lay l;
+	int i;
+
+	if (!f->mmu)
+		return;
+	lay_get(f, &l);
+	if (!lay_count(f, &l, QGPU_VM_LAYOUT_RESERVED)) {
+		qgpu_vm_reserve(f->fd, 0, 16 * SZ_64K, 0, NULL);
+		lay_put(&l);
+		lay_get(f, &l);
+	}
+	for (i = lay_count(f, &l, QGPU_VM_LAYOUT_MAPPING); i < 3; i++) {
+		o = lay_pick(f, &l, QGPU_VM_LAYOUT_RESERVED, false);
+		h = live_bo(f, &size);
+		gap = o && size ? lay_gap(f, &l, o, &at) : 0;
+		if (!gap)
+			break;
+		qgpu_vm_map(f->fd, h, at, 0, gap < size ? gap : size,
+			    i == 2 ? QGPU_VM_MAP_READ_ONLY : 0);
+		lay_put(&l);
+		lay_get(f, &l);
+	}
+	lay_put(&l);
+}
+
+/*
+ * The end of a run: the read-only data once more, then every reservation
+ * is freed, which must leave the address space empty (and release the
+ * mappings' references on their allocations).
+ */
+static void vm_finish(struct fz *f)
+{
+	struct drm_qgpu_vm_info vi;
+	unsigned int i;
+	struct lay l;
+	int ret;
+
+	if (!f->mmu)
+		return;
+	vanchors(f, &l);
+	lay_put(&l);
+	fix_check_ro(f, "the end of the run");
+	lay_get(f, &l);
+	for (i = 0; i < l.n; i++) {
+		if (l.e[i].kind != QGPU_VM_LAYOUT_RESERVED)
+			continue;
+		ret = qgpu_vm_free(f->fd, l.e[i].start, l.e[i].size);
+		if (ret)
+			fz_failf(f, "QGPU_VM_FREE of the reservation %#llx+%#llx at the end: %s",
+				 (unsigned long long)l.e[i].start,
+				 (unsigned long long)l.e[i].size,
+				 strerror(-ret));
+	}
+	lay_put(&l);
+	lay_get(f, &l);
+	ret = qgpu_query_vm_info(f->fd, &vi);
+	/*
+	 * Not checked: that VM_INFO's mapped_bytes is 0 again. GEM_DESTROY
+	 * (which the raw ioctl numbers reach) of an allocation mapped more
+	 * than once subtracts the first mappings' bytes again for each
+	 * further one, so that the counter wraps below 0.
+	 */
+	if (l.n || ret || vi.reserved_bytes)
+		fz_failf(f, "every reservation freed: %u layout entries left, %llu bytes reserved",
+			 l.n, (unsigned long long)vi.reserved_bytes);
+	lay_put(&l);
+	if (f->out)
+		munmap((void *)f->out, SZ_64K);
+	f->out = NULL;
+}
+
+/*
+ * After this file is closed and its allocations are gone (so its work is
+ * done): the other process's data and address space are as they were.
+ * Then it is closed too.
+ */
+static void other_finish(struct fz *f, uint64_t base_allocs)
+{
+	struct drm_qgpu_vm_layout_entry *e = NULL;
+	struct drm_qgpu_stats st;
+	unsigned int n = 0;
+	int i;
+
+	if (!f->mmu)
+		return;
+	for (i = 0; i < 600; i++) {
+		if (qgpu_query_stats(f->odev.fd, &st, NULL, 0, NULL) == 0 &&
+		    st.allocations <= base_allocs + 1)
+			break;
+		usleep(50000);
+	}
+	other_check(f, "the end of the run");
+	if (qgpu_query_vm_layout(f->odev.fd, &e, &n) || n != 2 ||
+	    e[0].start != f->fva + FIX_HOLE ||
+	    e[0].size != FIX_SIZE - FIX_HOLE ||
+	    e[1].start != f->fva + FIX_HOLE || e[1].size != SZ_64K ||
+	    e[1].kind != QGPU_VM_LAYOUT_MAPPING)
+		fz_failf(f, "another process's address space changed: %u entries",
+			 n);
+	free(e);
+	munmap((void *)f->omap, SZ_64K);
+	f->omap = NULL;
+	qgpu_close(&f->odev);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1680,6 +4064,13 @@ static void fz_raw(struct fz *f)
 	unsigned long req;
 	uint64_t a;
 
+	/*
+	 * Not GEM_DESTROY: it unmaps the allocation's mappings later, when
+	 * the work queued before it is done, and the VM ops' checks need an
+	 * address space that changes only by their own calls.
+	 */
+	if (nr == DRM_COMMAND_BASE + DRM_QGPU_GEM_DESTROY)
+		nr = DRM_COMMAND_BASE + 0x1f;
 	size = pick64(f, (const uint64_t[]){ 0, 1, 4, 8, 16, 24, 32, 64, 72,
 		128, 255, 1024, 4096, 16383 }, 14);
 	dir = R32(f) % 4;
@@ -1690,6 +4081,9 @@ static void fz_raw(struct fz *f)
 			one_in(f, 3) ? R(f) : R(f) % 16;
 	a = one_in(f, 8) ? fz_ptr(f, (int)(R(f) % NUM_P), NULL, size, 0) :
 	    (uintptr_t)(f->rw + SCRATCH - 16384);
+	/* raw numbers reach VM_UNMAP and VM_FREE: see avctx_idle() */
+	if (f->mmu)
+		avctx_idle(f);
 	fz_call(f, OP_RAW, req, a, EXPECT_ANY, "raw");
 	/* whatever it created lives until the file is closed */
 }
@@ -1726,6 +4120,12 @@ static void one_call(struct fz *f, int op)
 	case OP_DUMB_CREATE: fz_dumb_create(f); break;
 	case OP_DUMB_MAP: fz_dumb_map(f); break;
 	case OP_DUMB_DESTROY: fz_dumb_destroy(f); break;
+	case OP_VM_RESERVE: fz_vm_reserve(f); break;
+	case OP_VM_FREE: fz_vm_free(f); break;
+	case OP_VM_MAP: fz_vm_map(f); break;
+	case OP_VM_UNMAP: fz_vm_unmap(f); break;
+	case OP_MAKE_RESIDENT: fz_make_resident(f); break;
+	case OP_VSUBMIT: fz_vsubmit(f); break;
 	default: fz_raw(f); break;
 	}
 }
@@ -1757,6 +4157,21 @@ static void replenish(struct fz *f)
 			break;
 		add_ctx(f, h);
 	}
+	vm_replenish(f);
+}
+
+/*
+ * Every how many rounds an op runs: the GPU virtual addressing ops a third
+ * as often (their calls query the layout, the virtual submits wait for the
+ * GPU), so that the group stays well within its time.
+ */
+static int op_period(struct fz *f, int op)
+{
+	if (op < OP_VM_RESERVE || op > OP_VSUBMIT)
+		return 1;
+	if (!f->mmu)
+		return 0;	/* never */
+	return 3;
 }
 
 static uint64_t arg_u64(const char *key, uint64_t def)
@@ -1817,13 +4232,20 @@ static void fuzz_node(enum qgpu_node node)
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	f.ro = mmap(NULL, 65536, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	f.none = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	f.strad = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+	/*
+	 * Each unmapped page between two mapped ones, so that no later
+	 * mapping (the CPU mappings of vm_setup(), malloc's big chunks) can
+	 * take its place.
+	 */
+	f.strad = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	f.gone = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	f.gone = mmap(NULL, 3 * 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+		      -1, 0);
 	igt_assert(f.rw != MAP_FAILED && f.ro != MAP_FAILED &&
 		   f.none != MAP_FAILED && f.strad != MAP_FAILED &&
 		   f.gone != MAP_FAILED);
 	munmap(f.strad + 4096, 4096);
+	f.gone += 4096;
 	munmap(f.gone, 4096);
 
 	memset(&sa, 0, sizeof(sa));
@@ -1837,13 +4259,17 @@ static void fuzz_node(enum qgpu_node node)
 	sigaction(SIGSEGV, &crash, &old_segv);
 	sigaction(SIGBUS, &crash, &old_bus);
 
-	igt_info("fuzz: %s node %s, seed %#llx, %ld calls per ioctl\n",
+	vm_setup(&f);
+	igt_info("fuzz: %s node %s, seed %#llx, %ld calls per ioctl%s\n",
 		 node == QGPU_NODE_PRIMARY ? "primary" : "render", dev.path,
-		 (unsigned long long)seed, iters);
+		 (unsigned long long)seed, iters,
+		 f.mmu ? "" : " (no MMU: no GPU virtual addressing)");
 	replenish(&f);
 	/* round robin over the ioctls, so that they interleave */
 	for (i = 0; i < iters; i++) {
 		for (op = 0; op < NUM_OPS; op++) {
+			if (!op_period(&f, op) || i % op_period(&f, op))
+				continue;
 			if (i % 64 == 0)
 				replenish(&f);
 			one_call(&f, op);
@@ -1853,12 +4279,17 @@ static void fuzz_node(enum qgpu_node node)
 	sigaction(SIGSEGV, &old_segv, NULL);
 	sigaction(SIGBUS, &old_bus, NULL);
 	cur_op = -1;
+	vm_finish(&f);
 
 	/* close every handle and context explicitly, then the file */
 	for (j = 0; j < f.nbo; j++)
 		qgpu_bo_destroy(f.fd, f.bo[j]);
 	for (j = 0; j < f.nctx; j++)
 		qgpu_ctx_destroy(f.fd, f.ctx[j]);
+	for (j = 0; j < f.nvctx; j++)
+		qgpu_ctx_destroy(f.fd, f.vctx[j]);
+	if (f.avctx)
+		qgpu_ctx_destroy(f.fd, f.avctx);
 	for (j = 0; j < f.nsync; j++)
 		qgpu_syncobj_destroy(f.fd, f.sync[j]);
 	if (f.abo)
@@ -1885,10 +4316,16 @@ static void fuzz_node(enum qgpu_node node)
 	for (op = 0; op < NUM_OPS; op++)
 		igt_info("  %-26s %6ld calls %6ld ok\n", op_name[op], f.calls[op],
 			 f.ok[op]);
+	if (f.mmu)
+		igt_info("  virtual: %ld completions checked, %ld fault records checked, fixed area rebuilt %ld time(s)\n",
+			 f.vchecks, f.vfaults, f.fix_rebuilt);
 	munmap(f.rw, SCRATCH);
 	munmap(f.ro, 65536);
 	munmap(f.none, 4096);
 	munmap(f.strad, 4096);
+	munmap(f.strad + 8192, 4096);
+	munmap(f.gone - 4096, 4096);
+	munmap(f.gone + 4096, 4096);
 
 	/*
 	 * A dma-buf holds its allocation. PRIME_HANDLE_TO_FD whose result
@@ -1896,6 +4333,7 @@ static void fuzz_node(enum qgpu_node node)
 	 * close every dma-buf this process still has before the baseline.
 	 */
 	close_dmabufs();
+	other_finish(&f, b.st.allocations);
 	qs_wait_baseline(&b, 30);
 	ret = f.failures;
 	close(obs);
