@@ -106,4 +106,5 @@ void qgpu_debugfs_init(struct qgpu_device *qdev)
 		return;
 	debugfs_create_file("qgpu_stats", 0444, root, qdev, &qgpu_stats_fops);
 	debugfs_create_file("qgpu_policy", 0644, root, qdev, &qgpu_policy_fops);
+	qgpu_budget_debugfs_init(qdev, root);
 }

@@ -143,6 +143,7 @@ struct qgpu_device {
 	u32 policy;			/* victim policy, enum qgpu_policy_id */
 	struct qgpu_future *future;	/* under mm_lock: the walk's known future */
 	u64 future_stamp;		/* under mm_lock: eviction scans */
+	u32 budget_pct;			/* under mm_lock: per-process budgets */
 
 	/* contexts */
 	struct mutex ctx_lock;
@@ -184,6 +185,30 @@ struct qgpu_usage {
 
 void qgpu_usage_put(struct qgpu_usage *usage);
 
+/*
+ * Segment groups (QueryVideoMemoryInfo): VRAM is local, the aperture
+ * segment non-local.
+ */
+#define QGPU_SEGMENT_GROUPS	2
+
+/**
+ * struct qgpu_vidmem - a DRM file's video memory (QueryVideoMemoryInfo),
+ *	shared by the file and the allocations it created, which may outlive
+ *	it
+ * @ref: the file's reference and one per allocation
+ * @usage: bytes of its allocations resident in each segment group (under
+ *	mm_lock)
+ * @trimmed: bytes of them evicted from each group while it was over its
+ *	budget there (under mm_lock)
+ * @trim_left: how much more of it one victim choice trims (under mm_lock)
+ */
+struct qgpu_vidmem {
+	struct kref ref;
+	u64 usage[QGPU_SEGMENT_GROUPS];
+	u64 trimmed[QGPU_SEGMENT_GROUPS];
+	u64 trim_left;
+};
+
 struct qgpu_file {
 	struct qgpu_device *qdev;
 	struct mutex vm_lock;		/* creates @vm */
@@ -192,6 +217,7 @@ struct qgpu_file {
 	struct qgpu_counters stats;
 	struct qgpu_usage *usage;
 	struct qgpu_mfence_file mfences;
+	struct qgpu_vidmem *vidmem;
 };
 
 static inline struct qgpu_device *to_qdev(struct drm_device *drm)

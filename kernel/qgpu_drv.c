@@ -42,6 +42,12 @@ static int qgpu_open(struct drm_device *drm, struct drm_file *file)
 	mutex_init(&qf->vm_lock);
 	xa_init_flags(&qf->contexts, XA_FLAGS_ALLOC1);
 	qgpu_mfence_file_init(&qf->mfences);
+	qf->vidmem = qgpu_vidmem_new();
+	if (!qf->vidmem) {
+		qgpu_usage_put(qf->usage);
+		kfree(qf);
+		return -ENOMEM;
+	}
 	file->driver_priv = qf;
 	return 0;
 }
@@ -55,6 +61,7 @@ static void qgpu_postclose(struct drm_device *drm, struct drm_file *file)
 	qgpu_mfence_file_fini(&qf->mfences);
 	xa_destroy(&qf->contexts);
 	qgpu_usage_put(qf->usage);
+	qgpu_vidmem_put(qf->vidmem);
 	kfree(qf);
 }
 

@@ -180,6 +180,8 @@ static int qgpu_mm_pick_victims(struct qgpu_device *qdev,
 		qgpu_mm_victim(qdev, bo, stamp, &v[cand++]);
 	}
 	qgpu_policy_order(qdev->policy, v, cand);
+	/* processes over their budget are trimmed first (qgpu_budget.c) */
+	qgpu_budget_flag(qdev, seg->id, v, cand);
 
 	drm_mm_scan_init(&scan, &seg->mm, size, PAGE_SIZE, 0, 0);
 	for (added = 0; added < cand && !found; added++)
@@ -267,6 +269,8 @@ int qgpu_mm_evict_one(struct qgpu_bo *bo, bool to_system)
 		trace_qgpu_evict(bo, bo->seg, to_system, qdev->policy, bo->dead);
 	if (bo->dead)
 		return qgpu_mm_drop(bo);
+	if (!qgpu_plan_dry(qdev))
+		qgpu_budget_trim(qdev, bo);
 	if (!to_system && bo->seg != QGPU_SEG_APERTURE &&
 	    !qgpu_mm_allowed(bo, QGPU_SEG_APERTURE) &&
 	    !qgpu_mm_insert(qdev, &qdev->seg[QGPU_SEG_APERTURE].mm, &node,

@@ -51,6 +51,7 @@ static void qgpu_gem_reap(struct work_struct *work)
 		drm_prime_gem_destroy(obj, bo->sgt);
 	drm_gem_free_mmap_offset(obj);
 	drm_gem_object_release(obj);
+	qgpu_vidmem_put(bo->owner);
 	kfree(bo);
 }
 
@@ -143,7 +144,12 @@ struct qgpu_bo *qgpu_bo_create(struct qgpu_device *qdev, u64 size,
 static int qgpu_bo_create_handle(struct drm_file *file, struct qgpu_bo *bo,
 				 u32 *handle)
 {
-	int ret = drm_gem_handle_create(file, &bo->base, handle);
+	struct qgpu_file *qf = file->driver_priv;
+	int ret;
+
+	/* its creator's: resident, it counts in that process's usage */
+	bo->owner = qgpu_vidmem_get(qf->vidmem);
+	ret = drm_gem_handle_create(file, &bo->base, handle);
 
 	/* The handle holds the reference now (or the object is freed). */
 	drm_gem_object_put(&bo->base);

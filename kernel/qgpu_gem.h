@@ -38,6 +38,8 @@ struct qgpu_hap_run {
  *	(&qgpu_device.future_stamp; under mm_lock)
  * @future_pos: where in that future it is next used
  * @priority: its priority (SetAllocationPriority; under mm_lock)
+ * @owner: the video memory of the file that created it, whose usage it
+ *	counts in while resident (a reference; NULL for imports)
  * @lock_count: outstanding Lock2 calls
  * @pin_count: pins by submissions being prepared (resource tables)
  * @hap_runs: host-aperture page runs while mapped through BAR4
@@ -76,6 +78,7 @@ struct qgpu_bo {
 	u64 future_stamp;
 	u32 future_pos;
 	u32 priority;
+	struct qgpu_vidmem *owner;
 	u32 lock_count;
 	u32 pin_count;
 	struct qgpu_hap_run *hap_runs;

@@ -28,6 +28,7 @@ int qgpu_mm_init(struct qgpu_device *qdev)
 
 	mutex_init(&qdev->mm_lock);
 	qdev->policy = qgpu_mm_default_policy();
+	qdev->budget_pct = qgpu_mm_default_budget();
 	/* Lives as long as the DRM device: objects may be freed after unplug. */
 	qdev->reap_wq = alloc_workqueue("qgpu-reap", WQ_UNBOUND, 0);
 	if (!qdev->reap_wq)

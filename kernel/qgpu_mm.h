@@ -22,6 +22,15 @@ struct qgpu_future {
 
 int qgpu_policy_parse(const char *buf, unsigned int *policy);
 unsigned int qgpu_mm_default_policy(void);
+u32 qgpu_mm_default_budget(void);
+
+/* qgpu_budget.c: per-process budgets (QueryVideoMemoryInfo) */
+struct dentry;
+struct qgpu_vidmem *qgpu_vidmem_new(void);
+struct qgpu_vidmem *qgpu_vidmem_get(struct qgpu_vidmem *vm);
+void qgpu_vidmem_put(struct qgpu_vidmem *vm);
+u32 qgpu_vidmem_query(struct qgpu_file *qf, struct drm_qgpu_vidmem_info *out);
+void qgpu_budget_debugfs_init(struct qgpu_device *qdev, struct dentry *root);
 int qgpu_mm_init(struct qgpu_device *qdev);
 void qgpu_mm_fini(struct qgpu_device *qdev);
 bool qgpu_mm_seg_present(struct qgpu_device *qdev, u32 id);

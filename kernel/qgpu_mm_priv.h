@@ -12,6 +12,7 @@
 #include "qgpu_gem.h"
 
 struct qgpu_paging;
+struct qgpu_victim;
 
 /* qgpu_segment.c */
 void qgpu_seg_setup(struct qgpu_device *qdev, u32 id, u64 base, u64 size,
@@ -32,6 +33,14 @@ int qgpu_mm_move(struct qgpu_bo *bo, u32 dst, struct drm_mm_node *dst_node);
 
 /* qgpu_destroy.c */
 int qgpu_mm_drop(struct qgpu_bo *bo);
+
+/* qgpu_budget.c */
+u32 qgpu_seg_group(u32 seg);
+void qgpu_budget_account(struct qgpu_device *qdev, struct qgpu_bo *bo,
+			 bool add);
+void qgpu_budget_trim(struct qgpu_device *qdev, struct qgpu_bo *bo);
+void qgpu_budget_flag(struct qgpu_device *qdev, u32 seg,
+		      struct qgpu_victim *v, u32 n);
 
 /* qgpu_evict.c */
 int qgpu_mm_find_space(struct qgpu_device *qdev, struct qgpu_segment *seg,

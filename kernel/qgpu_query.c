@@ -134,10 +134,15 @@ int qgpu_query_ioctl(struct drm_device *drm, void *data,
 		qgpu_vm_layout(qf, NULL, 0, &count);
 		size = count * sizeof(struct drm_qgpu_vm_layout_entry);
 		break;
+	case QGPU_QUERY_VIDMEM_INFO:
+		count = QGPU_SEGMENT_GROUPS;
+		size = count * sizeof(struct drm_qgpu_vidmem_info);
+		break;
 	default:
 		return -EINVAL;
 	}
-	if (QGPU_IOCTL_DBG(qdev, q->type >= QGPU_QUERY_MMU && !qdev->pp))
+	if (QGPU_IOCTL_DBG(qdev, q->type >= QGPU_QUERY_MMU &&
+			   q->type <= QGPU_QUERY_VM_LAYOUT && !qdev->pp))
 		return -ENODEV;
 	if (QGPU_IOCTL_DBG(qdev, q->arg && q->type != QGPU_QUERY_CONTEXT))
 		return -EINVAL;
@@ -187,6 +192,9 @@ int qgpu_query_ioctl(struct drm_device *drm, void *data,
 		/* a layout that grew since it was sized is cut to @count */
 		ret = qgpu_vm_layout(qf, buf, count, &q->count);
 		q->count = min(q->count, count);
+		break;
+	case QGPU_QUERY_VIDMEM_INFO:
+		qgpu_vidmem_query(qf, buf);
 		break;
 	}
 	if (!ret && copy_to_user(u64_to_user_ptr(q->ptr), buf, size))

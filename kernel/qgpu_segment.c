@@ -68,6 +68,7 @@ void qgpu_seg_account(struct qgpu_device *qdev, struct qgpu_bo *bo,
 	struct qgpu_segment *seg = &qdev->seg[bo->seg];
 	u64 size = bo->node.size;
 
+	qgpu_budget_account(qdev, bo, add);
 	if (add) {
 		seg->allocations++;
 		seg->used += size;

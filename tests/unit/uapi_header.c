@@ -295,6 +295,13 @@ static const struct member layout[] = {
 	M(drm_qgpu_gem_set_priority, flags, 20),
 	END(drm_qgpu_gem_set_priority, 24),
 
+	M(drm_qgpu_vidmem_info, group, 0), M(drm_qgpu_vidmem_info, pad, 4),
+	M(drm_qgpu_vidmem_info, budget, 8),
+	M(drm_qgpu_vidmem_info, current_usage, 16),
+	M(drm_qgpu_vidmem_info, size, 24),
+	M(drm_qgpu_vidmem_info, trimmed_bytes, 32),
+	END(drm_qgpu_vidmem_info, 40),
+
 	M(drm_qgpu_mfence_create, flags, 0), M(drm_qgpu_mfence_create, handle, 4),
 	M(drm_qgpu_mfence_create, initial_value, 8),
 	M(drm_qgpu_mfence_create, mmap_offset, 16),
@@ -404,7 +411,9 @@ static const struct value ioctls[] = {
 static const struct value constants[] = {
 	V(QGPU_QUERY_DEVICE, 1), V(QGPU_QUERY_SEGMENTS, 2),
 	V(QGPU_QUERY_STATS, 3), V(QGPU_QUERY_FILE_STATS, 4),
-	V(QGPU_QUERY_CONTEXT, 5),
+	V(QGPU_QUERY_CONTEXT, 5), V(QGPU_QUERY_MMU, 6), V(QGPU_QUERY_VM_INFO, 7),
+	V(QGPU_QUERY_VM_LAYOUT, 8), V(QGPU_QUERY_VIDMEM_INFO, 9),
+	V(QGPU_SEGMENT_GROUP_LOCAL, 0), V(QGPU_SEGMENT_GROUP_NON_LOCAL, 1),
 	V(QGPU_INFO_CAP_FENCE, 1), V(QGPU_INFO_CAP_GART, 2),
 	V(QGPU_INFO_CAP_HOST_APERTURE, 4), V(QGPU_INFO_CAP_PAGING, 8),
 	V(QGPU_INFO_CAP_RENDER, 16), V(QGPU_INFO_CAP_CTX_SAVE, 32),

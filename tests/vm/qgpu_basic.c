@@ -197,7 +197,8 @@ igt_main
 	}
 
 	igt_subtest("query-bad-type") {
-		uint32_t bad[] = { 0, 9, 10, 0x100, 0xffffffffu }, i, size;
+		/* 1..QGPU_QUERY_VIDMEM_INFO (9) exist */
+		uint32_t bad[] = { 0, 10, 11, 0x100, 0xffffffffu }, i, size;
 		struct drm_qgpu_device_info in;
 
 		for (i = 0; i < ARRAY_SIZE(bad); i++) {

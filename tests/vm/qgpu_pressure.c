@@ -10,12 +10,16 @@
  *   policy a low-priority allocation goes first and a high-priority one
  *   last, under GEM_RESIDE and under a submission's pressure; all or
  *   nothing; every bad field's errno.
+ * - QueryVideoMemoryInfo (QGPU_QUERY_VIDMEM_INFO): each file's budget and
+ *   usage per segment group, the budget from the device-wide policy (the
+ *   module parameter, then debugfs), a process over its budget trimmed
+ *   before one within it, the query's and the policy file's bad input.
  *
  * Every allocation's content is checked after the moves, by the CPU and
  * by the GPU (QGPU_DMA_CHECKSUM against the host).
  *
- * Arguments: policy=NAME, the policy the module parameter gave (its group
- * in tests.list loads qgpu.ko with it). Meant for small VRAM, e.g.
+ * Arguments: policy=NAME and budget=PERCENT, what the module parameters
+ * gave (its group in tests.list loads qgpu.ko with them). Meant for small VRAM, e.g.
  * vram-size=32M visible-vram-size=8M.
  */
 #include <glob.h>
@@ -25,6 +29,7 @@
 static struct qgpu_dev dev;
 static uint32_t ctx;
 static char modparam_policy[32];
+static unsigned int modparam_budget;
 
 /* ------------------------------------------------------------------------ */
 /* debugfs                                                                   */
@@ -385,6 +390,119 @@ static void priority_case(const char *policy)
 		bo_free(&b[i]);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Budgets                                                                   */
+
+static void vidmem(int fd, uint32_t group, struct drm_qgpu_vidmem_info *vi)
+{
+	igt_assert_eq(qgpu_query_vidmem(fd, group, vi), 0);
+}
+
+static unsigned int get_budget(void)
+{
+	char buf[32];
+
+	read_file(debugfs_file("qgpu_budget"), buf, sizeof(buf));
+	return strtoul(buf, NULL, 10);
+}
+
+static void set_budget(unsigned int pct)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%u", pct);
+	igt_assert_f(write_file(debugfs_file("qgpu_budget"), buf),
+		     "cannot set the budget to %u%%\n", pct);
+	igt_assert_eq(get_budget(), pct);
+}
+
+/* A CPU-filled allocation of @fd in visible VRAM */
+static void fd_bo(int fd, struct bo *b, uint64_t size, uint32_t seed)
+{
+	b->size = size;
+	b->seed = seed;
+	b->h = qt_bo(fd, size, VIS, QGPU_GEM_CPU_ACCESS, 0);
+	b->map = qt_map(fd, b->h, size);
+	qgpu_pattern_fill(b->map, size, seed);
+	qt_reside(fd, b->h, QGPU_RESIDE_MAKE_RESIDENT, QGPU_SEG_VISIBLE);
+}
+
+static void fd_bo_free(int fd, struct bo *b)
+{
+	qt_unmap(fd, b->h, b->map, b->size);
+	qt_close(fd, b->h);
+	memset(b, 0, sizeof(*b));
+}
+
+static uint32_t fd_seg(int fd, const struct bo *b)
+{
+	return qt_info(fd, b->h).segment;
+}
+
+/*
+ * Two processes fill visible VRAM, @b's first (the least recently used),
+ * then @a's, over its budget when the budget is small. One more
+ * allocation of @b's: returns whether @a was trimmed (and @b's oldest
+ * stayed).
+ */
+static bool trimmed_first(unsigned int pct)
+{
+	struct drm_qgpu_vidmem_info va0, va1, vb0, vb1;
+	uint64_t chunk = 1 * MiB;
+	struct bo a[8] = {}, b[3] = {};
+	unsigned int na, i;
+	bool trimmed;
+	int fa, fb;
+
+	set_budget(pct);
+	fa = qt_reopen(&dev);
+	fb = qt_reopen(&dev);
+	fd_bo(fb, &b[0], chunk, 500);
+	fd_bo(fb, &b[1], chunk, 501);
+	na = seg_free(QGPU_SEG_VISIBLE) / chunk;
+	igt_require(na >= 4 && na <= 8);
+	for (i = 0; i < na; i++)
+		fd_bo(fa, &a[i], chunk, 510 + i);
+	vidmem(fa, QGPU_SEGMENT_GROUP_LOCAL, &va0);
+	vidmem(fb, QGPU_SEGMENT_GROUP_LOCAL, &vb0);
+	igt_assert_eq_u64(va0.current_usage, na * chunk);
+	igt_assert_eq_u64(vb0.current_usage, 2 * chunk);
+	igt_info("budget %u%%: %llu KiB each; a uses %llu KiB, b %llu KiB\n",
+		 pct, (unsigned long long)va0.budget >> 10,
+		 (unsigned long long)va0.current_usage >> 10,
+		 (unsigned long long)vb0.current_usage >> 10);
+	/* the pressure: b needs one more */
+	fd_bo(fb, &b[2], chunk, 502);
+	vidmem(fa, QGPU_SEGMENT_GROUP_LOCAL, &va1);
+	vidmem(fb, QGPU_SEGMENT_GROUP_LOCAL, &vb1);
+	trimmed = fd_seg(fa, &a[0]) == QGPU_SEG_SYSTEM;
+	if (trimmed) {
+		/* a's least recently used went, b's stayed */
+		igt_assert_eq(fd_seg(fb, &b[0]), QGPU_SEG_VISIBLE);
+		igt_assert_eq_u64(va1.trimmed_bytes - va0.trimmed_bytes, chunk);
+		igt_assert_eq_u64(va1.current_usage, (na - 1) * chunk);
+	} else {
+		/* within budget: plain lru, b's oldest */
+		igt_assert_eq(fd_seg(fb, &b[0]), QGPU_SEG_SYSTEM);
+		igt_assert_eq_u64(va1.trimmed_bytes, va0.trimmed_bytes);
+		igt_assert_eq_u64(vb1.current_usage, 2 * chunk);
+	}
+	igt_assert_eq_u64(vb1.trimmed_bytes, vb0.trimmed_bytes);
+	for (i = 0; i < na; i++)
+		check_cpu(&a[i], "a, after the pressure");
+	for (i = 0; i < 3; i++)
+		check_cpu(&b[i], "b, after the pressure");
+	for (i = 0; i < na; i++)
+		fd_bo_free(fa, &a[i]);
+	for (i = 0; i < 3; i++)
+		fd_bo_free(fb, &b[i]);
+	vidmem(fa, QGPU_SEGMENT_GROUP_LOCAL, &va1);
+	igt_assert_eq_u64(va1.current_usage, 0);
+	close(fa);
+	close(fb);
+	return trimmed;
+}
+
 /* policy=NAME from the command line (tests.list passes it) */
 static void args_read(void)
 {
@@ -400,10 +518,13 @@ static void args_read(void)
 	if (n < 0)
 		n = 0;
 	buf[n] = 0;
-	for (s = buf; s < buf + n; s += strlen(s) + 1)
+	for (s = buf; s < buf + n; s += strlen(s) + 1) {
 		if (!strncmp(s, "policy=", 7))
 			snprintf(modparam_policy, sizeof(modparam_policy),
 				 "%s", s + 7);
+		if (!strncmp(s, "budget=", 7))
+			modparam_budget = strtoul(s + 7, NULL, 0);
+	}
 }
 
 igt_main
@@ -582,6 +703,148 @@ igt_main
 			      0);
 		qt_close(dev.fd, real);
 #undef SETP
+	}
+
+	igt_subtest("vidmem-info-query") {
+		struct drm_qgpu_vidmem_info vi[3];
+		struct drm_qgpu_query q;
+		uint64_t local = qt_seg_usable(&dev, QGPU_SEG_VISIBLE) +
+				 qt_seg_usable(&dev, QGPU_SEG_LOCAL);
+		uint64_t nonlocal = qt_seg_usable(&dev, QGPU_SEG_APERTURE);
+		unsigned int pct = debugfs_file("qgpu_budget") ?
+				   get_budget() : 100;
+		uint32_t g;
+
+		/* two-call pattern: two groups */
+		memset(&q, 0, sizeof(q));
+		q.type = QGPU_QUERY_VIDMEM_INFO;
+		igt_assert_eq(igt_ioctl(dev.fd, DRM_IOCTL_QGPU_QUERY, &q), 0);
+		igt_assert_eq(q.count, 2);
+		igt_assert_eq(q.size, 2 * sizeof(vi[0]));
+		memset(vi, 0xa5, sizeof(vi));
+		q.ptr = (uintptr_t)vi;
+		q.size = sizeof(vi);
+		igt_assert_eq(igt_ioctl(dev.fd, DRM_IOCTL_QGPU_QUERY, &q), 0);
+		igt_assert_eq(q.size, 2 * sizeof(vi[0]));
+		/* nothing beyond the answer is written */
+		igt_assert_eq(vi[2].group, 0xa5a5a5a5u);
+		for (g = 0; g < 2; g++) {
+			uint64_t size = g ? nonlocal : local;
+
+			igt_assert_eq(vi[g].group, g);
+			igt_assert_eq(vi[g].pad, 0);
+			igt_assert_eq_u64(vi[g].size, size);
+			igt_assert_eq_u64(vi[g].budget,
+					  (size * pct / 100) & ~4095ull);
+			igt_assert_eq_u64(vi[g].current_usage, 0);
+		}
+	}
+
+	igt_subtest("vidmem-info-bad-input") {
+		struct drm_qgpu_vidmem_info vi[2];
+		struct drm_qgpu_query q;
+
+		memset(&q, 0, sizeof(q));
+		q.type = QGPU_QUERY_VIDMEM_INFO;
+		q.arg = 1;
+		igt_assert_eq(igt_ioctl(dev.fd, DRM_IOCTL_QGPU_QUERY, &q) ?
+			      -errno : 0, -EINVAL);
+		q.arg = QGPU_SEGMENT_GROUP_NON_LOCAL;
+		q.ptr = (uintptr_t)vi;
+		q.size = sizeof(vi);
+		igt_assert_eq(igt_ioctl(dev.fd, DRM_IOCTL_QGPU_QUERY, &q) ?
+			      -errno : 0, -EINVAL);
+		q.arg = 0;
+		q.size = sizeof(vi) - 1;
+		igt_assert_eq(igt_ioctl(dev.fd, DRM_IOCTL_QGPU_QUERY, &q) ?
+			      -errno : 0, -ENOSPC);
+		igt_assert_eq(q.size, sizeof(vi));
+		q.ptr = 8;
+		igt_assert_eq(igt_ioctl(dev.fd, DRM_IOCTL_QGPU_QUERY, &q) ?
+			      -errno : 0, -EFAULT);
+	}
+
+	igt_subtest("vidmem-usage-per-process") {
+		struct drm_qgpu_vidmem_info l, n, l0;
+		struct bo x = {}, y = {};
+		uint32_t imported;
+		int f2 = qt_reopen(&dev), dmabuf;
+
+		vidmem(dev.fd, QGPU_SEGMENT_GROUP_LOCAL, &l0);
+		/* f2's allocation in visible VRAM counts for f2 alone */
+		fd_bo(f2, &x, 2 * MiB, 600);
+		vidmem(f2, QGPU_SEGMENT_GROUP_LOCAL, &l);
+		igt_assert_eq_u64(l.current_usage, 2 * MiB);
+		vidmem(dev.fd, QGPU_SEGMENT_GROUP_LOCAL, &l);
+		igt_assert_eq_u64(l.current_usage, l0.current_usage);
+		/* one in the aperture counts as non-local */
+		y.size = 1 * MiB;
+		y.h = qt_bo(f2, y.size, QGPU_SEGBIT(QGPU_SEG_APERTURE), 0, 0);
+		qt_reside(f2, y.h, QGPU_RESIDE_MAKE_RESIDENT, QGPU_SEG_APERTURE);
+		vidmem(f2, QGPU_SEGMENT_GROUP_NON_LOCAL, &n);
+		igt_assert_eq_u64(n.current_usage, 1 * MiB);
+		/* shared with this file: still f2's, whoever moves it */
+		igt_assert_eq(drmPrimeHandleToFD(f2, x.h, DRM_CLOEXEC, &dmabuf),
+			      0);
+		igt_assert_eq(drmPrimeFDToHandle(dev.fd, dmabuf, &imported), 0);
+		close(dmabuf);
+		qt_reside(dev.fd, imported, QGPU_RESIDE_EVICT_SYSTEM, 0);
+		vidmem(f2, QGPU_SEGMENT_GROUP_LOCAL, &l);
+		igt_assert_eq_u64(l.current_usage, 0);
+		qt_reside(dev.fd, imported, QGPU_RESIDE_MAKE_RESIDENT,
+			  QGPU_SEG_VISIBLE);
+		vidmem(f2, QGPU_SEGMENT_GROUP_LOCAL, &l);
+		igt_assert_eq_u64(l.current_usage, 2 * MiB);
+		vidmem(dev.fd, QGPU_SEGMENT_GROUP_LOCAL, &l);
+		igt_assert_eq_u64(l.current_usage, l0.current_usage);
+		qt_check_pattern(x.map, x.size, x.seed, "shared, moved");
+		/* the creator goes first: the allocation lives on */
+		qt_unmap(f2, x.h, x.map, x.size);
+		qt_untrack(f2, x.h, NULL);
+		qt_untrack(f2, y.h, NULL);
+		close(f2);
+		qt_reside(dev.fd, imported, QGPU_RESIDE_EVICT_SYSTEM, 0);
+		qt_reside(dev.fd, imported, QGPU_RESIDE_MAKE_RESIDENT,
+			  QGPU_SEG_VISIBLE);
+		qgpu_bo_destroy(dev.fd, imported);
+	}
+
+	igt_subtest("budget-from-module-parameter-and-debugfs") {
+		const char *bad[] = { "0", "101", "-1", "50%", "", "abc",
+				      "4294967296" };
+		struct drm_qgpu_vidmem_info l;
+		char buf[64];
+		unsigned int i;
+
+		igt_require(debugfs_file("qgpu_budget"));
+		read_file("/sys/module/qgpu/parameters/budget", buf,
+			  sizeof(buf));
+		if (modparam_budget) {
+			igt_assert_eq(strtoul(buf, NULL, 10), modparam_budget);
+			igt_assert_eq(get_budget(), modparam_budget);
+		}
+		set_budget(50);
+		vidmem(dev.fd, QGPU_SEGMENT_GROUP_LOCAL, &l);
+		igt_assert_eq_u64(l.budget, (l.size / 2) & ~4095ull);
+		for (i = 0; i < ARRAY_SIZE(bad); i++)
+			igt_assert_f(!write_file(debugfs_file("qgpu_budget"),
+						 bad[i]),
+				     "budget \"%s\" was taken\n", bad[i]);
+		igt_assert_eq(get_budget(), 50);
+		set_budget(100);
+		vidmem(dev.fd, QGPU_SEGMENT_GROUP_LOCAL, &l);
+		igt_assert_eq_u64(l.budget, l.size & ~4095ull);
+	}
+
+	igt_subtest("over-budget-trimmed-first") {
+		igt_require(debugfs_file("qgpu_budget") &&
+			    debugfs_file("qgpu_policy"));
+		set_policy("lru");
+		/* within budget: lru takes the other process's oldest */
+		igt_assert(!trimmed_first(100));
+		/* a over a 10% budget: a's allocations go first */
+		igt_assert(trimmed_first(10));
+		set_budget(modparam_budget ? modparam_budget : 100);
 	}
 
 	igt_subtest("counters-back-to-zero") {

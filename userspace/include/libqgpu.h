@@ -173,6 +173,14 @@ int qgpu_query_stats(int fd, struct drm_qgpu_stats *st,
 /** qgpu_query_file_stats - the calling file's own counters */
 int qgpu_query_file_stats(int fd, struct drm_qgpu_stats *st);
 
+/**
+ * qgpu_query_vidmem - QueryVideoMemoryInfo: the calling file's budget and
+ *	usage in one segment group (QGPU_QUERY_VIDMEM_INFO)
+ * @group: QGPU_SEGMENT_GROUP_LOCAL or QGPU_SEGMENT_GROUP_NON_LOCAL
+ */
+int qgpu_query_vidmem(int fd, uint32_t group,
+		      struct drm_qgpu_vidmem_info *info);
+
 /** qgpu_query_context - a context's health and counters */
 int qgpu_query_context(int fd, uint32_t ctx,
 		       struct drm_qgpu_context_status *st);

@@ -267,6 +267,23 @@ int qgpu_query_file_stats(int fd, struct drm_qgpu_stats *st)
 	return qgpu_query(fd, QGPU_QUERY_FILE_STATS, 0, st, &size, NULL);
 }
 
+int qgpu_query_vidmem(int fd, uint32_t group,
+		      struct drm_qgpu_vidmem_info *info)
+{
+	struct drm_qgpu_vidmem_info all[2];
+	uint32_t size = sizeof(all), n = 0;
+	int ret;
+
+	memset(info, 0, sizeof(*info));
+	ret = qgpu_query(fd, QGPU_QUERY_VIDMEM_INFO, 0, all, &size, &n);
+	if (ret)
+		return ret;
+	if (group >= n)
+		return -EINVAL;
+	*info = all[group];
+	return 0;
+}
+
 int qgpu_query_context(int fd, uint32_t ctx,
 		       struct drm_qgpu_context_status *st)
 {

@@ -235,7 +235,8 @@
  * once the device is gone (unplugged); an unknown ioctl number is EINVAL.
  *
  * - %DRM_IOCTL_QGPU_QUERY, &struct drm_qgpu_query: device information,
- *   segments, statistics and a context's status (&enum qgpu_query_type).
+ *   segments, statistics, a context's status and the file's video memory
+ *   budget and usage (&enum qgpu_query_type).
  *   EINVAL (type, arg), ENOENT (context), ENOSPC (buffer too small).
  * - %DRM_IOCTL_QGPU_GEM_CREATE, &struct drm_qgpu_gem_create: create an
  *   allocation (not resident) and return its handle. EINVAL.
@@ -398,6 +399,11 @@ extern "C" {
  * @QGPU_QUERY_VM_LAYOUT: an array of &struct drm_qgpu_vm_layout_entry,
  *	the calling file's reserved ranges and mappings in address order
  *	(two-call pattern). ENODEV without an MMU.
+ * @QGPU_QUERY_VIDMEM_INFO: QueryVideoMemoryInfo: an array of &struct
+ *	drm_qgpu_vidmem_info, the calling file's budget and usage, one entry
+ *	per segment group (%QGPU_SEGMENT_GROUP_LOCAL first, then
+ *	%QGPU_SEGMENT_GROUP_NON_LOCAL; two-call pattern). Every device has
+ *	it, with or without an MMU.
  */
 enum qgpu_query_type {
 	QGPU_QUERY_DEVICE = 1,
@@ -407,7 +413,8 @@ enum qgpu_query_type {
 	QGPU_QUERY_CONTEXT = 5,
 	QGPU_QUERY_MMU = 6,
 	QGPU_QUERY_VM_INFO = 7,
-	QGPU_QUERY_VM_LAYOUT = 8
+	QGPU_QUERY_VM_LAYOUT = 8,
+	QGPU_QUERY_VIDMEM_INFO = 9
 };
 
 /**
@@ -1470,6 +1477,22 @@ struct drm_qgpu_invalidate_cache {
  *   "Victim policies"). A priority says what to evict first; it pins
  *   nothing: under enough pressure an allocation of
  *   %QGPU_PRIORITY_MAXIMUM is evicted too, its content kept as always.
+ * - QueryVideoMemoryInfo (%QGPU_QUERY_VIDMEM_INFO): every DRM file is a
+ *   process with a budget and a current usage per segment group: local
+ *   (the VRAM segments, %QGPU_SEG_VISIBLE and %QGPU_SEG_LOCAL) and
+ *   non-local (the aperture segment). Its usage is the bytes of the
+ *   allocations it created that are resident in the group's segments now
+ *   (whoever else shares them; imported ones count for nobody). Its budget
+ *   comes from a device-wide policy, the same for every process: a
+ *   percentage of each group's usable bytes (the qgpu.budget module
+ *   parameter, 1..100, default 100; per device at run time in debugfs,
+ *   qgpu_budget). A process may go over its budget (a placement is never
+ *   refused for it); when a segment has no room, the allocations of a
+ *   process over its budget in that segment's group are evicted first,
+ *   as many of them (in the victim policy's order, so the lowest
+ *   priorities first) as bring it back to its budget, before any
+ *   allocation of a process within its budget whatever its priority: the
+ *   process is "trimmed".
  */
 
 /*
@@ -1509,6 +1532,34 @@ struct drm_qgpu_gem_set_priority {
 	__u64 priorities;
 	__u32 count;
 	__u32 flags;
+};
+
+/* &drm_qgpu_vidmem_info.group (DXGK_MEMORY_SEGMENT_GROUP) */
+#define QGPU_SEGMENT_GROUP_LOCAL	0  /* VRAM: the visible and local segments */
+#define QGPU_SEGMENT_GROUP_NON_LOCAL	1  /* the aperture segment */
+
+/**
+ * struct drm_qgpu_vidmem_info - QueryVideoMemoryInfo: one segment group
+ *	of the calling file (%QGPU_QUERY_VIDMEM_INFO)
+ * @group: QGPU_SEGMENT_GROUP_*.
+ * @pad: zero.
+ * @budget: bytes the file may keep resident in the group's segments
+ *	before it is trimmed first: the device's budget percentage of @size,
+ *	rounded down to 4 KiB.
+ * @current_usage: bytes of the file's allocations resident in the group's
+ *	segments now.
+ * @size: usable bytes of the group's segments (their sizes minus what the
+ *	driver reserved).
+ * @trimmed_bytes: bytes of the file's allocations evicted from the group
+ *	while the file was over its budget there (monotonic).
+ */
+struct drm_qgpu_vidmem_info {
+	__u32 group;
+	__u32 pad;
+	__u64 budget;
+	__u64 current_usage;
+	__u64 size;
+	__u64 trimmed_bytes;
 };
 
 #define DRM_IOCTL_QGPU_QUERY \
