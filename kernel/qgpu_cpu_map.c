@@ -74,6 +74,8 @@ static vm_fault_t qgpu_gem_fault(struct vm_fault *vmf)
 		return VM_FAULT_SIGBUS;
 	qgpu_mm_lock(qdev, NULL);
 	err = qgpu_mm_cpu_prepare(bo, &path, &moving);
+	trace_qgpu_cpu_fault(bo->id, vmf->flags & FAULT_FLAG_WRITE, err,
+			     !err && moving);
 	if (err) {
 		ret = err == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
 		goto out;
@@ -152,6 +154,7 @@ int qgpu_gem_lock_ioctl(struct drm_device *drm, void *data,
 	if (QGPU_IOCTL_DBG(qdev, !bo))
 		return -ENOENT;
 	qgpu_mm_lock(qdev, NULL);
+	trace_qgpu_mm_req(QGPU_REQ_LOCK, bo->id, 0);
 	/*
 	 * "Allocation Usage Tracking": a non-CPU-accessible allocation is
 	 * locked through the aperture segment or while in system memory; a
@@ -164,7 +167,7 @@ int qgpu_gem_lock_ioctl(struct drm_device *drm, void *data,
 	    (bo->seg == QGPU_SEG_VISIBLE || bo->seg == QGPU_SEG_LOCAL)) {
 		if (bo->segment_mask & BIT(QGPU_SEG_APERTURE) ||
 		    bo->flags & QGPU_GEM_CPU_ACCESS)
-			ret = qgpu_mm_evict(bo, false);
+			ret = qgpu_mm_evict(bo, false, QGPU_WHY_CPU);
 		else
 			ret = -EBUSY;
 	}
@@ -193,6 +196,7 @@ int qgpu_gem_unlock_ioctl(struct drm_device *drm, void *data,
 	if (QGPU_IOCTL_DBG(qdev, !bo))
 		return -ENOENT;
 	qgpu_mm_lock(qdev, NULL);
+	trace_qgpu_mm_req(QGPU_REQ_UNLOCK, bo->id, 0);
 	if (bo->lock_count)
 		bo->lock_count--;
 	else

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * qgpu: debugfs: segment usage and memory-manager counters
- * (/sys/kernel/debug/dri/N/qgpu_stats), and the victim policy
- * (/sys/kernel/debug/dri/N/qgpu_policy, read/write by name or number).
+ * (/sys/kernel/debug/dri/N/qgpu_stats), the victim policy
+ * (/sys/kernel/debug/dri/N/qgpu_policy, read/write by name or number), and
+ * the memory manager's books written into the tracepoints
+ * (/sys/kernel/debug/dri/N/qgpu_trace_snapshot, write a tag number; used
+ * by qgpu-trace, docs/trace-format.md).
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -98,6 +101,28 @@ static const struct file_operations qgpu_policy_fops = {
 	.write = qgpu_policy_write,
 };
 
+static ssize_t qgpu_snapshot_write(struct file *file,
+				   const char __user *ubuf, size_t len,
+				   loff_t *pos)
+{
+	struct qgpu_device *qdev = file_inode(file)->i_private;
+	u32 tag;
+	int ret;
+
+	ret = kstrtou32_from_user(ubuf, len, 0, &tag);
+	if (ret)
+		return ret;
+	qgpu_mm_trace_snapshot(qdev, tag);
+	return len;
+}
+
+static const struct file_operations qgpu_snapshot_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = qgpu_snapshot_write,
+	.llseek = noop_llseek,
+};
+
 void qgpu_debugfs_init(struct qgpu_device *qdev)
 {
 	struct dentry *root = qdev->drm.primary->debugfs_root;
@@ -107,4 +132,6 @@ void qgpu_debugfs_init(struct qgpu_device *qdev)
 	debugfs_create_file("qgpu_stats", 0444, root, qdev, &qgpu_stats_fops);
 	debugfs_create_file("qgpu_policy", 0644, root, qdev, &qgpu_policy_fops);
 	qgpu_budget_debugfs_init(qdev, root);
+	debugfs_create_file("qgpu_trace_snapshot", 0200, root, qdev,
+			    &qgpu_snapshot_fops);
 }

@@ -164,6 +164,9 @@ struct qgpu_device {
 	bool mfence_dead;		/* unplugged: nothing more is written */
 
 	struct qgpu_counters stats;
+	atomic64_t bo_ids;		/* the last &qgpu_bo.id handed out */
+	atomic64_t submit_seq;		/* the last physical submit traced */
+	u64 pt_ids;			/* under mm_lock: the last page table's id */
 	u32 faults_seen;
 	struct dentry *debugfs;
 };

@@ -243,7 +243,7 @@ int qgpu_mm_find_space(struct qgpu_device *qdev, struct qgpu_segment *seg,
 		}
 	}
 	for (i = 0; !ret && i < n; i++)
-		ret = qgpu_mm_evict_one(victims[i], false);
+		ret = qgpu_mm_evict_one(victims[i], false, QGPU_WHY_VICTIM);
 	if (!qgpu_plan_replay(qdev))
 		kvfree(victims);
 	if (ret)
@@ -253,9 +253,10 @@ int qgpu_mm_find_space(struct qgpu_device *qdev, struct qgpu_segment *seg,
 
 /*
  * Evict @bo out of its VRAM segment: to the aperture segment when it
- * supports one and there is room, else to system memory.
+ * supports one and there is room, else to system memory. @why: an enum
+ * qgpu_move_why, for the tracepoints.
  */
-int qgpu_mm_evict_one(struct qgpu_bo *bo, bool to_system)
+int qgpu_mm_evict_one(struct qgpu_bo *bo, bool to_system, u32 why)
 {
 	struct qgpu_device *qdev = to_qdev(bo->base.dev);
 	struct drm_mm_node node = {};
@@ -266,7 +267,8 @@ int qgpu_mm_evict_one(struct qgpu_bo *bo, bool to_system)
 	if (bo->seg == QGPU_SEG_SYSTEM)
 		return 0;
 	if (!qgpu_plan_dry(qdev))
-		trace_qgpu_evict(bo, bo->seg, to_system, qdev->policy, bo->dead);
+		trace_qgpu_evict(bo, bo->seg, to_system, qdev->policy, bo->dead,
+				 bo->id, why);
 	if (bo->dead)
 		return qgpu_mm_drop(bo);
 	if (!qgpu_plan_dry(qdev))
@@ -275,23 +277,23 @@ int qgpu_mm_evict_one(struct qgpu_bo *bo, bool to_system)
 	    !qgpu_mm_allowed(bo, QGPU_SEG_APERTURE) &&
 	    !qgpu_mm_insert(qdev, &qdev->seg[QGPU_SEG_APERTURE].mm, &node,
 			    size, DRM_MM_INSERT_BEST)) {
-		ret = qgpu_mm_move(bo, QGPU_SEG_APERTURE, &node);
+		ret = qgpu_mm_move(bo, QGPU_SEG_APERTURE, &node, why);
 		if (ret)
 			drm_mm_remove_node(&node);
 	} else {
-		ret = qgpu_mm_move(bo, QGPU_SEG_SYSTEM, NULL);
+		ret = qgpu_mm_move(bo, QGPU_SEG_SYSTEM, NULL, why);
 	}
 	if (!ret && !qgpu_plan_dry(qdev))
 		qgpu_stat_add(qdev, qdev->mm_requester, QGPU_STAT(evictions), 1);
 	return ret;
 }
 
-int qgpu_mm_evict(struct qgpu_bo *bo, bool to_system)
+int qgpu_mm_evict(struct qgpu_bo *bo, bool to_system, u32 why)
 {
 	lockdep_assert_held(&to_qdev(bo->base.dev)->mm_lock);
 	if (bo->pin_count)
 		return -EBUSY;
 	if (bo->seg == QGPU_SEG_APERTURE && !to_system)
 		return 0;
-	return qgpu_mm_evict_one(bo, to_system);
+	return qgpu_mm_evict_one(bo, to_system, why);
 }

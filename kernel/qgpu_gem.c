@@ -34,6 +34,7 @@ static void qgpu_gem_reap(struct work_struct *work)
 
 	qgpu_resv_wait_own(qdev, obj->resv, qgpu_bo_skip_client(bo));
 	qgpu_mm_lock(qdev, NULL);
+	trace_qgpu_mm_req(QGPU_REQ_REAP, bo->id, 0);
 	ret = qgpu_mm_bo_reap(bo);
 	qgpu_mm_unlock(qdev);
 	if (ret) {
@@ -64,7 +65,7 @@ static void qgpu_gem_free(struct drm_gem_object *obj)
 	qgpu_mm_lock(qdev, NULL);
 	qgpu_mm_bo_gone(bo);
 	idle = qgpu_resv_own_idle(qdev, obj->resv, qgpu_bo_skip_client(bo));
-	trace_qgpu_bo_destroy(bo, bo->seg, !idle);
+	trace_qgpu_bo_destroy(bo, bo->seg, !idle, bo->id);
 	/* idle: its range is free at once (the pages, after any GART unmap) */
 	if (idle)
 		qgpu_mm_bo_reap(bo);
@@ -125,6 +126,7 @@ struct qgpu_bo *qgpu_bo_create(struct qgpu_device *qdev, u64 size,
 		kfree(bo);
 		return ERR_PTR(ret);
 	}
+	bo->id = atomic64_inc_return(&qdev->bo_ids);
 	bo->segment_mask = mask;
 	bo->flags = flags;
 	for (i = 0; i < ARRAY_SIZE(bo->preferred); i++)
@@ -137,7 +139,7 @@ struct qgpu_bo *qgpu_bo_create(struct qgpu_device *qdev, u64 size,
 	INIT_LIST_HEAD(&bo->hap_link);
 	qgpu_stat_add(qdev, NULL, QGPU_STAT(allocations), 1);
 	qgpu_stat_add(qdev, NULL, QGPU_STAT(allocated_bytes), size);
-	trace_qgpu_bo_create(bo, size, mask, flags);
+	trace_qgpu_bo_create(bo, size, mask, flags, bo->id, preferred);
 	return bo;
 }
 
@@ -275,10 +277,15 @@ int qgpu_gem_reside_ioctl(struct drm_device *drm, void *data,
 	if (QGPU_IOCTL_DBG(qdev, !bo))
 		return -ENOENT;
 	qgpu_mm_lock(qdev, file->driver_priv);
-	if (args->op == QGPU_RESIDE_MAKE_RESIDENT)
+	if (args->op == QGPU_RESIDE_MAKE_RESIDENT) {
+		trace_qgpu_mm_req(QGPU_REQ_RESIDE, bo->id, args->segment);
 		ret = qgpu_mm_make_resident(bo, args->segment);
-	else
-		ret = qgpu_mm_evict(bo, args->op == QGPU_RESIDE_EVICT_SYSTEM);
+	} else {
+		trace_qgpu_mm_req(QGPU_REQ_EVICT, bo->id,
+				  args->op == QGPU_RESIDE_EVICT_SYSTEM);
+		ret = qgpu_mm_evict(bo, args->op == QGPU_RESIDE_EVICT_SYSTEM,
+				    QGPU_WHY_REQUEST);
+	}
 	if (!ret) {
 		qgpu_mm_touch(bo);
 		args->segment = bo->seg;

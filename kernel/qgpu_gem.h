@@ -22,6 +22,8 @@ struct qgpu_hap_run {
 /**
  * struct qgpu_bo - an allocation
  * @base: GEM object (its shmem file is the system-memory backing store)
+ * @id: the allocation's id in tracepoints: a per-device sequence number,
+ *	never reused (&qgpu_device.bo_ids)
  * @segment_mask: supported segment set, bit per segment id
  * @flags: QGPU_GEM_* creation flags
  * @preferred: ordered preferred segment ids, 0-terminated
@@ -64,6 +66,7 @@ struct qgpu_hap_run {
  */
 struct qgpu_bo {
 	struct drm_gem_object base;
+	u64 id;
 	u32 segment_mask;
 	u32 flags;
 	u8 preferred[4];

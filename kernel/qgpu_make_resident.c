@@ -123,7 +123,10 @@ static void qgpu_residency_work(struct work_struct *work)
 
 	qgpu_mm_lock(qdev, NULL);
 	for (i = 0; i < req->count; i++) {
-		r = req->evict ? qgpu_mm_evict(req->bos[i], true) :
+		trace_qgpu_mm_req(QGPU_REQ_MAKE_RESIDENT, req->bos[i]->id,
+				  req->evict);
+		r = req->evict ? qgpu_mm_evict(req->bos[i], true,
+					       QGPU_WHY_REQUEST) :
 		    qgpu_mm_make_resident(req->bos[i], 0);
 		if (r && !ret)
 			ret = r;

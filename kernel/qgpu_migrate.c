@@ -268,9 +268,10 @@ static void qgpu_mm_move_caches(struct qgpu_bo *bo, u32 dst)
 /*
  * Move @bo to segment @dst (QGPU_SEG_SYSTEM for system memory) at
  * @dst_node, which the caller inserted into the destination's drm_mm.
+ * @why: an enum qgpu_move_why, for the tracepoint.
  */
 int qgpu_mm_move(struct qgpu_bo *bo, u32 dst,
-		 struct drm_mm_node *dst_node)
+		 struct drm_mm_node *dst_node, u32 why)
 {
 	struct qgpu_device *qdev = to_qdev(bo->base.dev);
 	struct qgpu_paging pb;
@@ -303,7 +304,10 @@ int qgpu_mm_move(struct qgpu_bo *bo, u32 dst,
 	qgpu_mm_paging_end(bo, &pb, ret);
 	if (ret)
 		return ret;
-	trace_qgpu_move(bo, bo->seg, dst, (u64)bo->npages << PAGE_SHIFT);
+	trace_qgpu_move(bo, bo->seg, dst, (u64)bo->npages << PAGE_SHIFT,
+			bo->id, why, dst_node ? dst_node->start : 0,
+			(dst == QGPU_SEG_VISIBLE || dst == QGPU_SEG_LOCAL) &&
+			bo->pristine);
 	qgpu_mm_book_move(bo, dst, dst_node);
 	/* its uses count from its arrival (the gdsf policy's frequency) */
 	bo->uses = 0;

@@ -31,6 +31,48 @@ struct qgpu_vidmem *qgpu_vidmem_get(struct qgpu_vidmem *vm);
 void qgpu_vidmem_put(struct qgpu_vidmem *vm);
 u32 qgpu_vidmem_query(struct qgpu_file *qf, struct drm_qgpu_vidmem_info *out);
 void qgpu_budget_debugfs_init(struct qgpu_device *qdev, struct dentry *root);
+/**
+ * enum qgpu_move_why - why the memory manager moved an allocation (the
+ *	@why of the qgpu_move and qgpu_evict tracepoints)
+ * @QGPU_WHY_PLACE: committed to a segment for a use or a request
+ * @QGPU_WHY_VICTIM: evicted to make room for another allocation
+ * @QGPU_WHY_REQUEST: evicted on request (GEM_RESIDE, MakeResident's Evict,
+ *	a device attaching to its dma-buf)
+ * @QGPU_WHY_CPU: evicted for CPU access (Lock2's rule, a CPU fault that the
+ *	host aperture cannot serve)
+ */
+enum qgpu_move_why {
+	QGPU_WHY_PLACE = 0,
+	QGPU_WHY_VICTIM = 1,
+	QGPU_WHY_REQUEST = 2,
+	QGPU_WHY_CPU = 3,
+};
+
+/**
+ * enum qgpu_mm_req_kind - the memory manager's requests, as the qgpu_mm_req
+ *	tracepoint names them (docs/trace-format.md)
+ * @QGPU_REQ_RESIDE: GEM_RESIDE make resident (@arg: the segment, 0 any)
+ * @QGPU_REQ_EVICT: GEM_RESIDE evict (@arg: 1 to system memory)
+ * @QGPU_REQ_LOCK: Lock2
+ * @QGPU_REQ_UNLOCK: Unlock2
+ * @QGPU_REQ_ATTACH: a device attaches to its dma-buf
+ * @QGPU_REQ_DETACH: a device detaches
+ * @QGPU_REQ_MAKE_RESIDENT: MakeResident's worker (@arg: 1 for Evict)
+ * @QGPU_REQ_REAP: a destroyed allocation's range is given back
+ * @QGPU_REQ_PRIORITY: SetAllocationPriority (@arg: the priority)
+ */
+enum qgpu_mm_req_kind {
+	QGPU_REQ_RESIDE = 1,
+	QGPU_REQ_EVICT = 2,
+	QGPU_REQ_LOCK = 3,
+	QGPU_REQ_UNLOCK = 4,
+	QGPU_REQ_ATTACH = 5,
+	QGPU_REQ_DETACH = 6,
+	QGPU_REQ_MAKE_RESIDENT = 7,
+	QGPU_REQ_REAP = 8,
+	QGPU_REQ_PRIORITY = 9,
+};
+
 int qgpu_mm_init(struct qgpu_device *qdev);
 void qgpu_mm_fini(struct qgpu_device *qdev);
 bool qgpu_mm_seg_present(struct qgpu_device *qdev, u32 id);
@@ -38,13 +80,15 @@ int qgpu_bo_backing(struct qgpu_bo *bo);
 void qgpu_bo_release_backing(struct qgpu_bo *bo);
 u64 qgpu_bo_gpu_addr(struct qgpu_bo *bo);
 int qgpu_mm_make_resident(struct qgpu_bo *bo, u32 seg);
-int qgpu_mm_evict(struct qgpu_bo *bo, bool to_system);
+int qgpu_mm_evict(struct qgpu_bo *bo, bool to_system, u32 why);
 void qgpu_mm_bo_gone(struct qgpu_bo *bo);
 int qgpu_mm_bo_reap(struct qgpu_bo *bo);
 void qgpu_mm_touch(struct qgpu_bo *bo);
 int qgpu_mm_cpu_prepare(struct qgpu_bo *bo, u32 *path, bool *moving);
 void qgpu_mm_segment_stats(struct qgpu_device *qdev,
 			   struct drm_qgpu_segment_stats *st, u32 *n);
+/* qgpu_mm_snap.c */
+void qgpu_mm_trace_snapshot(struct qgpu_device *qdev, u32 tag);
 
 /* qgpu_hap.c: the CPU host aperture page allocator */
 void qgpu_hap_init(struct qgpu_device *qdev);

@@ -29,7 +29,8 @@ void qgpu_mm_book_move(struct qgpu_bo *bo, u32 dst,
 int qgpu_mm_paging_begin(struct qgpu_bo *bo, struct qgpu_paging *pb);
 void qgpu_mm_paging_end(struct qgpu_bo *bo, struct qgpu_paging *pb,
 			int err);
-int qgpu_mm_move(struct qgpu_bo *bo, u32 dst, struct drm_mm_node *dst_node);
+int qgpu_mm_move(struct qgpu_bo *bo, u32 dst, struct drm_mm_node *dst_node,
+		 u32 why);
 
 /* qgpu_destroy.c */
 int qgpu_mm_drop(struct qgpu_bo *bo);
@@ -46,6 +47,6 @@ void qgpu_budget_flag(struct qgpu_device *qdev, u32 seg,
 int qgpu_mm_find_space(struct qgpu_device *qdev, struct qgpu_segment *seg,
 		       u64 size, struct drm_mm_node *node,
 		       struct qgpu_bo *self);
-int qgpu_mm_evict_one(struct qgpu_bo *bo, bool to_system);
+int qgpu_mm_evict_one(struct qgpu_bo *bo, bool to_system, u32 why);
 
 #endif /* QGPU_MM_PRIV_H */

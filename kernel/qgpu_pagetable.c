@@ -28,6 +28,7 @@
 #include "qgpu_mm.h"
 #include "qgpu_mm_priv.h"
 #include "qgpu_paging.h"
+#include "qgpu_trace.h"
 #include "qgpu_vm.h"
 
 /* The paging process's address space: window, then scratch (src, dst) */
@@ -98,6 +99,7 @@ int qgpu_pt_alloc(struct qgpu_device *qdev, u32 level, struct qgpu_pt **out)
 	pt = kzalloc(sizeof(*pt), GFP_KERNEL);
 	if (!pt)
 		return -ENOMEM;
+	pt->id = ++qdev->pt_ids;
 	pt->level = level;
 	pt->slot = -1;
 	INIT_LIST_HEAD(&pt->fresh);
@@ -117,6 +119,8 @@ int qgpu_pt_alloc(struct qgpu_device *qdev, u32 level, struct qgpu_pt **out)
 		if (!ret)
 			pt->seg = order[i];
 	}
+	trace_qgpu_pt_alloc(pt->id, level, ret ? 0 : pt->seg,
+			    ret ? 0 : pt->node.start, ret);
 	if (ret) {
 		kvfree(pt->child);
 		kfree(pt);
@@ -137,6 +141,7 @@ void qgpu_pt_free(struct qgpu_device *qdev, struct qgpu_pt *pt)
 		ida_free(&qdev->pp->slots, pt->slot);
 	/* after the device is gone, the segments let go of every node */
 	if (drm_mm_node_allocated(&pt->node)) {
+		trace_qgpu_pt_free(pt->id);
 		qdev->seg[pt->seg].used -= QGPU_MMU_TABLE_SIZE;
 		drm_mm_remove_node(&pt->node);
 	}

@@ -13,6 +13,7 @@
 #include "qgpu_device.h"
 #include "qgpu_gem.h"
 #include "qgpu_mm.h"
+#include "qgpu_trace.h"
 
 /*
  * PRIME. An exported allocation is shared through its dma-buf: its
@@ -38,10 +39,11 @@ static int qgpu_dmabuf_attach(struct dma_buf *dma_buf,
 	if (!drm_dev_enter(obj->dev, &idx))
 		return -ENODEV;
 	qgpu_mm_lock(qdev, NULL);
+	trace_qgpu_mm_req(QGPU_REQ_ATTACH, bo->id, 0);
 	ret = qgpu_bo_backing(bo);
 	if (!ret && bo->seg != QGPU_SEG_SYSTEM &&
 	    bo->seg != QGPU_SEG_APERTURE)
-		ret = qgpu_mm_evict(bo, false);
+		ret = qgpu_mm_evict(bo, false, QGPU_WHY_REQUEST);
 	if (!ret)
 		bo->attachments++;
 	qgpu_mm_unlock(qdev);
@@ -54,6 +56,7 @@ static int qgpu_dmabuf_attach(struct dma_buf *dma_buf,
 	if (t > 0)
 		return 0;
 	qgpu_mm_lock(qdev, NULL);
+	trace_qgpu_mm_req(QGPU_REQ_DETACH, bo->id, 0);
 	bo->attachments--;
 	qgpu_mm_unlock(qdev);
 	return t ? t : -ETIMEDOUT;
@@ -66,6 +69,7 @@ static void qgpu_dmabuf_detach(struct dma_buf *dma_buf,
 	struct qgpu_device *qdev = to_qdev(obj->dev);
 
 	qgpu_mm_lock(qdev, NULL);
+	trace_qgpu_mm_req(QGPU_REQ_DETACH, to_qbo(obj)->id, 0);
 	to_qbo(obj)->attachments--;
 	qgpu_mm_unlock(qdev);
 }

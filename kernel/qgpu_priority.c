@@ -11,6 +11,7 @@
 #include "qgpu_device.h"
 #include "qgpu_gem.h"
 #include "qgpu_mm.h"
+#include "qgpu_trace.h"
 
 /*
  * Read @count handles from user pointer @uptr and look every one up.
@@ -100,8 +101,10 @@ int qgpu_gem_set_priority_ioctl(struct drm_device *drm, void *data,
 		goto out;
 	}
 	qgpu_mm_lock(qdev, file->driver_priv);
-	for (i = 0; i < args->count; i++)
+	for (i = 0; i < args->count; i++) {
+		trace_qgpu_mm_req(QGPU_REQ_PRIORITY, bos[i]->id, prio[i]);
 		bos[i]->priority = prio[i];
+	}
 	qgpu_mm_unlock(qdev);
 	qgpu_bos_put(bos, args->count);
 out:

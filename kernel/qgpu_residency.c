@@ -29,7 +29,7 @@ static int qgpu_mm_place(struct qgpu_bo *bo, u32 id)
 				 (u64)bo->npages << PAGE_SHIFT, &node, bo);
 	if (ret)
 		return ret;
-	ret = qgpu_mm_move(bo, id, &node);
+	ret = qgpu_mm_move(bo, id, &node, QGPU_WHY_PLACE);
 	if (ret)
 		drm_mm_remove_node(&node);
 	return ret;
@@ -78,7 +78,7 @@ int qgpu_mm_make_resident(struct qgpu_bo *bo, u32 seg)
 
 	lockdep_assert_held(&to_qdev(bo->base.dev)->mm_lock);
 	if (!qgpu_plan_dry(to_qdev(bo->base.dev)))
-		trace_qgpu_make_resident(bo, seg, bo->seg, ret);
+		trace_qgpu_make_resident(bo, seg, bo->seg, ret, bo->id);
 	return ret;
 }
 
@@ -117,11 +117,11 @@ int qgpu_mm_cpu_prepare(struct qgpu_bo *bo, u32 *path, bool *moving)
 	if (vram && qgpu_bo_lock_outside_vram(bo)) {
 		if (bo->pin_count)
 			return -EBUSY;
-		ret = qgpu_mm_evict_one(bo, false);
+		ret = qgpu_mm_evict_one(bo, false, QGPU_WHY_CPU);
 		if (ret)
 			return ret;
 	} else if (bo->seg == QGPU_SEG_LOCAL && qgpu_hap_map(bo)) {
-		ret = qgpu_mm_evict_one(bo, false);
+		ret = qgpu_mm_evict_one(bo, false, QGPU_WHY_CPU);
 		if (ret)
 			return ret;
 	}

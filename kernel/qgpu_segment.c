@@ -13,6 +13,7 @@
 #include "qgpu_mm.h"
 #include "qgpu_mm_priv.h"
 #include "qgpu_paging.h"
+#include "qgpu_trace.h"
 
 struct qgpu_segment *qgpu_seg(struct qgpu_device *qdev, u32 id)
 {
@@ -57,6 +58,7 @@ void qgpu_mm_touch(struct qgpu_bo *bo)
 
 	lockdep_assert_held(&qdev->mm_lock);
 	bo->lru_tick = ++qdev->lru_tick;
+	trace_qgpu_touch(bo->id, bo->lru_tick);
 	bo->uses++;
 	if (bo->seg != QGPU_SEG_SYSTEM)
 		list_move_tail(&bo->lru, &qdev->seg[bo->seg].lru);

@@ -106,6 +106,7 @@ struct qgpu_submit {
 	struct dma_fence *last;		/* finished fence of the last portion */
 	u32 portions;
 	struct qgpu_mfence_sigs *sigs;	/* the last portion writes them */
+	u64 seq;			/* its number in the tracepoints */
 	struct qgpu_future future;	/* the rest of the walk, for eviction */
 };
 
@@ -429,11 +430,14 @@ static int qgpu_submit_portion(struct qgpu_submit *s, u32 start, u32 end,
 
 		dma_resv_add_fence(bo->base.resv, done, bo->submit_write ?
 				   DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ);
+		trace_qgpu_portion_use(s->seq, s->portions, bo->id,
+				       bo->submit_write);
 		qgpu_mm_touch(bo);
 	}
 	drm_exec_fini(&exec);
 	qgpu_ctx_queued(s->ctx, done);
-	trace_qgpu_split_portion(s->ctx->id, s->portions, start, end);
+	trace_qgpu_split_portion(s->ctx->id, s->portions, start, end, s->seq,
+				 s->npinned);
 	dma_fence_put(s->last);
 	s->last = done;
 	s->portions++;
@@ -696,6 +700,28 @@ static void qgpu_submit_mark_writes(struct qgpu_submit *s)
 			s->bos[i]->submit_write = true;
 }
 
+/* What the walk is given, for qgpu-trace (docs/trace-format.md) */
+static void qgpu_submit_trace(struct qgpu_submit *s)
+{
+	struct drm_qgpu_submit *a = s->args;
+	u32 i;
+
+	s->seq = atomic64_inc_return(&s->qdev->submit_seq);
+	trace_qgpu_submit_begin(s->seq, s->ctx->id, a->num_allocs,
+				a->num_patches, a->dma_size);
+	if (!trace_qgpu_submit_entry_enabled())
+		return;
+	for (i = 0; i < a->num_patches; i++) {
+		const struct drm_qgpu_patch_entry *pe = &s->pe[i];
+		struct qgpu_bo *bo = s->bos[pe->alloc_index];
+
+		trace_qgpu_submit_entry(s->seq, i, bo ? bo->id : 0, pe->slot,
+					pe->split_offset, pe->patch_offset,
+					s->ae[pe->alloc_index].flags &
+					QGPU_ALLOC_WRITE, pe->alloc_index);
+	}
+}
+
 static int qgpu_submit_plan_and_walk(struct qgpu_submit *s)
 {
 	struct qgpu_device *qdev = s->qdev;
@@ -703,6 +729,7 @@ static int qgpu_submit_plan_and_walk(struct qgpu_submit *s)
 	int ret;
 
 	lockdep_assert_held(&qdev->mm_lock);
+	qgpu_submit_trace(s);
 	qgpu_submit_mark_writes(s);
 	/* the patch-location list is a known future (future-use policy) */
 	s->future.bos = s->bos;
@@ -801,6 +828,7 @@ int qgpu_submit_ioctl(struct drm_device *drm, void *data,
 	out.sigs = NULL;
 	qgpu_mm_lock(qdev, s.qf);
 	ret = qgpu_submit_plan_and_walk(&s);
+	trace_qgpu_submit_end(s.seq, ret, s.portions);
 	qgpu_mm_unlock(qdev);
 	qgpu_ctx_end_submit(s.ctx);
 	if (s.sigs)

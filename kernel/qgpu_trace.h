@@ -6,8 +6,12 @@
  *	echo 1 > /sys/kernel/tracing/events/qgpu/enable
  *	cat /sys/kernel/tracing/trace_pipe
  *
- * Allocations are named by their object's (hashed) address, segments by
+ * Allocations are named by their object's (hashed) address and by their
+ * id (&qgpu_bo.id: a per-device sequence number, never reused), segments by
  * id (QGPU_SEG_*; 0 = system memory), engines by id (0 paging, 1 render).
+ * Fields are only ever appended to an event (tests and qgpu-trace read
+ * them by name). qgpu-trace records the residency events into the file
+ * format of docs/trace-format.md.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM qgpu
@@ -18,80 +22,111 @@
 #include <linux/tracepoint.h>
 
 TRACE_EVENT(qgpu_bo_create,
-	    TP_PROTO(const void *bo, u64 size, u32 segment_mask, u32 flags),
-	    TP_ARGS(bo, size, segment_mask, flags),
+	    TP_PROTO(const void *bo, u64 size, u32 segment_mask, u32 flags,
+		     u64 id, u32 preferred),
+	    TP_ARGS(bo, size, segment_mask, flags, id, preferred),
 	    TP_STRUCT__entry(__field(const void *, bo)
 			     __field(u64, size)
 			     __field(u32, segment_mask)
-			     __field(u32, flags)),
+			     __field(u32, flags)
+			     __field(u64, id)
+			     __field(u32, preferred)),
 	    TP_fast_assign(__entry->bo = bo;
 			   __entry->size = size;
 			   __entry->segment_mask = segment_mask;
-			   __entry->flags = flags;),
-	    TP_printk("bo=%p size=%llu segments=%#x flags=%#x", __entry->bo,
-		      __entry->size, __entry->segment_mask, __entry->flags)
+			   __entry->flags = flags;
+			   __entry->id = id;
+			   __entry->preferred = preferred;),
+	    TP_printk("bo=%p size=%llu segments=%#x flags=%#x id=%llu preferred=%#x",
+		      __entry->bo, __entry->size, __entry->segment_mask,
+		      __entry->flags, __entry->id, __entry->preferred)
 );
 
 TRACE_EVENT(qgpu_bo_destroy,
-	    TP_PROTO(const void *bo, u32 segment, bool busy),
-	    TP_ARGS(bo, segment, busy),
+	    TP_PROTO(const void *bo, u32 segment, bool busy, u64 id),
+	    TP_ARGS(bo, segment, busy, id),
 	    TP_STRUCT__entry(__field(const void *, bo)
 			     __field(u32, segment)
-			     __field(bool, busy)),
+			     __field(bool, busy)
+			     __field(u64, id)),
 	    TP_fast_assign(__entry->bo = bo;
 			   __entry->segment = segment;
-			   __entry->busy = busy;),
-	    TP_printk("bo=%p segment=%u deferred=%d", __entry->bo,
-		      __entry->segment, __entry->busy)
+			   __entry->busy = busy;
+			   __entry->id = id;),
+	    TP_printk("bo=%p segment=%u deferred=%d id=%llu", __entry->bo,
+		      __entry->segment, __entry->busy, __entry->id)
 );
 
+/*
+ * @why: enum qgpu_move_why; @offset: where in segment @to it went (0 for
+ * system memory); @fill: a zero fill of a new allocation, not a copy
+ */
 TRACE_EVENT(qgpu_move,
-	    TP_PROTO(const void *bo, u32 from, u32 to, u64 bytes),
-	    TP_ARGS(bo, from, to, bytes),
+	    TP_PROTO(const void *bo, u32 from, u32 to, u64 bytes, u64 id,
+		     u32 why, u64 offset, bool fill),
+	    TP_ARGS(bo, from, to, bytes, id, why, offset, fill),
 	    TP_STRUCT__entry(__field(const void *, bo)
 			     __field(u32, from)
 			     __field(u32, to)
-			     __field(u64, bytes)),
+			     __field(u64, bytes)
+			     __field(u64, id)
+			     __field(u32, why)
+			     __field(u64, offset)
+			     __field(bool, fill)),
 	    TP_fast_assign(__entry->bo = bo;
 			   __entry->from = from;
 			   __entry->to = to;
-			   __entry->bytes = bytes;),
-	    TP_printk("bo=%p from=%u to=%u bytes=%llu", __entry->bo,
-		      __entry->from, __entry->to, __entry->bytes)
+			   __entry->bytes = bytes;
+			   __entry->id = id;
+			   __entry->why = why;
+			   __entry->offset = offset;
+			   __entry->fill = fill;),
+	    TP_printk("bo=%p from=%u to=%u bytes=%llu id=%llu why=%u offset=%llu fill=%d",
+		      __entry->bo, __entry->from, __entry->to, __entry->bytes,
+		      __entry->id, __entry->why, __entry->offset,
+		      __entry->fill)
 );
 
 TRACE_EVENT(qgpu_evict,
 	    TP_PROTO(const void *bo, u32 from, bool to_system, u32 policy,
-		     bool dead),
-	    TP_ARGS(bo, from, to_system, policy, dead),
+		     bool dead, u64 id, u32 why),
+	    TP_ARGS(bo, from, to_system, policy, dead, id, why),
 	    TP_STRUCT__entry(__field(const void *, bo)
 			     __field(u32, from)
 			     __field(bool, to_system)
 			     __field(u32, policy)
-			     __field(bool, dead)),
+			     __field(bool, dead)
+			     __field(u64, id)
+			     __field(u32, why)),
 	    TP_fast_assign(__entry->bo = bo;
 			   __entry->from = from;
 			   __entry->to_system = to_system;
 			   __entry->policy = policy;
-			   __entry->dead = dead;),
-	    TP_printk("bo=%p from=%u to_system=%d policy=%u destroyed=%d",
+			   __entry->dead = dead;
+			   __entry->id = id;
+			   __entry->why = why;),
+	    TP_printk("bo=%p from=%u to_system=%d policy=%u destroyed=%d id=%llu why=%u",
 		      __entry->bo, __entry->from, __entry->to_system,
-		      __entry->policy, __entry->dead)
+		      __entry->policy, __entry->dead, __entry->id,
+		      __entry->why)
 );
 
 TRACE_EVENT(qgpu_make_resident,
-	    TP_PROTO(const void *bo, u32 want, u32 segment, int ret),
-	    TP_ARGS(bo, want, segment, ret),
+	    TP_PROTO(const void *bo, u32 want, u32 segment, int ret, u64 id),
+	    TP_ARGS(bo, want, segment, ret, id),
 	    TP_STRUCT__entry(__field(const void *, bo)
 			     __field(u32, want)
 			     __field(u32, segment)
-			     __field(int, ret)),
+			     __field(int, ret)
+			     __field(u64, id)),
 	    TP_fast_assign(__entry->bo = bo;
 			   __entry->want = want;
 			   __entry->segment = segment;
-			   __entry->ret = ret;),
-	    TP_printk("bo=%p want=%u segment=%u ret=%d", __entry->bo,
-		      __entry->want, __entry->segment, __entry->ret)
+			   __entry->ret = ret;
+			   __entry->id = id;),
+	    TP_printk("bo=%p want=%u segment=%u ret=%d id=%llu", __entry->bo,
+		      __entry->want, __entry->segment, __entry->ret,
+		      __entry->id)
 );
 
 TRACE_EVENT(qgpu_paging_submit,
@@ -125,19 +160,26 @@ TRACE_EVENT(qgpu_submit,
 		      __entry->patches, __entry->portions, __entry->ret)
 );
 
+/* @seq: the submission (qgpu_submit_begin); @uses: qgpu_portion_use events */
 TRACE_EVENT(qgpu_split_portion,
-	    TP_PROTO(u32 ctx, u32 index, u32 start, u32 end),
-	    TP_ARGS(ctx, index, start, end),
+	    TP_PROTO(u32 ctx, u32 index, u32 start, u32 end, u64 seq,
+		     u32 uses),
+	    TP_ARGS(ctx, index, start, end, seq, uses),
 	    TP_STRUCT__entry(__field(u32, ctx)
 			     __field(u32, index)
 			     __field(u32, start)
-			     __field(u32, end)),
+			     __field(u32, end)
+			     __field(u64, seq)
+			     __field(u32, uses)),
 	    TP_fast_assign(__entry->ctx = ctx;
 			   __entry->index = index;
 			   __entry->start = start;
-			   __entry->end = end;),
-	    TP_printk("ctx=%u portion=%u start=%u end=%u", __entry->ctx,
-		      __entry->index, __entry->start, __entry->end)
+			   __entry->end = end;
+			   __entry->seq = seq;
+			   __entry->uses = uses;),
+	    TP_printk("ctx=%u portion=%u start=%u end=%u seq=%llu uses=%u",
+		      __entry->ctx, __entry->index, __entry->start,
+		      __entry->end, __entry->seq, __entry->uses)
 );
 
 DECLARE_EVENT_CLASS(qgpu_job_class,
@@ -300,6 +342,301 @@ TRACE_EVENT(qgpu_invalidate_cache,
 	    TP_printk("bo=%p segment=%u offset=%llu size=%llu flushed=%llu",
 		      __entry->bo, __entry->segment, __entry->offset,
 		      __entry->size, __entry->flushed)
+);
+
+/*
+ * Residency recording (qgpu-trace, docs/trace-format.md). Everything below
+ * is emitted under mm_lock, so the order of the events is the order in
+ * which the memory manager did things.
+ *
+ * A request to the memory manager (enum qgpu_mm_req_kind; @arg: see there)
+ */
+TRACE_EVENT(qgpu_mm_req,
+	    TP_PROTO(u32 kind, u64 id, u32 arg),
+	    TP_ARGS(kind, id, arg),
+	    TP_STRUCT__entry(__field(u32, kind)
+			     __field(u64, id)
+			     __field(u32, arg)),
+	    TP_fast_assign(__entry->kind = kind;
+			   __entry->id = id;
+			   __entry->arg = arg;),
+	    TP_printk("kind=%u id=%llu arg=%u", __entry->kind, __entry->id,
+		      __entry->arg)
+);
+
+/* A use of an allocation: its LRU tick is now @tick */
+TRACE_EVENT(qgpu_touch,
+	    TP_PROTO(u64 id, u64 tick),
+	    TP_ARGS(id, tick),
+	    TP_STRUCT__entry(__field(u64, id)
+			     __field(u64, tick)),
+	    TP_fast_assign(__entry->id = id;
+			   __entry->tick = tick;),
+	    TP_printk("id=%llu tick=%llu", __entry->id, __entry->tick)
+);
+
+/* A CPU fault on a mapping: what qgpu_mm_cpu_prepare() answered */
+TRACE_EVENT(qgpu_cpu_fault,
+	    TP_PROTO(u64 id, bool write, int ret, bool moving),
+	    TP_ARGS(id, write, ret, moving),
+	    TP_STRUCT__entry(__field(u64, id)
+			     __field(bool, write)
+			     __field(int, ret)
+			     __field(bool, moving)),
+	    TP_fast_assign(__entry->id = id;
+			   __entry->write = write;
+			   __entry->ret = ret;
+			   __entry->moving = moving;),
+	    TP_printk("id=%llu write=%d ret=%d moving=%d", __entry->id,
+		      __entry->write, __entry->ret, __entry->moving)
+);
+
+/*
+ * A physical submission reaching the memory manager: @seq numbers it (per
+ * device), then one qgpu_submit_entry per patch-location entry (@id 0: no
+ * allocation; @alloc: its allocation-list index; @write: that entry has
+ * QGPU_ALLOC_WRITE), the
+ * portions it queued with their uses, and qgpu_submit_end.
+ */
+TRACE_EVENT(qgpu_submit_begin,
+	    TP_PROTO(u64 seq, u32 ctx, u32 allocs, u32 patches, u32 dma_size),
+	    TP_ARGS(seq, ctx, allocs, patches, dma_size),
+	    TP_STRUCT__entry(__field(u64, seq)
+			     __field(u32, ctx)
+			     __field(u32, allocs)
+			     __field(u32, patches)
+			     __field(u32, dma_size)),
+	    TP_fast_assign(__entry->seq = seq;
+			   __entry->ctx = ctx;
+			   __entry->allocs = allocs;
+			   __entry->patches = patches;
+			   __entry->dma_size = dma_size;),
+	    TP_printk("seq=%llu ctx=%u allocs=%u patches=%u dma_size=%u",
+		      __entry->seq, __entry->ctx, __entry->allocs,
+		      __entry->patches, __entry->dma_size)
+);
+
+TRACE_EVENT(qgpu_submit_entry,
+	    TP_PROTO(u64 seq, u32 index, u64 id, u32 slot, u32 split_offset,
+		     u32 patch_offset, bool write, u32 alloc),
+	    TP_ARGS(seq, index, id, slot, split_offset, patch_offset, write,
+		    alloc),
+	    TP_STRUCT__entry(__field(u64, seq)
+			     __field(u32, index)
+			     __field(u64, id)
+			     __field(u32, slot)
+			     __field(u32, split_offset)
+			     __field(u32, patch_offset)
+			     __field(bool, write)
+			     __field(u32, alloc)),
+	    TP_fast_assign(__entry->seq = seq;
+			   __entry->index = index;
+			   __entry->id = id;
+			   __entry->slot = slot;
+			   __entry->split_offset = split_offset;
+			   __entry->patch_offset = patch_offset;
+			   __entry->write = write;
+			   __entry->alloc = alloc;),
+	    TP_printk("seq=%llu index=%u id=%llu slot=%u split=%u patch=%u write=%d alloc=%u",
+		      __entry->seq, __entry->index, __entry->id, __entry->slot,
+		      __entry->split_offset, __entry->patch_offset,
+		      __entry->write, __entry->alloc)
+);
+
+TRACE_EVENT(qgpu_submit_end,
+	    TP_PROTO(u64 seq, int ret, u32 portions),
+	    TP_ARGS(seq, ret, portions),
+	    TP_STRUCT__entry(__field(u64, seq)
+			     __field(int, ret)
+			     __field(u32, portions)),
+	    TP_fast_assign(__entry->seq = seq;
+			   __entry->ret = ret;
+			   __entry->portions = portions;),
+	    TP_printk("seq=%llu ret=%d portions=%u", __entry->seq,
+		      __entry->ret, __entry->portions)
+);
+
+/* An allocation a queued portion uses (pinned for it), read or written */
+TRACE_EVENT(qgpu_portion_use,
+	    TP_PROTO(u64 seq, u32 portion, u64 id, bool write),
+	    TP_ARGS(seq, portion, id, write),
+	    TP_STRUCT__entry(__field(u64, seq)
+			     __field(u32, portion)
+			     __field(u64, id)
+			     __field(bool, write)),
+	    TP_fast_assign(__entry->seq = seq;
+			   __entry->portion = portion;
+			   __entry->id = id;
+			   __entry->write = write;),
+	    TP_printk("seq=%llu portion=%u id=%llu write=%d", __entry->seq,
+		      __entry->portion, __entry->id, __entry->write)
+);
+
+/*
+ * A page table (4 KiB of VRAM, never evicted; @pt: its id, a per-device
+ * sequence number) taken (@ret 0) or given back
+ */
+TRACE_EVENT(qgpu_pt_alloc,
+	    TP_PROTO(u64 pt, u32 level, u32 seg, u64 start, int ret),
+	    TP_ARGS(pt, level, seg, start, ret),
+	    TP_STRUCT__entry(__field(u64, pt)
+			     __field(u32, level)
+			     __field(u32, seg)
+			     __field(u64, start)
+			     __field(int, ret)),
+	    TP_fast_assign(__entry->pt = pt;
+			   __entry->level = level;
+			   __entry->seg = seg;
+			   __entry->start = start;
+			   __entry->ret = ret;),
+	    TP_printk("pt=%llu level=%u segment=%u start=%llu ret=%d",
+		      __entry->pt, __entry->level, __entry->seg,
+		      __entry->start, __entry->ret)
+);
+
+TRACE_EVENT(qgpu_pt_free,
+	    TP_PROTO(u64 pt),
+	    TP_ARGS(pt),
+	    TP_STRUCT__entry(__field(u64, pt)),
+	    TP_fast_assign(__entry->pt = pt;),
+	    TP_printk("pt=%llu", __entry->pt)
+);
+
+/*
+ * A snapshot of the memory manager's books (debugfs qgpu_trace_snapshot):
+ * its counters and clocks, each segment, its ranges in address order, its
+ * free ranges in drm_mm's hole-stack order (most recent first) and its
+ * allocations in LRU order (least recent first).
+ */
+TRACE_EVENT(qgpu_snap_begin,
+	    TP_PROTO(u32 tag, u64 to_vram, u64 from_vram, u64 vram_to_vram,
+		     u64 filled, u64 evictions, u64 lru_tick, u32 policy,
+		     u64 next_id),
+	    TP_ARGS(tag, to_vram, from_vram, vram_to_vram, filled, evictions,
+		    lru_tick, policy, next_id),
+	    TP_STRUCT__entry(__field(u32, tag)
+			     __field(u64, to_vram)
+			     __field(u64, from_vram)
+			     __field(u64, vram_to_vram)
+			     __field(u64, filled)
+			     __field(u64, evictions)
+			     __field(u64, lru_tick)
+			     __field(u32, policy)
+			     __field(u64, next_id)),
+	    TP_fast_assign(__entry->tag = tag;
+			   __entry->to_vram = to_vram;
+			   __entry->from_vram = from_vram;
+			   __entry->vram_to_vram = vram_to_vram;
+			   __entry->filled = filled;
+			   __entry->evictions = evictions;
+			   __entry->lru_tick = lru_tick;
+			   __entry->policy = policy;
+			   __entry->next_id = next_id;),
+	    TP_printk("tag=%u to_vram=%llu from_vram=%llu vram_to_vram=%llu filled=%llu evictions=%llu lru_tick=%llu policy=%u next_id=%llu",
+		      __entry->tag, __entry->to_vram, __entry->from_vram,
+		      __entry->vram_to_vram, __entry->filled,
+		      __entry->evictions, __entry->lru_tick, __entry->policy,
+		      __entry->next_id)
+);
+
+TRACE_EVENT(qgpu_snap_seg,
+	    TP_PROTO(u32 seg, u64 size, u64 reserved, u64 used,
+		     u32 allocations),
+	    TP_ARGS(seg, size, reserved, used, allocations),
+	    TP_STRUCT__entry(__field(u32, seg)
+			     __field(u64, size)
+			     __field(u64, reserved)
+			     __field(u64, used)
+			     __field(u32, allocations)),
+	    TP_fast_assign(__entry->seg = seg;
+			   __entry->size = size;
+			   __entry->reserved = reserved;
+			   __entry->used = used;
+			   __entry->allocations = allocations;),
+	    TP_printk("segment=%u size=%llu reserved=%llu used=%llu allocations=%u",
+		      __entry->seg, __entry->size, __entry->reserved,
+		      __entry->used, __entry->allocations)
+);
+
+/* @kind: 0 an allocation (@id), 1 a page table (@id), 2 the paging buffer */
+TRACE_EVENT(qgpu_snap_node,
+	    TP_PROTO(u32 seg, u64 start, u64 size, u32 kind, u64 id),
+	    TP_ARGS(seg, start, size, kind, id),
+	    TP_STRUCT__entry(__field(u32, seg)
+			     __field(u64, start)
+			     __field(u64, size)
+			     __field(u32, kind)
+			     __field(u64, id)),
+	    TP_fast_assign(__entry->seg = seg;
+			   __entry->start = start;
+			   __entry->size = size;
+			   __entry->kind = kind;
+			   __entry->id = id;),
+	    TP_printk("segment=%u start=%llu size=%llu kind=%u id=%llu",
+		      __entry->seg, __entry->start, __entry->size,
+		      __entry->kind, __entry->id)
+);
+
+TRACE_EVENT(qgpu_snap_hole,
+	    TP_PROTO(u32 seg, u64 start, u64 size),
+	    TP_ARGS(seg, start, size),
+	    TP_STRUCT__entry(__field(u32, seg)
+			     __field(u64, start)
+			     __field(u64, size)),
+	    TP_fast_assign(__entry->seg = seg;
+			   __entry->start = start;
+			   __entry->size = size;),
+	    TP_printk("segment=%u start=%llu size=%llu", __entry->seg,
+		      __entry->start, __entry->size)
+);
+
+/*
+ * @state: bit 0 pristine, bit 1 destroyed (dead), bit 2 imported;
+ * @priority: its allocation priority
+ */
+TRACE_EVENT(qgpu_snap_bo,
+	    TP_PROTO(u64 id, u64 size, u32 mask, u32 flags, u32 preferred,
+		     u32 seg, u64 start, u64 tick, u32 state, u32 locks,
+		     u32 attachments, u32 priority),
+	    TP_ARGS(id, size, mask, flags, preferred, seg, start, tick, state,
+		    locks, attachments, priority),
+	    TP_STRUCT__entry(__field(u64, id)
+			     __field(u64, size)
+			     __field(u32, mask)
+			     __field(u32, flags)
+			     __field(u32, preferred)
+			     __field(u32, seg)
+			     __field(u64, start)
+			     __field(u64, tick)
+			     __field(u32, state)
+			     __field(u32, locks)
+			     __field(u32, attachments)
+			     __field(u32, priority)),
+	    TP_fast_assign(__entry->id = id;
+			   __entry->size = size;
+			   __entry->mask = mask;
+			   __entry->flags = flags;
+			   __entry->preferred = preferred;
+			   __entry->seg = seg;
+			   __entry->start = start;
+			   __entry->tick = tick;
+			   __entry->state = state;
+			   __entry->locks = locks;
+			   __entry->attachments = attachments;
+			   __entry->priority = priority;),
+	    TP_printk("id=%llu size=%llu segments=%#x flags=%#x preferred=%#x segment=%u start=%llu tick=%llu state=%#x locks=%u attachments=%u priority=%#x",
+		      __entry->id, __entry->size, __entry->mask,
+		      __entry->flags, __entry->preferred, __entry->seg,
+		      __entry->start, __entry->tick, __entry->state,
+		      __entry->locks, __entry->attachments, __entry->priority)
+);
+
+TRACE_EVENT(qgpu_snap_end,
+	    TP_PROTO(u32 tag),
+	    TP_ARGS(tag),
+	    TP_STRUCT__entry(__field(u32, tag)),
+	    TP_fast_assign(__entry->tag = tag;),
+	    TP_printk("tag=%u", __entry->tag)
 );
 
 #endif /* QGPU_TRACE_H */

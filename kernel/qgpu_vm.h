@@ -16,6 +16,7 @@ struct drm_syncobj;
 /**
  * struct qgpu_pt - one 4 KiB page table, committed to a VRAM segment
  * @node: its range in the segment
+ * @id: its id in the tracepoints (&qgpu_device.pt_ids)
  * @seg: the segment
  * @level: 2 (root), 1 or 0 (leaf)
  * @seg_base: the segment's GPU address
@@ -27,6 +28,7 @@ struct drm_syncobj;
  */
 struct qgpu_pt {
 	struct drm_mm_node node;
+	u64 id;
 	u32 seg;
 	u64 seg_base;
 	u32 level;

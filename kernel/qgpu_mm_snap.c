@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qgpu: a snapshot of the memory manager's books in the tracepoints, so
+ * that a recording (qgpu-trace, docs/trace-format.md) starts from what the
+ * memory manager really holds: its counters and clocks, every segment's
+ * ranges in address order, its free ranges in the order drm_mm hands them
+ * out (the hole stack) and its allocations in LRU order. The replay
+ * (qgpu-replay) rebuilds the same books from it.
+ */
+#include <drm/drm_mm.h>
+
+#include "qgpu_device.h"
+#include "qgpu_gem.h"
+#include "qgpu_mm.h"
+#include "qgpu_trace.h"
+#include "qgpu_vm.h"
+
+/* The allocation whose range @node is, if it is one (else NULL) */
+static struct qgpu_bo *qgpu_snap_owner(struct qgpu_segment *seg,
+				       struct drm_mm_node *node)
+{
+	struct qgpu_bo *bo;
+
+	list_for_each_entry(bo, &seg->lru, lru)
+		if (&bo->node == node)
+			return bo;
+	return NULL;
+}
+
+static void qgpu_snap_segment(struct qgpu_device *qdev,
+			      struct qgpu_segment *seg)
+{
+	struct drm_mm_node *node;
+	struct qgpu_bo *bo;
+	u64 hs, he;
+
+	trace_qgpu_snap_seg(seg->id, seg->size, seg->reserved, seg->used,
+			    seg->allocations);
+	drm_mm_for_each_node(node, &seg->mm) {
+		bo = qgpu_snap_owner(seg, node);
+		if (bo)
+			trace_qgpu_snap_node(seg->id, node->start, node->size, 0,
+					     bo->id);
+		else if (node == &qdev->pbuf_node)
+			trace_qgpu_snap_node(seg->id, node->start, node->size, 2,
+					     0);
+		else
+			trace_qgpu_snap_node(seg->id, node->start, node->size, 1,
+					     container_of(node, struct qgpu_pt,
+							  node)->id);
+	}
+	drm_mm_for_each_hole(node, &seg->mm, hs, he)
+		trace_qgpu_snap_hole(seg->id, hs, he - hs);
+	list_for_each_entry(bo, &seg->lru, lru)
+		trace_qgpu_snap_bo(bo->id, bo->base.size, bo->segment_mask,
+				   bo->flags, bo->preferred[0] |
+				   bo->preferred[1] << 8 |
+				   bo->preferred[2] << 16 |
+				   (u32)bo->preferred[3] << 24, bo->seg,
+				   bo->node.start, bo->lru_tick,
+				   bo->pristine | bo->dead << 1 |
+				   (bo->sgt ? 4 : 0), bo->lock_count,
+				   bo->attachments, bo->priority);
+}
+
+/**
+ * qgpu_mm_trace_snapshot - the memory manager's books, in the tracepoints
+ * @qdev: device
+ * @tag: the caller's tag (qgpu-trace: 1 at the start, 2 at the end)
+ *
+ * Nothing is emitted unless the qgpu_snap_begin event is enabled.
+ */
+void qgpu_mm_trace_snapshot(struct qgpu_device *qdev, u32 tag)
+{
+	struct drm_qgpu_stats st = {};
+	__u64 *v = (__u64 *)&st;
+	unsigned int i;
+	u32 id;
+
+	if (!trace_qgpu_snap_begin_enabled())
+		return;
+	qgpu_mm_lock(qdev, NULL);
+	for (i = 0; i < sizeof(st) / sizeof(*v); i++)
+		v[i] = atomic64_read(&qdev->stats.c[i]);
+	trace_qgpu_snap_begin(tag, st.bytes_to_vram, st.bytes_from_vram,
+			      st.bytes_vram_to_vram, st.bytes_filled,
+			      st.evictions, qdev->lru_tick, qdev->policy,
+			      atomic64_read(&qdev->bo_ids) + 1);
+	for (id = QGPU_SEG_VISIBLE; id <= QGPU_SEG_MAX; id++)
+		if (qdev->seg[id].present)
+			qgpu_snap_segment(qdev, &qdev->seg[id]);
+	trace_qgpu_snap_end(tag);
+	qgpu_mm_unlock(qdev);
+}
