@@ -33,6 +33,7 @@ struct qgpu_vm_unmap {
 	u32 nobjs;
 	u32 max;
 	u64 bytes;
+	bool at_once;	/* not behind the work queued on the allocations */
 };
 
 static void qgpu_vm_free(struct drm_gpuvm *gpuvm)
@@ -272,7 +273,16 @@ static int qgpu_vm_write(struct qgpu_vm *vm, u64 start, u64 end,
 	ret = qgpu_paging_begin(vm->qdev, &pb);
 	if (ret)
 		return ret;
-	ret = qgpu_pt_commit_fresh(vm, &pb, fresh);
+	/* an unmap goes behind the work queued on what it unmaps */
+	for (i = 0; !ret && u && !u->at_once && i < u->nobjs; i++) {
+		struct dma_resv *resv = u->objs[i]->resv;
+
+		dma_resv_lock(resv, NULL);
+		ret = qgpu_paging_resv_deps(&pb, resv, 0);
+		dma_resv_unlock(resv);
+	}
+	if (!ret)
+		ret = qgpu_pt_commit_fresh(vm, &pb, fresh);
 	if (!ret && end > start)
 		ret = qgpu_pt_write_range(vm, &pb, start, end, NULL, 0, 0);
 	if (!ret && end > start)
@@ -328,6 +338,7 @@ int qgpu_vm_ready(struct qgpu_vm *vm)
 static int qgpu_vm_unmap_range(struct qgpu_vm *vm, u64 addr, u64 size,
 			       struct qgpu_vm_unmap *u)
 {
+	u64 before = u->bytes;
 	LIST_HEAD(fresh);
 	int ret, err;
 
@@ -335,7 +346,7 @@ static int qgpu_vm_unmap_range(struct qgpu_vm *vm, u64 addr, u64 size,
 	lockdep_assert_held(&vm->qdev->mm_lock);
 	u->vm = vm;
 	ret = drm_gpuvm_sm_unmap(&vm->gpuvm, u, addr, size);
-	vm->mapped_bytes -= u->bytes;
+	vm->mapped_bytes -= u->bytes - before;
 	if (u->nobjs && vm->root_ready) {
 		err = qgpu_vm_write(vm, addr, addr + size, &fresh, u);
 		if (err && !ret)
@@ -494,18 +505,19 @@ int qgpu_vm_unmap_ioctl(struct drm_device *drm, void *data,
 }
 
 /**
- * qgpu_vm_unmap_bo - unmap every mapping of @obj in @vm
+ * qgpu_vm_unmap_bo - unmap every mapping of @obj in @vm, at once
  * @vm: the address space
  * @obj: the allocation
  *
- * As VM_UNMAP of each of its ranges: the entries become invalid and the
- * TLB is flushed by one paging job each, at once. Return: 0 or an errno
- * (what was unmapped before it stays unmapped).
+ * As VM_UNMAP of each of its ranges, but not behind the work queued on
+ * @obj (the caller waited for it, or was told it does not matter): the
+ * entries become invalid and the TLB is flushed by one paging job each.
+ * Return: 0 or an errno (what was unmapped before it stays unmapped).
  */
 int qgpu_vm_unmap_bo(struct qgpu_vm *vm, struct drm_gem_object *obj)
 {
 	struct qgpu_device *qdev = vm->qdev;
-	struct qgpu_vm_unmap u = {};
+	struct qgpu_vm_unmap u = { .at_once = true };
 	struct drm_gpuvm_bo *vm_bo;
 	struct drm_gpuva *va;
 	u64 addr, range;

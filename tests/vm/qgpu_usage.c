@@ -778,6 +778,7 @@ static bool bo_zero(int fd, uint32_t h)
 static void destroy_virtual(bool assume)
 {
 	uint32_t flags = assume ? QGPU_GEM_DESTROY_ASSUME_NOT_IN_USE : 0;
+	struct drm_qgpu_sync_entry done = { 0 };
 	struct qgpu_context pc, vc;
 	struct drm_qgpu_context_status cs;
 	struct drm_qgpu_gem_info gi;
@@ -802,7 +803,8 @@ static void destroy_virtual(bool assume)
 	igt_assert_eq(qgpu_vcb_init(&vcb), 0);
 	qgpu_vcb_fill(&vcb, va, DZ, DPAT);
 	qgpu_vcb_to_submit(&vcb, vc.id, &a);
-	igt_assert_eq(qgpu_context_submit(&vc, &a, NULL, 0, NULL, 0), 0);
+	igt_assert_eq(qgpu_syncobj_create(dev.fd, &done.handle), 0);
+	igt_assert_eq(qgpu_context_submit(&vc, &a, NULL, 0, &done, 1), 0);
 	qgpu_vcb_fini(&vcb);
 	/* returns with the GPU held: destruction never waits */
 	t0 = qgpu_now_ns();
@@ -822,7 +824,13 @@ static void destroy_virtual(bool assume)
 	y = vis_bo(dev.fd);
 	igt_assert_eq(qgpu_mfence_read(&vc.fence), 0);
 	blocker_release(&b, 1);
-	igt_assert_eq(qgpu_mfence_wait(&vc.fence, vc.last, 10 * SEC_NS), 0);
+	/*
+	 * The job's own fence: signalled after the driver took in the fault
+	 * (the monitored fence may be read before the interrupt is handled)
+	 */
+	igt_assert_eq(qgpu_syncobj_wait(dev.fd, done.handle, 0, 10 * SEC_NS),
+		      0);
+	qgpu_syncobj_destroy(dev.fd, done.handle);
 	igt_assert_eq(qgpu_query_context(dev.fd, vc.id, &cs), 0);
 	if (assume)
 		igt_assert_f(cs.state != QGPU_CTX_OK &&

@@ -940,6 +940,84 @@ static void check_free_unmaps(struct vproc *p)
 	qt_close(p->fd, h);
 }
 
+/*
+ * VM_UNMAP behind queued work: a buffer that waits (VWAIT on a value the
+ * CPU writes) and then fills A is queued; A is unmapped while it waits;
+ * released, the fill still finds A (no fault, A filled), while a buffer
+ * queued after the unmap faults. A mapped twice, destroyed: mapped_bytes
+ * drops by both mappings.
+ */
+static void check_unmap_behind_work(struct vproc *p)
+{
+	const uint64_t size = SZ_64K;
+	uint32_t a = cpu_bo(p->fd, size), w = cpu_bo(p->fd, SZ_4K), ctx2;
+	struct drm_qgpu_vm_info vm0;
+	struct qgpu_vcb *v = vcb_new();
+	uint64_t x = reserve(p->fd, 4 * SZ_64K);
+	struct drm_qgpu_sync_entry late = { 0 };
+	struct drm_qgpu_context_status cs;
+	volatile uint64_t *wm;
+	uint32_t *m, i;
+	uint32_t two[2] = { a, w };
+
+	vm0 = vm_info(p->fd);
+	vmap(p->fd, a, x, 0, size, 0);
+	vmap(p->fd, w, x + SZ_64K, 0, SZ_4K, 0);
+	make_resident(p->fd, two, 2);
+	wm = cpu_view(p->fd, w, SZ_4K);
+	wm[0] = 0;
+	qgpu_vcb_wait(v, x + SZ_64K, 1);
+	qgpu_vcb_fill(v, x, size, 0xa11ce);
+	igt_assert_eq(v->error, 0);
+	igt_assert_eq(qgpu_vcb_submit(p->fd, p->ctx, v, NULL, 0, NULL, 0), 0);
+	igt_assert_eq(qgpu_vm_unmap(p->fd, x, size), 0);
+	igt_assert_eq_u64(vm_info(p->fd).mapped_bytes,
+			  vm0.mapped_bytes + SZ_4K);
+	/* queued after the unmap: faults, on a context of its own */
+	igt_expect_dmesg("device fault");
+	igt_assert_eq(qgpu_ctx_create_virtual(p->fd, &ctx2), 0);
+	igt_assert_eq(qgpu_syncobj_create(p->fd, &late.handle), 0);
+	qgpu_vcb_reset(v);
+	qgpu_vcb_fill(v, x, SZ_4K, 1);
+	igt_assert_eq(qgpu_vcb_submit(p->fd, ctx2, v, NULL, 0, &late, 1), 0);
+	usleep(200000);
+	__atomic_store_n(&wm[0], 1, __ATOMIC_SEQ_CST);
+	qgpu_vcb_reset(v);
+	qgpu_vcb_nop(v, 1);
+	vrun(p->fd, p->ctx, v);		/* the waiting fill did not fault */
+	m = cpu_view(p->fd, a, size);
+	for (i = 0; i < size / 4; i++)
+		igt_assert_f(m[i] == 0xa11ce, "word %u: %#x\n", i, m[i]);
+	cpu_unview(p->fd, a, m, size);
+	igt_assert_eq(qgpu_syncobj_wait(p->fd, late.handle, 0, TIMEOUT), 0);
+	igt_assert_eq(qgpu_query_context(p->fd, ctx2, &cs), 0);
+	igt_assert_f(cs.state == QGPU_CTX_LOST_FAULT &&
+		     cs.fault_reason == QGPU_FAULT_PAGE_NOT_PRESENT &&
+		     cs.fault_addr == x,
+		     "a buffer queued after the unmap: state %s, fault %s at %#llx\n",
+		     qgpu_ctx_state_name(cs.state),
+		     qgpu_fault_name(cs.fault_reason),
+		     (unsigned long long)cs.fault_addr);
+	qgpu_syncobj_destroy(p->fd, late.handle);
+	igt_assert_eq(qgpu_ctx_destroy(p->fd, ctx2), 0);
+	cpu_unview(p->fd, w, (void *)wm, SZ_4K);
+	/* twice mapped, then destroyed: both mappings leave mapped_bytes */
+	vmap(p->fd, a, x, 0, size, 0);
+	vmap(p->fd, a, x + 2 * SZ_64K, 0, SZ_4K, 0);
+	igt_assert_eq_u64(vm_info(p->fd).mapped_bytes,
+			  vm0.mapped_bytes + 2 * SZ_4K + size);
+	igt_assert_eq(qgpu_bo_destroy_flags(p->fd, a,
+					    QGPU_GEM_DESTROY_ASSUME_NOT_IN_USE),
+		      0);
+	qt_untrack(p->fd, a, NULL);
+	igt_assert_eq_u64(vm_info(p->fd).mapped_bytes,
+			  vm0.mapped_bytes + SZ_4K);
+	igt_assert_eq(qgpu_vm_free(p->fd, x, 4 * SZ_64K), 0);
+	igt_assert_eq_u64(vm_info(p->fd).mapped_bytes, vm0.mapped_bytes);
+	vcb_free(v);
+	qt_close(p->fd, w);
+}
+
 static void check_map_einval(void)
 {
 	int fd = file_open();
@@ -2172,6 +2250,8 @@ igt_main
 	}
 	igt_subtest("file-close-releases-page-tables")
 		check_close_releases_tables();
+	igt_subtest("unmap-behind-queued-work")
+		check_unmap_behind_work(&p);
 	igt_subtest("make-resident-then-submit-at-once")
 		run_child(child_make_resident_then_submit, NULL,
 			  "MakeResident then submit without waiting");

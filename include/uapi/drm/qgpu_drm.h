@@ -1167,15 +1167,20 @@ struct drm_qgpu_vm_reserve {
  * @addr: first address, 4 KiB aligned.
  * @size: bytes, > 0, a multiple of 4 KiB.
  *
- * For %DRM_IOCTL_QGPU_VM_FREE the range must be exactly one reservation
- * (ENOENT otherwise); every mapping in it is unmapped first. For
- * %DRM_IOCTL_QGPU_VM_UNMAP it may cover any part of the address space:
- * every mapping, or part of one, inside it is unmapped (the rest of a
- * mapping cut by the range stays mapped) and nothing else changes; a range
- * with no mapping in it is not an error.
+ * The range must lie in the process's part of the address space,
+ * [&drm_qgpu_mmu_info.va_start, &drm_qgpu_mmu_info.va_end) (EINVAL
+ * otherwise). For %DRM_IOCTL_QGPU_VM_FREE it must be exactly one
+ * reservation (ENOENT otherwise); every mapping in it is unmapped first.
+ * For %DRM_IOCTL_QGPU_VM_UNMAP it may cover any part of that space: every
+ * mapping, or part of one, inside it is unmapped (the rest of a mapping
+ * cut by the range stays mapped) and nothing else changes; a range with no
+ * mapping in it is not an error. The range is free again at once; the
+ * device's entries become invalid (and its TLB is flushed) behind the work
+ * already queued on the unmapped allocations, so that work still finds
+ * them, and DMA buffers queued after the call fault on the range.
  *
- * Errors: EINVAL (alignment, zero size, wrap or beyond the VA size),
- * ENODEV (no MMU), ENOENT (VM_FREE, above).
+ * Errors: EINVAL (alignment, zero size, wrap, outside the process's part
+ * of the address space), ENODEV (no MMU), ENOENT (VM_FREE, above).
  */
 struct drm_qgpu_vm_range {
 	__u64 addr;
@@ -1302,7 +1307,10 @@ struct drm_qgpu_gem_destroy {
  * - The GPU advances it: a submission whose out-sync entry has
  *   %QGPU_SYNC_MONITORED writes the entry's value with a FENCE command on
  *   the render ring right after the submission's last portion, whether
- *   that portion ran or was abandoned (fault, lost context, reset). A
+ *   that portion ran or was abandoned (fault, lost context, reset); the
+ *   value can be seen before the driver has taken in a fault of that work
+ *   (&drm_qgpu_context_status is up to date once the submission's syncobj
+ *   fence has signalled). A
  *   submission that is never run (its context destroyed first, the device
  *   gone) has the value written by the kernel instead, so that every value
  *   a submission promised is reached. Each value must be above the last
