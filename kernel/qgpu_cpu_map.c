@@ -162,8 +162,11 @@ int qgpu_gem_lock_ioctl(struct drm_device *drm, void *data,
 	 * resident (unless all of VRAM is CPU-visible): it is moved out of
 	 * VRAM, to the aperture segment if its set has it, else to system
 	 * memory (CPU access guarantees it may go there).
+	 * OfferAllocations: an offered allocation is reclaimed first.
 	 */
-	if (qgpu_bo_lock_outside_vram(bo) &&
+	if (QGPU_IOCTL_DBG(qdev, bo->offered))
+		ret = -EINVAL;
+	if (!ret && qgpu_bo_lock_outside_vram(bo) &&
 	    (bo->seg == QGPU_SEG_VISIBLE || bo->seg == QGPU_SEG_LOCAL)) {
 		if (bo->segment_mask & BIT(QGPU_SEG_APERTURE) ||
 		    bo->flags & QGPU_GEM_CPU_ACCESS)

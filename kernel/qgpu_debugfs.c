@@ -24,7 +24,8 @@ static const char * const qgpu_stat_names[] = {
 	"bytes_vram_to_vram", "bytes_filled", "evictions", "aperture_maps",
 	"aperture_unmaps", "hap_maps", "hap_unmaps", "paging_buffers",
 	"submissions", "split_portions", "faults", "resets",
-	"cache_invalidations", "cache_invalidated_bytes",
+	"cache_invalidations", "cache_invalidated_bytes", "offer_discards",
+	"offer_discarded_bytes",
 };
 
 static_assert(ARRAY_SIZE(qgpu_stat_names) ==

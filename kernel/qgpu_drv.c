@@ -90,6 +90,8 @@ static const struct drm_ioctl_desc qgpu_ioctls[] = {
 	QGPU_IOCTL(MFENCE_EXPORT, qgpu_mfence_export_ioctl),
 	QGPU_IOCTL(GEM_DESTROY, qgpu_gem_destroy_ioctl),
 	QGPU_IOCTL(GEM_SET_PRIORITY, qgpu_gem_set_priority_ioctl),
+	QGPU_IOCTL(GEM_OFFER, qgpu_gem_offer_ioctl),
+	QGPU_IOCTL(GEM_RECLAIM, qgpu_gem_reclaim_ioctl),
 };
 
 /* drm-total-memory, drm-resident-memory... in /proc/PID/fdinfo/FD */

@@ -103,6 +103,11 @@ static void qgpu_mm_victim(struct qgpu_device *qdev, struct qgpu_bo *bo,
 	v->cookie = bo;
 	v->uses = bo->uses;
 	v->priority = bo->priority;
+	if (bo->offered) {
+		/* offered: discarded, not copied; lower offer priority first */
+		v->flags |= QGPU_VICTIM_OFFERED;
+		v->priority = bo->offer_priority;
+	}
 	if (stamp)
 		v->next_use = bo->future_stamp == stamp ?
 			      bo->future_pos - qdev->future->pos + 1 :
@@ -273,6 +278,9 @@ int qgpu_mm_evict_one(struct qgpu_bo *bo, bool to_system, u32 why)
 		return qgpu_mm_drop(bo);
 	if (!qgpu_plan_dry(qdev))
 		qgpu_budget_trim(qdev, bo);
+	/* OfferAllocations: out of VRAM, an offered one is discarded */
+	if (bo->offered && bo->seg != QGPU_SEG_APERTURE)
+		to_system = true;
 	if (!to_system && bo->seg != QGPU_SEG_APERTURE &&
 	    !qgpu_mm_allowed(bo, QGPU_SEG_APERTURE) &&
 	    !qgpu_mm_insert(qdev, &qdev->seg[QGPU_SEG_APERTURE].mm, &node,

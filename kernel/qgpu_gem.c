@@ -279,7 +279,9 @@ int qgpu_gem_reside_ioctl(struct drm_device *drm, void *data,
 	qgpu_mm_lock(qdev, file->driver_priv);
 	if (args->op == QGPU_RESIDE_MAKE_RESIDENT) {
 		trace_qgpu_mm_req(QGPU_REQ_RESIDE, bo->id, args->segment);
-		ret = qgpu_mm_make_resident(bo, args->segment);
+		/* OfferAllocations: reclaim it first */
+		ret = QGPU_IOCTL_DBG(qdev, bo->offered) ? -EINVAL :
+		      qgpu_mm_make_resident(bo, args->segment);
 	} else {
 		trace_qgpu_mm_req(QGPU_REQ_EVICT, bo->id,
 				  args->op == QGPU_RESIDE_EVICT_SYSTEM);

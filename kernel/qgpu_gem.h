@@ -42,6 +42,10 @@ struct qgpu_hap_run {
  * @priority: its priority (SetAllocationPriority; under mm_lock)
  * @owner: the video memory of the file that created it, whose usage it
  *	counts in while resident (a reference; NULL for imports)
+ * @offer_priority: while offered, its QGPU_OFFER_PRIORITY_* (under mm_lock)
+ * @offered: OfferAllocations: its content may be discarded (under mm_lock)
+ * @discarded: its content was discarded since it was offered (under
+ *	mm_lock)
  * @lock_count: outstanding Lock2 calls
  * @pin_count: pins by submissions being prepared (resource tables)
  * @hap_runs: host-aperture page runs while mapped through BAR4
@@ -82,6 +86,9 @@ struct qgpu_bo {
 	u32 future_pos;
 	u32 priority;
 	struct qgpu_vidmem *owner;
+	u8 offer_priority;
+	bool offered;
+	bool discarded;
 	u32 lock_count;
 	u32 pin_count;
 	struct qgpu_hap_run *hap_runs;
@@ -131,6 +138,10 @@ bool qgpu_bo_lock_outside_vram(struct qgpu_bo *bo);
 /* qgpu_priority.c */
 int qgpu_gem_set_priority_ioctl(struct drm_device *drm, void *data,
 				struct drm_file *file);
+int qgpu_gem_offer_ioctl(struct drm_device *drm, void *data,
+			 struct drm_file *file);
+int qgpu_gem_reclaim_ioctl(struct drm_device *drm, void *data,
+			   struct drm_file *file);
 
 /* qgpu_cpu_map.c */
 int qgpu_gem_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma);

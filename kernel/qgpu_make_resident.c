@@ -216,6 +216,11 @@ static int qgpu_req_fill(struct drm_file *file, struct qgpu_residency_req *req,
 	for (i = 0; i < req->count && !ret; i++) {
 		struct qgpu_bo *bo = req->bos[i];
 
+		/* OfferAllocations: an offered one is reclaimed first */
+		if (!req->evict && QGPU_IOCTL_DBG(qdev, bo->offered)) {
+			ret = -EINVAL;
+			continue;
+		}
 		/* what may not go to VRAM now: imported, attached, Lock2 */
 		if (!req->evict &&
 		    QGPU_IOCTL_DBG(qdev, bo->sgt || bo->attachments ||

@@ -35,6 +35,20 @@ void qgpu_mm_zap(struct qgpu_bo *bo)
 	qgpu_hap_unmap(bo);
 }
 
+/*
+ * OfferAllocations: an offered allocation leaving VRAM for system memory
+ * is discarded, not copied (unless mapped in a GPU address space: those
+ * move with their content, their page tables rewritten on the way).
+ */
+static bool qgpu_mm_discards(struct qgpu_bo *bo, u32 dst)
+{
+	bool src_vram = bo->seg == QGPU_SEG_VISIBLE ||
+			bo->seg == QGPU_SEG_LOCAL;
+
+	return bo->offered && src_vram && dst == QGPU_SEG_SYSTEM &&
+	       !qgpu_pp_can_move(bo, bo->seg, dst);
+}
+
 /* Page lists never exceed what one paging-buffer list can hold. */
 #define QGPU_CHUNK_PAGES	(QGPU_PBUF_MAX_LIST / sizeof(u64))
 
@@ -131,6 +145,8 @@ static int qgpu_mm_build_move(struct qgpu_paging *pb, struct qgpu_bo *bo,
 		stat = src_vram && dst_vram ? QGPU_STAT(bytes_vram_to_vram) :
 		       src_vram ? QGPU_STAT(bytes_from_vram) :
 		       QGPU_STAT(bytes_to_vram);
+	} else if (qgpu_mm_discards(bo, dst)) {
+		/* offered: its content is discarded, nothing is copied */
 	} else if (src_vram && dst == QGPU_SEG_SYSTEM) {
 		ret = qgpu_mm_xfer_pages(pb, bo, src_addr, false);
 		stat = QGPU_STAT(bytes_from_vram);
@@ -274,6 +290,7 @@ int qgpu_mm_move(struct qgpu_bo *bo, u32 dst,
 		 struct drm_mm_node *dst_node, u32 why)
 {
 	struct qgpu_device *qdev = to_qdev(bo->base.dev);
+	bool discard = qgpu_mm_discards(bo, dst);
 	struct qgpu_paging pb;
 	int ret;
 
@@ -308,6 +325,14 @@ int qgpu_mm_move(struct qgpu_bo *bo, u32 dst,
 			bo->id, why, dst_node ? dst_node->start : 0,
 			(dst == QGPU_SEG_VISIBLE || dst == QGPU_SEG_LOCAL) &&
 			bo->pristine);
+	if (discard) {
+		bo->discarded = true;
+		qgpu_stat_add(qdev, qdev->mm_requester,
+			      QGPU_STAT(offer_discards), 1);
+		qgpu_stat_add(qdev, qdev->mm_requester,
+			      QGPU_STAT(offer_discarded_bytes),
+			      (u64)bo->npages << PAGE_SHIFT);
+	}
 	qgpu_mm_book_move(bo, dst, dst_node);
 	/* its uses count from its arrival (the gdsf policy's frequency) */
 	bo->uses = 0;

@@ -2,9 +2,12 @@
 /*
  * qgpu: what the user-mode driver tells the memory manager about its
  * allocations: SetAllocationPriority (the victim policy evicts lower
- * priorities first).
+ * priorities first), OfferAllocations and ReclaimAllocations (an offered
+ * allocation's content may be discarded instead of copied out of VRAM;
+ * the discard itself is qgpu_migrate.c's).
  */
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/uaccess.h>
 #include <drm/drm_file.h>
 
@@ -109,5 +112,146 @@ int qgpu_gem_set_priority_ioctl(struct drm_device *drm, void *data,
 	qgpu_bos_put(bos, args->count);
 out:
 	kvfree(prio);
+	return ret;
+}
+
+static int qgpu_cmp_bo(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(struct qgpu_bo * const *)a;
+	uintptr_t y = (uintptr_t)*(struct qgpu_bo * const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* -EINVAL when an allocation is listed twice (by any of its handles) */
+static int qgpu_bos_unique(struct qgpu_bo **bos, u32 count)
+{
+	struct qgpu_bo **s;
+	int ret = 0;
+	u32 i;
+
+	s = kvmalloc_array(count, sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, bos, (size_t)count * sizeof(*s));
+	sort(s, count, sizeof(*s), qgpu_cmp_bo, NULL);
+	for (i = 1; i < count && !ret; i++)
+		if (s[i] == s[i - 1])
+			ret = -EINVAL;
+	kvfree(s);
+	return ret;
+}
+
+/**
+ * qgpu_gem_offer_ioctl - DRM_IOCTL_QGPU_GEM_OFFER
+ * @drm: device
+ * @data: &struct drm_qgpu_gem_offer
+ * @file: the caller
+ *
+ * OfferAllocations: all or nothing. Nothing moves now; the next eviction
+ * of an offered allocation out of VRAM discards its content.
+ */
+int qgpu_gem_offer_ioctl(struct drm_device *drm, void *data,
+			 struct drm_file *file)
+{
+	struct qgpu_device *qdev = to_qdev(drm);
+	struct drm_qgpu_gem_offer *args = data;
+	struct qgpu_bo **bos;
+	int ret = 0;
+	u32 i;
+
+	if (QGPU_IOCTL_DBG(qdev, args->flags || args->pad) ||
+	    QGPU_IOCTL_DBG(qdev, !args->count ||
+			   args->count > QGPU_MAX_OFFER_HANDLES) ||
+	    QGPU_IOCTL_DBG(qdev, args->priority < QGPU_OFFER_PRIORITY_LOW ||
+			   args->priority > QGPU_OFFER_PRIORITY_HIGH))
+		return -EINVAL;
+	bos = qgpu_bos_get(file, args->handles, args->count);
+	if (IS_ERR(bos))
+		return PTR_ERR(bos);
+	ret = qgpu_bos_unique(bos, args->count);
+	/* another device's buffer: its content is not ours to discard */
+	for (i = 0; i < args->count && !ret; i++)
+		if (QGPU_IOCTL_DBG(qdev, bos[i]->base.import_attach))
+			ret = -EINVAL;
+	if (ret)
+		goto out;
+	qgpu_mm_lock(qdev, file->driver_priv);
+	for (i = 0; i < args->count && !ret; i++)
+		if (QGPU_IOCTL_DBG(qdev, bos[i]->offered))
+			ret = -EINVAL;
+	for (i = 0; i < args->count && !ret; i++) {
+		bos[i]->offered = true;
+		bos[i]->offer_priority = args->priority;
+		bos[i]->discarded = false;
+	}
+	qgpu_mm_unlock(qdev);
+out:
+	qgpu_bos_put(bos, args->count);
+	return ret;
+}
+
+/**
+ * qgpu_gem_reclaim_ioctl - DRM_IOCTL_QGPU_GEM_RECLAIM
+ * @drm: device
+ * @data: &struct drm_qgpu_gem_reclaim
+ * @file: the caller
+ *
+ * ReclaimAllocations: all or nothing. The results are written after
+ * mm_lock is dropped (a page fault on them may need it), into memory
+ * found writable before anything changed.
+ */
+int qgpu_gem_reclaim_ioctl(struct drm_device *drm, void *data,
+			   struct drm_file *file)
+{
+	struct qgpu_device *qdev = to_qdev(drm);
+	struct drm_qgpu_gem_reclaim *args = data;
+	void __user *uresults = u64_to_user_ptr(args->results);
+	size_t rsize = (size_t)args->count * sizeof(u32);
+	struct qgpu_bo **bos;
+	u32 *results, i, n = 0;
+	int ret = 0;
+
+	if (QGPU_IOCTL_DBG(qdev, args->flags || args->pad) ||
+	    QGPU_IOCTL_DBG(qdev, !args->count ||
+			   args->count > QGPU_MAX_OFFER_HANDLES))
+		return -EINVAL;
+	args->discarded = 0;
+	results = kvcalloc(args->count, sizeof(*results), GFP_KERNEL);
+	if (!results)
+		return -ENOMEM;
+	if (args->results && copy_to_user(uresults, results, rsize)) {
+		ret = -EFAULT;
+		goto out_free;
+	}
+	bos = qgpu_bos_get(file, args->handles, args->count);
+	if (IS_ERR(bos)) {
+		ret = PTR_ERR(bos);
+		goto out_free;
+	}
+	ret = qgpu_bos_unique(bos, args->count);
+	if (ret)
+		goto out;
+	qgpu_mm_lock(qdev, file->driver_priv);
+	for (i = 0; i < args->count && !ret; i++)
+		if (QGPU_IOCTL_DBG(qdev, !bos[i]->offered))
+			ret = -EINVAL;
+	for (i = 0; i < args->count && !ret; i++) {
+		results[i] = bos[i]->discarded ? QGPU_RECLAIM_DISCARDED :
+			     QGPU_RECLAIM_OK;
+		n += bos[i]->discarded;
+		bos[i]->offered = false;
+		bos[i]->discarded = false;
+	}
+	qgpu_mm_unlock(qdev);
+	if (!ret) {
+		args->discarded = n;
+		if (args->results && copy_to_user(uresults, results, rsize))
+			ret = -EFAULT;
+	}
+out:
+	qgpu_bos_put(bos, args->count);
+out_free:
+	kvfree(results);
 	return ret;
 }

@@ -722,6 +722,20 @@ static void qgpu_submit_trace(struct qgpu_submit *s)
 	}
 }
 
+/* OfferAllocations: a DMA buffer may not use an offered allocation */
+static int qgpu_submit_offered(struct qgpu_submit *s)
+{
+	u32 i;
+
+	for (i = 0; i < s->args->num_allocs; i++)
+		if (s->bos[i] && s->bos[i]->offered) {
+			drm_dbg(&s->qdev->drm, "submit: allocation %u offered\n",
+				i);
+			return -EINVAL;
+		}
+	return 0;
+}
+
 static int qgpu_submit_plan_and_walk(struct qgpu_submit *s)
 {
 	struct qgpu_device *qdev = s->qdev;
@@ -730,6 +744,9 @@ static int qgpu_submit_plan_and_walk(struct qgpu_submit *s)
 
 	lockdep_assert_held(&qdev->mm_lock);
 	qgpu_submit_trace(s);
+	ret = qgpu_submit_offered(s);
+	if (ret)
+		return ret;
 	qgpu_submit_mark_writes(s);
 	/* the patch-location list is a known future (future-use policy) */
 	s->future.bos = s->bos;

@@ -224,7 +224,10 @@ static const struct member layout[] = {
 	/* appended (cache counters): the one answer that grows, see growth */
 	M(drm_qgpu_stats, cache_invalidations, 128),
 	M(drm_qgpu_stats, cache_invalidated_bytes, 136),
-	END(drm_qgpu_stats, 144),
+	/* appended (OfferAllocations) */
+	M(drm_qgpu_stats, offer_discards, 144),
+	M(drm_qgpu_stats, offer_discarded_bytes, 152),
+	END(drm_qgpu_stats, 160),
 
 	M(drm_qgpu_gem_create, size, 0), M(drm_qgpu_gem_create, segment_mask, 8),
 	M(drm_qgpu_gem_create, flags, 12), M(drm_qgpu_gem_create, preferred, 16),
@@ -294,6 +297,15 @@ static const struct member layout[] = {
 	M(drm_qgpu_gem_set_priority, count, 16),
 	M(drm_qgpu_gem_set_priority, flags, 20),
 	END(drm_qgpu_gem_set_priority, 24),
+
+	M(drm_qgpu_gem_offer, handles, 0), M(drm_qgpu_gem_offer, count, 8),
+	M(drm_qgpu_gem_offer, priority, 12), M(drm_qgpu_gem_offer, flags, 16),
+	M(drm_qgpu_gem_offer, pad, 20), END(drm_qgpu_gem_offer, 24),
+
+	M(drm_qgpu_gem_reclaim, handles, 0), M(drm_qgpu_gem_reclaim, results, 8),
+	M(drm_qgpu_gem_reclaim, count, 16), M(drm_qgpu_gem_reclaim, flags, 20),
+	M(drm_qgpu_gem_reclaim, discarded, 24), M(drm_qgpu_gem_reclaim, pad, 28),
+	END(drm_qgpu_gem_reclaim, 32),
 
 	M(drm_qgpu_vidmem_info, group, 0), M(drm_qgpu_vidmem_info, pad, 4),
 	M(drm_qgpu_vidmem_info, budget, 8),
@@ -406,6 +418,8 @@ static const struct value ioctls[] = {
 	V(DRM_IOCTL_QGPU_GEM_DESTROY, 0x40086452),
 	V(DRM_IOCTL_QGPU_INVALIDATE_CACHE, 0x40186453),
 	V(DRM_IOCTL_QGPU_GEM_SET_PRIORITY, 0x40186454),
+	V(DRM_IOCTL_QGPU_GEM_OFFER, 0x40186455),
+	V(DRM_IOCTL_QGPU_GEM_RECLAIM, 0xc0206456),
 };
 
 static const struct value constants[] = {
@@ -442,6 +456,10 @@ static const struct value constants[] = {
 	V(QGPU_PRIORITY_NORMAL, 0x78000000), V(QGPU_PRIORITY_HIGH, 0xa0000000),
 	V(QGPU_PRIORITY_MAXIMUM, 0xc8000000),
 	V(QGPU_MAX_PRIORITY_HANDLES, 4096),
+	/* OfferAllocations: D3DDDI_OFFER_PRIORITY_LOW..HIGH */
+	V(QGPU_OFFER_PRIORITY_LOW, 1), V(QGPU_OFFER_PRIORITY_NORMAL, 2),
+	V(QGPU_OFFER_PRIORITY_HIGH, 3), V(QGPU_MAX_OFFER_HANDLES, 4096),
+	V(QGPU_RECLAIM_OK, 0), V(QGPU_RECLAIM_DISCARDED, 1),
 };
 
 static void check_values(const struct value *v, size_t n)

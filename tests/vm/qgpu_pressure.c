@@ -14,6 +14,12 @@
  *   usage per segment group, the budget from the device-wide policy (the
  *   module parameter, then debugfs), a process over its budget trimmed
  *   before one within it, the query's and the policy file's bad input.
+ * - OfferAllocations / ReclaimAllocations (DRM_IOCTL_QGPU_GEM_OFFER,
+ *   _RECLAIM): offered allocations are the first victims, discarded
+ *   without a copy (lower offer priority first), reclaim says which
+ *   survived; without pressure, outside VRAM and when mapped in a GPU
+ *   address space the content survives; an offered allocation cannot be
+ *   used (submit, residency, Lock2) until reclaimed; every bad field.
  *
  * Every allocation's content is checked after the moves, by the CPU and
  * by the GPU (QGPU_DMA_CHECKSUM against the host).
@@ -503,6 +509,36 @@ static bool trimmed_first(unsigned int pct)
 	return trimmed;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Offers                                                                    */
+
+static int offer(const struct bo *b, uint32_t prio)
+{
+	return qgpu_bo_offer(dev.fd, &b->h, 1, prio);
+}
+
+/* Reclaim one: its QGPU_RECLAIM_* result */
+static uint32_t reclaim(const struct bo *b)
+{
+	uint32_t r = 0xdead, n = 0xdead;
+
+	igt_assert_eq(qgpu_bo_reclaim(dev.fd, &b->h, 1, &r, &n), 0);
+	igt_assert_eq(n, r == QGPU_RECLAIM_DISCARDED);
+	return r;
+}
+
+/* A discarded allocation is valid: rewrite it and the GPU sees that */
+static void rewrite(struct bo *b, uint32_t seed)
+{
+	b->seed = seed;
+	qgpu_pattern_fill(b->map, b->size, seed);
+}
+
+static int raw_ioctl(unsigned long nr, void *arg)
+{
+	return igt_ioctl(dev.fd, nr, arg) ? -errno : 0;
+}
+
 /* policy=NAME from the command line (tests.list passes it) */
 static void args_read(void)
 {
@@ -845,6 +881,301 @@ igt_main
 		/* a over a 10% budget: a's allocations go first */
 		igt_assert(trimmed_first(10));
 		set_budget(modparam_budget ? modparam_budget : 100);
+	}
+
+	igt_subtest("offer-reclaim-without-pressure") {
+		struct drm_qgpu_stats s0, s1;
+		struct bo b = {};
+
+		bo_new(&b, 1 * MiB, VIS, 700);
+		reside(&b, QGPU_SEG_VISIBLE);
+		qt_stats(dev.fd, &s0);
+		igt_assert_eq(offer(&b, QGPU_OFFER_PRIORITY_NORMAL), 0);
+		/* nothing moves at the offer */
+		igt_assert_eq(seg_of(&b), QGPU_SEG_VISIBLE);
+		igt_assert_eq(reclaim(&b), QGPU_RECLAIM_OK);
+		qt_stats(dev.fd, &s1);
+		igt_assert_eq_u64(s1.offer_discards, s0.offer_discards);
+		igt_assert_eq_u64(s1.evictions, s0.evictions);
+		check_cpu(&b, "reclaimed");
+		check_gpu(&b, 1, "reclaimed");
+		bo_free(&b);
+	}
+
+	igt_subtest("offered-discarded-first-under-pressure") {
+		struct drm_qgpu_stats s0, s1;
+		struct bo b[8] = {};
+		uint32_t h[2], r[2], n;
+		unsigned int i;
+
+		igt_require(debugfs_file("qgpu_policy"));
+		set_policy("lru");
+		fill_visible(b, 6, 710);
+		/*
+		 * lru would take b[0]: the offered ones go first, LOW before
+		 * HIGH, whatever their allocation priority
+		 */
+		igt_assert_eq(offer(&b[3], QGPU_OFFER_PRIORITY_HIGH), 0);
+		igt_assert_eq(offer(&b[4], QGPU_OFFER_PRIORITY_LOW), 0);
+		igt_assert_eq(set_priority(&b[4], QGPU_PRIORITY_MAXIMUM), 0);
+		qt_stats(dev.fd, &s0);
+		bo_new(&b[6], b[0].size, VIS, 716);
+		reside(&b[6], QGPU_SEG_VISIBLE);
+		qt_stats(dev.fd, &s1);
+		assert_evicted(b, 7, 1u << 4, "one allocation's room");
+		/* discarded: counted, and not copied out */
+		igt_assert_eq_u64(s1.offer_discards - s0.offer_discards, 1);
+		igt_assert_eq_u64(s1.offer_discarded_bytes -
+				  s0.offer_discarded_bytes, b[0].size);
+		igt_assert_eq_u64(s1.evictions - s0.evictions, 1);
+		igt_assert_eq_u64(s1.bytes_from_vram, s0.bytes_from_vram);
+		/* the next victim is the other offered one, not b[0] */
+		bo_new(&b[7], b[0].size, VIS, 717);
+		reside(&b[7], QGPU_SEG_VISIBLE);
+		assert_evicted(b, 8, 1u << 3 | 1u << 4, "two allocations' room");
+		/* reclaim says which: both; the rest kept their bytes */
+		h[0] = b[3].h;
+		h[1] = b[4].h;
+		r[0] = r[1] = 0xdead;
+		igt_assert_eq(qgpu_bo_reclaim(dev.fd, h, 2, r, &n), 0);
+		igt_assert_eq(r[0], QGPU_RECLAIM_DISCARDED);
+		igt_assert_eq(r[1], QGPU_RECLAIM_DISCARDED);
+		igt_assert_eq(n, 2);
+		for (i = 0; i < 8; i++)
+			if (i != 3 && i != 4)
+				check_cpu(&b[i], "not offered");
+		/* valid allocations: rewritten, they work as any other */
+		rewrite(&b[3], 723);
+		rewrite(&b[4], 724);
+		check_gpu(b, 8, "after the reclaim");
+		for (i = 0; i < 8; i++)
+			bo_free(&b[i]);
+	}
+
+	igt_subtest("offered-content-survives-outside-vram") {
+		struct bo sys = {}, apt = {}, ev = {};
+		struct drm_qgpu_stats s0, s1;
+
+		/* never resident: its pages hold it */
+		bo_new(&sys, 256 * 1024, VIS, 730);
+		igt_assert_eq(offer(&sys, QGPU_OFFER_PRIORITY_LOW), 0);
+		/* in the aperture: its pages hold it, eviction copies nothing */
+		bo_new(&apt, 256 * 1024, QGPU_SEGBIT(QGPU_SEG_APERTURE), 731);
+		reside(&apt, QGPU_SEG_APERTURE);
+		igt_assert_eq(offer(&apt, QGPU_OFFER_PRIORITY_LOW), 0);
+		qt_reside(dev.fd, apt.h, QGPU_RESIDE_EVICT_SYSTEM, 0);
+		/* evicted from VRAM on request: discarded */
+		bo_new(&ev, 256 * 1024, VIS, 732);
+		reside(&ev, QGPU_SEG_VISIBLE);
+		igt_assert_eq(offer(&ev, QGPU_OFFER_PRIORITY_HIGH), 0);
+		qt_stats(dev.fd, &s0);
+		qt_reside(dev.fd, ev.h, QGPU_RESIDE_EVICT, 0);
+		qt_stats(dev.fd, &s1);
+		igt_assert_eq(seg_of(&ev), QGPU_SEG_SYSTEM);
+		igt_assert_eq_u64(s1.offer_discards - s0.offer_discards, 1);
+		igt_assert_eq(reclaim(&sys), QGPU_RECLAIM_OK);
+		igt_assert_eq(reclaim(&apt), QGPU_RECLAIM_OK);
+		igt_assert_eq(reclaim(&ev), QGPU_RECLAIM_DISCARDED);
+		check_cpu(&sys, "offered in system memory");
+		check_cpu(&apt, "offered in the aperture");
+		rewrite(&ev, 733);
+		check_gpu(&sys, 1, "offered in system memory");
+		check_gpu(&apt, 1, "offered in the aperture");
+		check_gpu(&ev, 1, "rewritten after the discard");
+		bo_free(&sys);
+		bo_free(&apt);
+		bo_free(&ev);
+	}
+
+	igt_subtest("offered-gpu-mapped-moves-with-content") {
+		struct drm_qgpu_stats s0, s1;
+		uint64_t va, fence = 0;
+		struct bo b = {};
+
+		igt_require(qgpu_dev_has_mmu(&dev));
+		bo_new(&b, 1 * MiB, VIS, 740);
+		igt_assert_eq(qgpu_vm_reserve(dev.fd, 0, 1 * MiB, 0, &va), 0);
+		igt_assert_eq(qgpu_vm_map(dev.fd, b.h, va, 0, 1 * MiB, 0), 0);
+		igt_assert_eq(qgpu_make_resident(dev.fd, &b.h, 1, &fence), 0);
+		igt_assert_eq(qgpu_paging_fence_wait(dev.fd, fence, 10 * SEC_NS),
+			      0);
+		igt_assert_eq(offer(&b, QGPU_OFFER_PRIORITY_LOW), 0);
+		qt_stats(dev.fd, &s0);
+		qt_reside(dev.fd, b.h, QGPU_RESIDE_EVICT_SYSTEM, 0);
+		qt_stats(dev.fd, &s1);
+		igt_assert_eq_u64(s1.offer_discards, s0.offer_discards);
+		igt_assert_eq(reclaim(&b), QGPU_RECLAIM_OK);
+		check_cpu(&b, "offered, mapped in a GPU address space");
+		igt_assert_eq(qgpu_vm_free(dev.fd, va, 1 * MiB), 0);
+		bo_free(&b);
+	}
+
+	igt_subtest("offered-not-usable-until-reclaimed") {
+		struct drm_qgpu_stats s0, s1;
+		struct drm_qgpu_gem_lock lk;
+		struct qgpu_cb *cb;
+		uint32_t portions;
+		struct bo b = {};
+
+		bo_new(&b, 64 * 1024, VIS, 750);
+		igt_assert_eq(offer(&b, QGPU_OFFER_PRIORITY_NORMAL), 0);
+		/* a submit that lists it: refused, nothing ran */
+		qt_stats(dev.fd, &s0);
+		cb = qt_cb(&dev);
+		qgpu_cb_bind(cb, 0, b.h, 0, b.size);
+		qgpu_cb_fill(cb, 0, 0, b.size, 0x12345678);
+		igt_assert_eq(qgpu_submit_wait(dev.fd, ctx, cb, 10 * SEC_NS,
+					       &portions), -EINVAL);
+		qt_stats(dev.fd, &s1);
+		igt_assert_eq_u64(s1.submissions, s0.submissions);
+		check_cpu(&b, "a refused submit");
+		/* residency and Lock2: refused; eviction is fine */
+		igt_assert_eq(qgpu_bo_reside(dev.fd, b.h,
+					     QGPU_RESIDE_MAKE_RESIDENT, 0,
+					     NULL), -EINVAL);
+		igt_assert_eq(qgpu_bo_reside(dev.fd, b.h,
+					     QGPU_RESIDE_MAKE_RESIDENT,
+					     QGPU_SEG_VISIBLE, NULL), -EINVAL);
+		igt_assert_eq(qgpu_bo_reside(dev.fd, b.h, QGPU_RESIDE_EVICT, 0,
+					     NULL), 0);
+		memset(&lk, 0, sizeof(lk));
+		lk.handle = b.h;
+		igt_assert_eq(raw_ioctl(DRM_IOCTL_QGPU_GEM_LOCK, &lk), -EINVAL);
+		if (qgpu_dev_has_mmu(&dev))
+			igt_assert_eq(qgpu_make_resident(dev.fd, &b.h, 1, NULL),
+				      -EINVAL);
+		/* the mapping made before still works */
+		check_cpu(&b, "mapped before the offer");
+		/* reclaimed, all of it works again */
+		igt_assert_eq(reclaim(&b), QGPU_RECLAIM_OK);
+		qt_run(dev.fd, ctx, cb, 30);
+		qt_cb_free(cb);
+		igt_assert_eq(((volatile uint32_t *)b.map)[0], 0x12345678u);
+		reside(&b, QGPU_SEG_VISIBLE);
+		igt_assert_eq(raw_ioctl(DRM_IOCTL_QGPU_GEM_LOCK, &lk), 0);
+		igt_assert_eq(qgpu_bo_unlock(dev.fd, b.h), 0);
+		b.seed = 0;
+		bo_free(&b);
+	}
+
+	igt_subtest("offer-bad-input") {
+		struct drm_qgpu_gem_offer a;
+		struct bo b = {}, c = {};
+		uint32_t h[2];
+		void *hole;
+
+		bo_new(&b, 4096, VIS, 760);
+		bo_new(&c, 4096, VIS, 761);
+		hole = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+			    -1, 0);
+		igt_assert(hole != MAP_FAILED);
+		h[0] = b.h;
+		h[1] = c.h;
+#define OFFER(field, value, err) do { \
+		memset(&a, 0, sizeof(a)); \
+		a.handles = (uintptr_t)h; \
+		a.count = 1; \
+		a.priority = QGPU_OFFER_PRIORITY_NORMAL; \
+		a.field = value; \
+		igt_assert_eq(raw_ioctl(DRM_IOCTL_QGPU_GEM_OFFER, &a), err); \
+	} while (0)
+		OFFER(flags, 1, -EINVAL);
+		OFFER(flags, 0x80000000u, -EINVAL);
+		OFFER(pad, 1, -EINVAL);
+		OFFER(count, 0, -EINVAL);
+		OFFER(count, QGPU_MAX_OFFER_HANDLES + 1, -EINVAL);
+		OFFER(count, 0xffffffffu, -EINVAL);
+		OFFER(priority, 0, -EINVAL);
+		OFFER(priority, QGPU_OFFER_PRIORITY_HIGH + 1, -EINVAL);
+		OFFER(priority, 0xffffffffu, -EINVAL);
+		OFFER(handles, 0, -EFAULT);
+		OFFER(handles, (uintptr_t)hole, -EFAULT);
+		h[1] = 0;
+		OFFER(count, 2, -ENOENT);
+		h[1] = 0x7fffffff;
+		OFFER(count, 2, -ENOENT);
+		/* listed twice */
+		h[1] = b.h;
+		OFFER(count, 2, -EINVAL);
+		/* all or nothing: b offered, then [c, b] refused, c not offered */
+		OFFER(count, 1, 0);
+		OFFER(count, 1, -EINVAL);
+		h[0] = c.h;
+		OFFER(count, 2, -EINVAL);
+		igt_assert_eq(qgpu_bo_reclaim(dev.fd, &c.h, 1, NULL, NULL),
+			      -EINVAL);
+		igt_assert_eq(reclaim(&b), QGPU_RECLAIM_OK);
+		/* every priority is taken */
+		OFFER(priority, QGPU_OFFER_PRIORITY_LOW, 0);
+		igt_assert_eq(reclaim(&c), QGPU_RECLAIM_OK);
+		OFFER(priority, QGPU_OFFER_PRIORITY_HIGH, 0);
+		igt_assert_eq(reclaim(&c), QGPU_RECLAIM_OK);
+#undef OFFER
+		munmap(hole, 4096);
+		bo_free(&b);
+		bo_free(&c);
+	}
+
+	igt_subtest("reclaim-bad-input") {
+		struct drm_qgpu_gem_reclaim a;
+		struct bo b = {}, c = {};
+		uint32_t h[2], r[2];
+		void *hole;
+
+		bo_new(&b, 4096, VIS, 770);
+		bo_new(&c, 4096, VIS, 771);
+		hole = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+			    -1, 0);
+		igt_assert(hole != MAP_FAILED);
+		h[0] = b.h;
+		h[1] = c.h;
+		igt_assert_eq(qgpu_bo_offer(dev.fd, h, 2,
+					    QGPU_OFFER_PRIORITY_NORMAL), 0);
+#define RECLAIM(field, value, err) do { \
+		memset(&a, 0, sizeof(a)); \
+		a.handles = (uintptr_t)h; \
+		a.results = (uintptr_t)r; \
+		a.count = 1; \
+		a.field = value; \
+		igt_assert_eq(raw_ioctl(DRM_IOCTL_QGPU_GEM_RECLAIM, &a), err); \
+	} while (0)
+		RECLAIM(flags, 1, -EINVAL);
+		RECLAIM(flags, 0x80000000u, -EINVAL);
+		RECLAIM(pad, 1, -EINVAL);
+		RECLAIM(count, 0, -EINVAL);
+		RECLAIM(count, QGPU_MAX_OFFER_HANDLES + 1, -EINVAL);
+		RECLAIM(count, 0xffffffffu, -EINVAL);
+		RECLAIM(handles, 0, -EFAULT);
+		RECLAIM(handles, 8, -EFAULT);
+		/* results not writable: nothing reclaimed */
+		RECLAIM(results, (uintptr_t)hole, -EFAULT);
+		RECLAIM(results, 8, -EFAULT);
+		h[1] = 0;
+		RECLAIM(count, 2, -ENOENT);
+		h[1] = 0x7fffffff;
+		RECLAIM(count, 2, -ENOENT);
+		h[1] = b.h;
+		RECLAIM(count, 2, -EINVAL);
+		h[1] = c.h;
+		/* still offered, both: one call takes both back */
+		r[0] = r[1] = 0xdead;
+		RECLAIM(count, 2, 0);
+		igt_assert_eq(r[0], QGPU_RECLAIM_OK);
+		igt_assert_eq(r[1], QGPU_RECLAIM_OK);
+		igt_assert_eq(a.discarded, 0);
+		/* not offered any more */
+		RECLAIM(count, 1, -EINVAL);
+		/* no results wanted */
+		igt_assert_eq(offer(&b, QGPU_OFFER_PRIORITY_NORMAL), 0);
+		RECLAIM(results, 0, 0);
+		igt_assert_eq(a.discarded, 0);
+		RECLAIM(results, 0, -EINVAL);
+#undef RECLAIM
+		munmap(hole, 4096);
+		check_cpu(&b, "after the reclaims");
+		check_cpu(&c, "after the reclaims");
+		bo_free(&b);
+		bo_free(&c);
 	}
 
 	igt_subtest("counters-back-to-zero") {

@@ -349,6 +349,23 @@ int qgpu_bo_info(int fd, uint32_t handle, struct drm_qgpu_gem_info *info);
 int qgpu_bo_set_priority(int fd, const uint32_t *handles,
 			 const uint32_t *priorities, uint32_t count);
 
+/**
+ * qgpu_bo_offer - OfferAllocations (DRM_IOCTL_QGPU_GEM_OFFER): the kernel
+ *	may discard the content of these allocations under pressure; do not
+ *	use them until qgpu_bo_reclaim()
+ * @priority: QGPU_OFFER_PRIORITY_LOW (discarded first), _NORMAL or _HIGH
+ */
+int qgpu_bo_offer(int fd, const uint32_t *handles, uint32_t count,
+		  uint32_t priority);
+
+/**
+ * qgpu_bo_reclaim - ReclaimAllocations (DRM_IOCTL_QGPU_GEM_RECLAIM)
+ * @results: receives QGPU_RECLAIM_OK or _DISCARDED per handle (may be NULL)
+ * @discarded: receives how many were discarded (may be NULL)
+ */
+int qgpu_bo_reclaim(int fd, const uint32_t *handles, uint32_t count,
+		    uint32_t *results, uint32_t *discarded);
+
 /* Dumb buffers (DRM_IOCTL_MODE_*_DUMB on any qgpu node). */
 int qgpu_dumb_create(int fd, uint32_t width, uint32_t height, uint32_t bpp,
 		     uint32_t *handle, uint32_t *pitch, uint64_t *size);

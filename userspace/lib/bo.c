@@ -240,6 +240,33 @@ int qgpu_bo_set_priority(int fd, const uint32_t *handles,
 	return qgpu_ioctl(fd, DRM_IOCTL_QGPU_GEM_SET_PRIORITY, &a);
 }
 
+int qgpu_bo_offer(int fd, const uint32_t *handles, uint32_t count,
+		  uint32_t priority)
+{
+	struct drm_qgpu_gem_offer a = {
+		.handles = (uintptr_t)handles,
+		.count = count,
+		.priority = priority,
+	};
+
+	return qgpu_ioctl(fd, DRM_IOCTL_QGPU_GEM_OFFER, &a);
+}
+
+int qgpu_bo_reclaim(int fd, const uint32_t *handles, uint32_t count,
+		    uint32_t *results, uint32_t *discarded)
+{
+	struct drm_qgpu_gem_reclaim a = {
+		.handles = (uintptr_t)handles,
+		.results = (uintptr_t)results,
+		.count = count,
+	};
+	int ret = qgpu_ioctl(fd, DRM_IOCTL_QGPU_GEM_RECLAIM, &a);
+
+	if (!ret && discarded)
+		*discarded = a.discarded;
+	return ret;
+}
+
 int qgpu_dumb_create(int fd, uint32_t width, uint32_t height, uint32_t bpp,
 		     uint32_t *handle, uint32_t *pitch, uint64_t *size)
 {

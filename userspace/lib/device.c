@@ -356,7 +356,8 @@ const char *qgpu_stat_name(unsigned int index)
 		"evictions", "aperture_maps", "aperture_unmaps", "hap_maps",
 		"hap_unmaps", "paging_buffers", "submissions",
 		"split_portions", "faults", "resets", "cache_invalidations",
-		"cache_invalidated_bytes",
+		"cache_invalidated_bytes", "offer_discards",
+		"offer_discarded_bytes",
 	};
 	_Static_assert(sizeof(names) / sizeof(names[0]) == QGPU_NUM_STATS,
 		       "stat names out of step with struct drm_qgpu_stats");

@@ -287,6 +287,12 @@
  * - %DRM_IOCTL_QGPU_GEM_SET_PRIORITY, &struct drm_qgpu_gem_set_priority:
  *   SetAllocationPriority, the priorities of allocations (see "qgpu
  *   priorities, budgets and offers"). EINVAL, ENOENT.
+ * - %DRM_IOCTL_QGPU_GEM_OFFER, &struct drm_qgpu_gem_offer:
+ *   OfferAllocations, let the memory manager discard allocations' content
+ *   under pressure. EINVAL, ENOENT.
+ * - %DRM_IOCTL_QGPU_GEM_RECLAIM, &struct drm_qgpu_gem_reclaim:
+ *   ReclaimAllocations, take offered allocations back and learn whether
+ *   their content survived. EINVAL, ENOENT.
  *
  * Everything else is the DRM core's: closing handles (DRM_IOCTL_GEM_CLOSE),
  * dumb buffers, PRIME, and syncobjs (DRM_IOCTL_SYNCOBJ_*).
@@ -308,11 +314,13 @@
  *   &drm_qgpu_sync_entry.flags, &drm_qgpu_vm_reserve.flags,
  *   &drm_qgpu_vm_map.flags, &drm_qgpu_make_resident.flags,
  *   &drm_qgpu_invalidate_cache.flags,
- *   &drm_qgpu_gem_set_priority.flags) rejects unknown bits with EINVAL. A new
+ *   &drm_qgpu_gem_set_priority.flags, &drm_qgpu_gem_offer.flags,
+ *   &drm_qgpu_gem_reclaim.flags) rejects unknown bits with EINVAL. A new
  *   behaviour is a new bit: old binaries never set it, and an old kernel
  *   refuses it, which is how new user space detects it.
  * - Pad and reserved inputs: every pad field an ioctl reads
- *   (&drm_qgpu_patch_entry.pad, &drm_qgpu_ctx_destroy.pad) and every input
+ *   (&drm_qgpu_patch_entry.pad, &drm_qgpu_ctx_destroy.pad,
+ *   &drm_qgpu_gem_offer.pad, &drm_qgpu_gem_reclaim.pad) and every input
  *   that must be zero today (&drm_qgpu_gem_create.handle,
  *   &drm_qgpu_query.arg for types without an argument,
  *   &drm_qgpu_gem_reside.segment for evictions) is rejected with EINVAL
@@ -341,7 +349,7 @@
  * - Reserved values: 0 is not a valid query type, residency operation or
  *   context id, and DMA-buffer opcodes the kernel does not know, or
  *   command flags it does not know, are rejected (EINVAL). New ioctls take
- *   the next free DRM_QGPU_* numbers (0x15 and up). Segment ids are stable;
+ *   the next free DRM_QGPU_* numbers (0x17 and up). Segment ids are stable;
  *   new segments take new ids. User space must ignore unknown
  *   QGPU_INFO_CAP_* and QGPU_SEGF_* bits, must treat unknown QGPU_CTX_*
  *   states as lost and unknown QGPU_CPU_PATH_* values as "some other path".
@@ -375,6 +383,8 @@ extern "C" {
 #define DRM_QGPU_GEM_DESTROY	0x12
 #define DRM_QGPU_INVALIDATE_CACHE	0x13
 #define DRM_QGPU_GEM_SET_PRIORITY	0x14
+#define DRM_QGPU_GEM_OFFER	0x15
+#define DRM_QGPU_GEM_RECLAIM	0x16
 
 /**
  * enum qgpu_query_type - what &struct drm_qgpu_query asks for
@@ -571,6 +581,11 @@ struct drm_qgpu_segment_stats {
  *	back and invalidated CPU cache lines (a call with nothing to do is not
  *	counted). Appended to the struct, see "qgpu UAPI growth".
  * @cache_invalidated_bytes: bytes those calls wrote back and invalidated.
+ * @offer_discards: offered allocations whose content the memory manager
+ *	discarded instead of copying it out of VRAM (%DRM_IOCTL_QGPU_GEM_OFFER;
+ *	also counted in @evictions). Appended, see "qgpu UAPI growth".
+ * @offer_discarded_bytes: their bytes (not counted in @bytes_from_vram:
+ *	nothing was copied).
  */
 struct drm_qgpu_stats {
 	__u64 allocations;
@@ -591,6 +606,8 @@ struct drm_qgpu_stats {
 	__u64 resets;
 	__u64 cache_invalidations;
 	__u64 cache_invalidated_bytes;
+	__u64 offer_discards;
+	__u64 offer_discarded_bytes;
 };
 
 /* &drm_qgpu_gem_create.flags */
@@ -1501,6 +1518,26 @@ struct drm_qgpu_invalidate_cache {
  *   priorities first) as bring it back to its budget, before any
  *   allocation of a process within its budget whatever its priority: the
  *   process is "trimmed".
+ * - OfferAllocations and ReclaimAllocations (%DRM_IOCTL_QGPU_GEM_OFFER,
+ *   %DRM_IOCTL_QGPU_GEM_RECLAIM): the user-mode driver offers allocations
+ *   whose content it can regenerate (a cache, a buffer it will rewrite)
+ *   and does not use meanwhile. When the memory manager evicts an offered
+ *   allocation from VRAM, to make room or on request, it discards the
+ *   content instead of copying it to system memory; offered allocations
+ *   are the first victims of every policy, before anything else (lower
+ *   offer priority first). Reclaim makes them ordinary allocations again
+ *   and says, for each, whether the content survived
+ *   (%QGPU_RECLAIM_OK) or was discarded (%QGPU_RECLAIM_DISCARDED: its
+ *   content is undefined until the user-mode driver writes it again; the
+ *   allocation itself stays valid). Content outside VRAM survives (the
+ *   aperture segment and system memory hold the allocation's own pages),
+ *   and so does the content of an allocation mapped in a GPU virtual
+ *   address space (it is evicted with its content, as any other). While
+ *   offered, an allocation may not be used: a submit that lists it, a
+ *   residency request that would commit it (%DRM_IOCTL_QGPU_GEM_RESIDE,
+ *   %DRM_IOCTL_QGPU_MAKE_RESIDENT) and Lock2 fail with EINVAL; CPU
+ *   mappings made before keep working, and see undefined content after
+ *   a discard.
  */
 
 /*
@@ -1540,6 +1577,74 @@ struct drm_qgpu_gem_set_priority {
 	__u64 priorities;
 	__u32 count;
 	__u32 flags;
+};
+
+/* &drm_qgpu_gem_offer.priority (D3DDDI_OFFER_PRIORITY) */
+#define QGPU_OFFER_PRIORITY_LOW		1  /* discarded first */
+#define QGPU_OFFER_PRIORITY_NORMAL	2
+#define QGPU_OFFER_PRIORITY_HIGH	3  /* discarded last */
+/* Most allocations one %DRM_IOCTL_QGPU_GEM_OFFER or _RECLAIM names */
+#define QGPU_MAX_OFFER_HANDLES		4096
+
+/**
+ * struct drm_qgpu_gem_offer - OfferAllocations: the memory manager may
+ *	discard the content of these allocations under pressure
+ * @handles: user pointer to @count __u32 GEM handles of this file.
+ * @count: entries, 1..%QGPU_MAX_OFFER_HANDLES.
+ * @priority: QGPU_OFFER_PRIORITY_*: among offered allocations, lower ones
+ *	are discarded first.
+ * @flags: must be zero.
+ * @pad: must be zero.
+ *
+ * All or nothing: every handle is looked up and checked before any is
+ * offered. An offered allocation stays where it is until the memory
+ * manager evicts it; see "qgpu priorities, budgets and offers" for what an
+ * offer allows and forbids.
+ *
+ * Errors: EINVAL (@flags, @pad, @count, @priority; a handle listed twice;
+ * an allocation offered already; one imported from another device, whose
+ * content is the exporter's), ENOENT (a handle).
+ */
+struct drm_qgpu_gem_offer {
+	__u64 handles;
+	__u32 count;
+	__u32 priority;
+	__u32 flags;
+	__u32 pad;
+};
+
+/* &drm_qgpu_gem_reclaim.results: one per handle */
+#define QGPU_RECLAIM_OK		0  /* the content survived */
+#define QGPU_RECLAIM_DISCARDED	1  /* the content was discarded */
+
+/**
+ * struct drm_qgpu_gem_reclaim - ReclaimAllocations: take offered
+ *	allocations back
+ * @handles: user pointer to @count __u32 GEM handles of this file.
+ * @results: user pointer to @count __u32 QGPU_RECLAIM_* results, one per
+ *	handle, or 0 for none.
+ * @count: entries, 1..%QGPU_MAX_OFFER_HANDLES.
+ * @flags: must be zero.
+ * @discarded: out: how many of them were discarded.
+ * @pad: must be zero.
+ *
+ * All or nothing: every handle is looked up and checked, and @results is
+ * checked to be writable, before any allocation is reclaimed. Each one is
+ * an ordinary allocation again; its result says whether its content
+ * survived the offer. Should @results become unwritable during the call
+ * (another thread unmapping it), the allocations are reclaimed and the
+ * call fails with EFAULT.
+ *
+ * Errors: EINVAL (@flags, @pad, @count; a handle listed twice; an
+ * allocation that is not offered), ENOENT (a handle).
+ */
+struct drm_qgpu_gem_reclaim {
+	__u64 handles;
+	__u64 results;
+	__u32 count;
+	__u32 flags;
+	__u32 discarded;
+	__u32 pad;
 };
 
 /* &drm_qgpu_vidmem_info.group (DXGK_MEMORY_SEGMENT_GROUP) */
@@ -1612,6 +1717,10 @@ struct drm_qgpu_vidmem_info {
 	DRM_IOW(DRM_COMMAND_BASE + DRM_QGPU_MFENCE_EXPORT, struct drm_qgpu_mfence_export)
 #define DRM_IOCTL_QGPU_GEM_SET_PRIORITY \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_QGPU_GEM_SET_PRIORITY, struct drm_qgpu_gem_set_priority)
+#define DRM_IOCTL_QGPU_GEM_OFFER \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_QGPU_GEM_OFFER, struct drm_qgpu_gem_offer)
+#define DRM_IOCTL_QGPU_GEM_RECLAIM \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_QGPU_GEM_RECLAIM, struct drm_qgpu_gem_reclaim)
 
 #if defined(__cplusplus)
 }
