@@ -156,6 +156,18 @@ $(B)/tests/vm/%: tests/vm/%.c $(LIBQGPU) | deps
 	@mkdir -p $(@D)
 	$(CC) $(US_CPPFLAGS) $(US_CFLAGS) -MF $(B)/tests/vm/.$*.d -o $@ $< $(LIBQGPU) $(US_LDLIBS)
 
+# qgpu-replay (tools/replay/, docs/trace-format.md): replays qgpu traces
+# through the kernel's own victim policies and split check, on the host
+# (and in the guest: it is in build/bin, so the image carries it).
+REPLAY_SRCS := $(wildcard tools/replay/*.c) kernel/qgpu_policy.c kernel/qgpu_split.c
+REPLAY := $(B)/bin/qgpu-replay
+userspace: $(REPLAY)
+
+$(REPLAY): $(REPLAY_SRCS) $(wildcard tools/replay/*.h kernel/qgpu_policy.h kernel/qgpu_split.h) | deps
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -std=gnu11 $(WARN) -Ikernel -Itools/replay -Iinclude/uapi/drm \
+		-I/usr/include/libdrm -o $@ $(REPLAY_SRCS)
+
 # Host unit tests: tests/unit/NAME.c -> build/tests/unit/NAME, built with ASan
 # and UBSan. A test links kernel/ policy sources it names on a line
 #   /* unit-sources: kernel/qgpu_split.c kernel/qgpu_policy.c */

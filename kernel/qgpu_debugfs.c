@@ -18,6 +18,7 @@
 #include "qgpu_mm.h"
 #include "qgpu_policy.h"
 #include "qgpu_query.h"
+#include "qgpu_trace.h"
 
 static const char * const qgpu_stat_names[] = {
 	"allocations", "allocated_bytes", "bytes_to_vram", "bytes_from_vram",
@@ -88,6 +89,7 @@ static ssize_t qgpu_policy_write(struct file *file, const char __user *ubuf,
 	if (qgpu_policy_parse(strim(buf), &i))
 		return -EINVAL;
 	qgpu_mm_lock(qdev, NULL);
+	trace_qgpu_mm_req(QGPU_REQ_POLICY, 0, i);
 	qdev->policy = i;
 	qgpu_mm_unlock(qdev);
 	return len;

@@ -60,6 +60,7 @@ enum qgpu_move_why {
  * @QGPU_REQ_MAKE_RESIDENT: MakeResident's worker (@arg: 1 for Evict)
  * @QGPU_REQ_REAP: a destroyed allocation's range is given back
  * @QGPU_REQ_PRIORITY: SetAllocationPriority (@arg: the priority)
+ * @QGPU_REQ_POLICY: the victim policy changed (@arg: enum qgpu_policy_id)
  */
 enum qgpu_mm_req_kind {
 	QGPU_REQ_RESIDE = 1,
@@ -71,6 +72,7 @@ enum qgpu_mm_req_kind {
 	QGPU_REQ_MAKE_RESIDENT = 7,
 	QGPU_REQ_REAP = 8,
 	QGPU_REQ_PRIORITY = 9,
+	QGPU_REQ_POLICY = 10,
 };
 
 int qgpu_mm_init(struct qgpu_device *qdev);

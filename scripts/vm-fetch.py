@@ -11,10 +11,11 @@ The guest prints a file with `qgpu-trace cat FILE`:
     @@QGPU-FILE-END lines=N bytes=M@@
 
 Each such block is written to DIR/NAME, after checking its line and byte
-counts (a console line the kernel wrote into the middle of the block is
-skipped; one that broke a line makes the counts differ, and the file is
-refused). Prints the path of each file written; exits 1 if a block was
-incomplete or damaged, or none was found.
+counts (a console line the kernel wrote between two lines of the block is
+skipped; one it wrote into the middle of a line, "[  12.345678] ...", is
+taken out again when the counts say so; anything else that makes the
+counts differ has the file refused). Prints the path of each file
+written; exits 1 if a block was incomplete or damaged, or none was found.
 """
 import argparse
 import os
@@ -23,6 +24,7 @@ import sys
 
 BEGIN = re.compile(r"@@QGPU-FILE-BEGIN (\S+)@@")
 END = re.compile(r"@@QGPU-FILE-END lines=(\d+) bytes=(\d+)@@")
+KMSG = re.compile(r"\[ *\d+\.\d+\] .*$")
 
 
 def fetch(logs, outdir):
@@ -41,6 +43,9 @@ def fetch(logs, outdir):
                 m = END.search(line)
                 if m:
                     data = "".join(l + "\n" for l in lines)
+                    if len(lines) == int(m.group(1)) and len(data.encode()) != int(m.group(2)):
+                        # a kernel message printed into the middle of a line
+                        data = "".join(KMSG.sub("", l) + "\n" for l in lines)
                     if len(lines) != int(m.group(1)) or len(data.encode()) != int(m.group(2)):
                         print("%s: %s: damaged on the console (%d lines, %d bytes; %s expected)"
                               % (log, name, len(lines), len(data.encode()), m.group(0)), file=sys.stderr)

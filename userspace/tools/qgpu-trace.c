@@ -309,6 +309,9 @@ static int convert_line(struct conv *c, char *line)
 		case 9:
 			fprintf(o, "priority id=%llu value=%#llx\n", id, arg);
 			break;
+		case 10:
+			fprintf(o, "policy value=%llu\n", arg);
+			break;
 		default:
 			fprintf(o, "# unknown request kind=%s id=%llu\n",
 				fv(&f, "kind"), id);

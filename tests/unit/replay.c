@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests for qgpu-replay (tools/replay/, docs/trace-format.md):
+ * hand-made traces whose figures (every policy's paging, the MIN bound,
+ * the whole-allocation schedule) are computed by hand in the comments;
+ * then every trace of the repository's suite (the .qtr files of traces/,
+ * recorded from real runs): replayed with the policy the kernel used it gives exactly
+ * the kernel's counters, moves, uses and books (the record/replay round
+ * trip, checked on the host); the bound is never above any policy; and
+ * every replay is deterministic.
+ *
+ * unit-sources: kernel/qgpu_policy.c kernel/qgpu_split.c tools/replay/trace.c tools/replay/mm.c tools/replay/bound.c */
+#include <dirent.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "igt.h"
+#include "qgpu_policy.h"
+#include "../../tools/replay/replay.h"
+
+#define PG	4096ull
+
+/* A device of @visible bytes of CPU-visible VRAM and 1 MiB of aperture */
+static const char *header(unsigned long long visible)
+{
+	static char buf[1024];
+
+	snprintf(buf, sizeof(buf),
+		 "qgpu-trace 1\n"
+		 "device vram=%llu visible=%llu gart=1048576 hap=0 page=4096 slots=8 mmu=0 io_coherent=1\n"
+		 "0 snap-begin tag=1 to_vram=0 from_vram=0 vram_to_vram=0 filled=0 evictions=0 tick=0 policy=0 next_id=1\n"
+		 "0 snap-seg seg=1 size=%llu reserved=0 used=0 allocations=0\n"
+		 "0 snap-hole seg=1 start=0 size=%llu\n"
+		 "0 snap-seg seg=3 size=1048576 reserved=0 used=0 allocations=0\n"
+		 "0 snap-hole seg=3 start=0 size=1048576\n"
+		 "0 snap-end tag=1\n",
+		 visible, visible, visible, visible);
+	return buf;
+}
+
+static void load(struct rp_trace *t, const char *text)
+{
+	static char path[PATH_MAX];
+	char err[256];
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/qgpu-replay-unit.XXXXXX");
+	fd = mkstemp(path);
+	igt_assert(fd >= 0);
+	f = fdopen(fd, "w");
+	igt_assert(f);
+	fputs(text, f);
+	fclose(f);
+	igt_assert_f(!rp_trace_load(t, path, err, sizeof(err)), "%s\n", err);
+	unlink(path);
+}
+
+static int policy(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < QGPU_POLICY_COUNT; i++)
+		if (!strcmp(qgpu_policy_name(i), name))
+			return i;
+	return -1;
+}
+
+/* Every policy, the references they all served from VRAM, the bounds */
+struct all {
+	struct rp_result r[QGPU_POLICY_COUNT];
+	struct rp_bound min, fnu;
+	u8 *served;
+};
+
+static void replay_all(const struct rp_trace *t, struct all *a)
+{
+	struct rp_config cfg;
+	unsigned int p;
+	u64 i;
+
+	igt_assert(!rp_config_from_trace(t, &cfg));
+	a->served = calloc(t->nrefs + 1, 1);
+	igt_assert(a->served);
+	for (i = 0; i < t->nrefs; i++)
+		a->served[i] = RP_REF_VRAM;
+	for (p = 0; p < QGPU_POLICY_COUNT; p++) {
+		igt_assert(!rp_replay(t, &cfg, p, NULL, &a->r[p]));
+		for (i = 0; i < t->nrefs; i++)
+			if (a->r[p].ref[i] != RP_REF_VRAM)
+				a->served[i] = RP_REF_SKIPPED;
+	}
+	rp_bound_min(t, &cfg, a->served, &a->min);
+	rp_bound_fnu(t, &cfg, a->served, &a->fnu);
+}
+
+static void all_free(struct all *a)
+{
+	unsigned int p;
+
+	for (p = 0; p < QGPU_POLICY_COUNT; p++)
+		rp_result_free(&a->r[p]);
+	free(a->served);
+}
+
+static u64 in(const struct rp_result *r)
+{
+	return r->c.to_vram + r->c.filled;
+}
+
+static char text[8192];
+
+igt_main
+{
+	/*
+	 * Two pages of VRAM, three one-page allocations, each made resident
+	 * in VRAM in turn: A B C A B C (GEM_RESIDE to segment 1).
+	 *
+	 * lru: A, B filled; C evicts A (the least recent), filled; A evicts
+	 * B, copied in; B evicts C; C evicts A: 3 fills + 3 copies in = 6
+	 * pages in, 4 out, 4 evictions.
+	 * lowest-offset: C evicts A (offset 0) and takes 0; A evicts C (now
+	 * at 0); B is still there; C evicts A: 3 fills + 2 copies in = 5
+	 * pages, 3 evictions.
+	 * MIN: A, B miss; C misses and evicts B (next use 4, A's is 3); A
+	 * hits; B misses and evicts A (never used again); C hits: 4 pages
+	 * in, 2 out. Whole allocations of one page: the same.
+	 */
+	igt_subtest("hand-lru-vs-min") {
+		struct rp_trace t;
+		struct all a;
+		int lru = policy("lru"), low = policy("lowest-offset");
+
+		snprintf(text, sizeof(text), "%s%s", header(2 * PG),
+			 "1 create id=1 size=4096 mask=0xa flags=0 pref=0x1\n"
+			 "1 create id=2 size=4096 mask=0xa flags=0 pref=0x1\n"
+			 "1 create id=3 size=4096 mask=0xa flags=0 pref=0x1\n"
+			 "2 reside id=1 seg=1\n3 reside id=2 seg=1\n"
+			 "4 reside id=3 seg=1\n5 reside id=1 seg=1\n"
+			 "6 reside id=2 seg=1\n7 reside id=3 seg=1\n");
+		load(&t, text);
+		igt_assert_eq(t.nrefs, 6);
+		replay_all(&t, &a);
+		igt_assert(lru >= 0 && low >= 0);
+		igt_assert_eq(a.r[lru].c.filled, 3 * PG);
+		igt_assert_eq(a.r[lru].c.to_vram, 3 * PG);
+		igt_assert_eq(a.r[lru].c.from_vram, 4 * PG);
+		igt_assert_eq(a.r[lru].c.evictions, 4);
+		igt_assert_eq(in(&a.r[low]), 5 * PG);
+		igt_assert_eq(a.r[low].c.evictions, 3);
+		igt_assert_eq(a.min.refs, 6);
+		igt_assert_eq(a.min.in_bytes, 4 * PG);
+		igt_assert_eq(a.min.out_bytes, 2 * PG);
+		igt_assert_eq(a.fnu.in_bytes, 4 * PG);
+		all_free(&a);
+		rp_trace_free(&t);
+	}
+
+	/*
+	 * Three pages of VRAM, two allocations of two pages, X Y X Y.
+	 * Every policy: each placement evicts the other: 4 x 2 pages in.
+	 * MIN, page by page: X 2 in; Y needs 2, 1 free: 1 page of X out,
+	 * 2 in; X needs 1: 1 of Y out (used again before X's never); Y
+	 * needs 1: 1 of X out: 2 + 2 + 1 + 1 = 6 pages in, 3 out.
+	 * Whole allocations: X 2; Y evicts X: 2; X evicts Y: 2; Y evicts X:
+	 * 2 = 8 pages in, 6 out.
+	 */
+	igt_subtest("hand-page-granularity") {
+		struct rp_trace t;
+		struct all a;
+		unsigned int p;
+
+		snprintf(text, sizeof(text), "%s%s", header(3 * PG),
+			 "1 create id=1 size=8192 mask=0xa flags=0 pref=0x1\n"
+			 "1 create id=2 size=8192 mask=0xa flags=0 pref=0x1\n"
+			 "2 reside id=1 seg=1\n3 reside id=2 seg=1\n"
+			 "4 reside id=1 seg=1\n5 reside id=2 seg=1\n");
+		load(&t, text);
+		replay_all(&t, &a);
+		for (p = 0; p < QGPU_POLICY_COUNT; p++)
+			igt_assert_eq(in(&a.r[p]), 8 * PG);
+		igt_assert_eq(a.min.in_bytes, 6 * PG);
+		igt_assert_eq(a.min.out_bytes, 3 * PG);
+		igt_assert_eq(a.fnu.in_bytes, 8 * PG);
+		igt_assert_eq(a.fnu.out_bytes, 6 * PG);
+		all_free(&a);
+		rp_trace_free(&t);
+	}
+
+	/*
+	 * Two pages: A, B, A destroyed, C, B. Destruction frees A's page
+	 * for C at no cost: A, B, C miss, B hits: 3 pages, for MIN and for
+	 * every policy (ratio 1).
+	 */
+	igt_subtest("hand-destroy-frees") {
+		struct rp_trace t;
+		struct all a;
+		unsigned int p;
+
+		snprintf(text, sizeof(text), "%s%s", header(2 * PG),
+			 "1 create id=1 size=4096 mask=0xa flags=0 pref=0x1\n"
+			 "1 create id=2 size=4096 mask=0xa flags=0 pref=0x1\n"
+			 "1 create id=3 size=4096 mask=0xa flags=0 pref=0x1\n"
+			 "2 reside id=1 seg=1\n3 reside id=2 seg=1\n"
+			 "4 destroy id=1 seg=1 deferred=0\n"
+			 "5 reside id=3 seg=1\n6 reside id=2 seg=1\n");
+		load(&t, text);
+		replay_all(&t, &a);
+		igt_assert_eq(a.min.in_bytes, 3 * PG);
+		igt_assert_eq(a.min.out_bytes, 0);
+		for (p = 0; p < QGPU_POLICY_COUNT; p++) {
+			igt_assert_eq(in(&a.r[p]), 3 * PG);
+			igt_assert_eq(a.r[p].c.evictions, 0);
+		}
+		all_free(&a);
+		rp_trace_free(&t);
+	}
+
+	/*
+	 * What is in VRAM at the start costs nothing; a use outside VRAM (an
+	 * aperture-only allocation) is not a reference of the bound. The
+	 * closing snapshot says the kernel paged nothing and holds the same
+	 * books: the check passes.
+	 */
+	igt_subtest("hand-initial-and-check") {
+		struct rp_options opt = { .check = true };
+		struct rp_counters k;
+		struct rp_config cfg;
+		struct rp_result r;
+		struct rp_trace t;
+		struct all a;
+		u32 kpolicy;
+
+		snprintf(text, sizeof(text),
+			 "qgpu-trace 1\n"
+			 "0 snap-begin tag=1 to_vram=5 from_vram=6 vram_to_vram=7 filled=8 evictions=9 tick=3 policy=0 next_id=3\n"
+			 "0 snap-seg seg=1 size=8192 reserved=0 used=4096 allocations=1\n"
+			 "0 snap-node seg=1 start=0 size=4096 kind=bo id=1\n"
+			 "0 snap-hole seg=1 start=4096 size=4096\n"
+			 "0 snap-seg seg=3 size=65536 reserved=0 used=0 allocations=0\n"
+			 "0 snap-hole seg=3 start=0 size=65536\n"
+			 "0 snap-bo id=1 size=4096 mask=0xa flags=0 pref=0x1 seg=1 start=0 tick=3 state=0 locks=0 attachments=0 priority=0x78000000\n"
+			 "0 snap-end tag=1\n"
+			 "1 create id=2 size=4096 mask=0x8 flags=0 pref=0\n"
+			 "2 reside id=1 seg=1\n"
+			 "2 touch id=1 tick=4\n"
+			 "3 reside id=2 seg=3\n"
+			 "3 move id=2 from=0 to=3 bytes=4096 why=place offset=0 fill=0\n"
+			 "3 touch id=2 tick=6\n"
+			 "4 snap-begin tag=2 to_vram=5 from_vram=6 vram_to_vram=7 filled=8 evictions=9 tick=6 policy=0 next_id=3\n"
+			 "4 snap-seg seg=1 size=8192 reserved=0 used=4096 allocations=1\n"
+			 "4 snap-node seg=1 start=0 size=4096 kind=bo id=1\n"
+			 "4 snap-hole seg=1 start=4096 size=4096\n"
+			 "4 snap-seg seg=3 size=65536 reserved=0 used=4096 allocations=1\n"
+			 "4 snap-node seg=3 start=0 size=4096 kind=bo id=2\n"
+			 "4 snap-hole seg=3 start=4096 size=61440\n"
+			 "4 snap-bo id=1 size=4096 mask=0xa flags=0 pref=0x1 seg=1 start=0 tick=4 state=0 locks=0 attachments=0 priority=0x78000000\n"
+			 "4 snap-bo id=2 size=4096 mask=0x8 flags=0 pref=0 seg=3 start=0 tick=6 state=1 locks=0 attachments=0 priority=0x78000000\n"
+			 "4 snap-end tag=2\n"
+			 "lost 0\n");
+		load(&t, text);
+		replay_all(&t, &a);
+		igt_assert_eq(a.min.refs, 1);
+		igt_assert_eq(a.min.in_bytes, 0);
+		igt_assert_eq(in(&a.r[0]), 0);
+		igt_assert(!rp_trace_kernel_counters(&t, &k, &kpolicy));
+		igt_assert_eq(k.to_vram + k.from_vram + k.vram_to_vram +
+			      k.filled + k.evictions, 0);
+		igt_assert(!rp_config_from_trace(&t, &cfg));
+		igt_assert(!rp_replay(&t, &cfg, kpolicy, &opt, &r));
+		igt_assert_eq(r.moves, 1);
+		igt_assert_eq(r.move_mismatch, 0);
+		igt_assert_eq(r.tick_mismatch, 0);
+		igt_assert_f(r.state_match, "%s\n", r.state_diff);
+		rp_result_free(&r);
+		all_free(&a);
+		rp_trace_free(&t);
+	}
+
+	/*
+	 * The suite: every trace of traces/ replayed (the record/replay round
+	 * trip on the host), the bound below every policy, and twice the
+	 * same figures.
+	 */
+	igt_subtest("suite-round-trip-and-bound") {
+		char root[PATH_MAX], dir[PATH_MAX + 16], *p;
+		struct dirent *de;
+		unsigned int n = 0;
+		ssize_t len;
+		DIR *d;
+
+		/* build/tests/unit/replay -> the source tree */
+		len = readlink("/proc/self/exe", root, sizeof(root) - 1);
+		igt_assert(len > 0);
+		root[len] = 0;
+		for (int up = 0; up < 4 && (p = strrchr(root, '/')); up++)
+			*p = 0;
+		snprintf(dir, sizeof(dir), "%s/traces", root);
+		d = opendir(dir);
+		igt_require_f(d, "no %s\n", dir);
+		while ((de = readdir(d))) {
+			struct rp_options opt = { .check = true };
+			char path[PATH_MAX * 2];
+			struct rp_counters k;
+			struct rp_config cfg;
+			struct rp_result r, again;
+			struct rp_trace t;
+			struct all a;
+			char err[256];
+			unsigned int q;
+			u32 kpolicy;
+
+			len = strlen(de->d_name);
+			if (len < 5 || strcmp(de->d_name + len - 4, ".qtr"))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			igt_assert_f(!rp_trace_load(&t, path, err, sizeof(err)),
+				     "%s\n", err);
+			igt_assert_f(!t.lost, "%s: events lost\n", path);
+			igt_assert(!rp_config_from_trace(&t, &cfg));
+			igt_assert_f(!rp_trace_kernel_counters(&t, &k, &kpolicy),
+				     "%s: no closing snapshot\n", path);
+			igt_assert(kpolicy < QGPU_POLICY_COUNT);
+			igt_assert(!rp_replay(&t, &cfg, kpolicy, &opt, &r));
+			igt_assert_f(!memcmp(&k, &r.c, sizeof(k)),
+				     "%s: the replay's counters are not the kernel's\n",
+				     path);
+			igt_assert_f(!r.move_mismatch, "%s: %s\n", path,
+				     r.mismatch);
+			igt_assert_f(!r.tick_mismatch, "%s: %s\n", path,
+				     r.tick_diff);
+			igt_assert_f(r.state_match, "%s: %s\n", path,
+				     r.state_diff);
+			replay_all(&t, &a);
+			for (q = 0; q < QGPU_POLICY_COUNT; q++) {
+				igt_assert_f(a.min.in_bytes <= in(&a.r[q]),
+					     "%s: the bound %llu is above %s's %llu\n",
+					     path,
+					     (unsigned long long)a.min.in_bytes,
+					     qgpu_policy_name(q),
+					     (unsigned long long)in(&a.r[q]));
+				igt_assert(a.min.in_bytes <= a.fnu.in_bytes);
+				rp_replay(&t, &cfg, q, NULL, &again);
+				igt_assert_f(!memcmp(&again.c, &a.r[q].c,
+						     sizeof(again.c)) &&
+					     again.splits == a.r[q].splits,
+					     "%s: %s twice, two results\n",
+					     path, qgpu_policy_name(q));
+				rp_result_free(&again);
+			}
+			igt_info("%s: exact (%llu moves); min %llu bytes, every policy at or above\n",
+				 de->d_name, (unsigned long long)r.moves,
+				 (unsigned long long)a.min.in_bytes);
+			rp_result_free(&r);
+			all_free(&a);
+			rp_trace_free(&t);
+			n++;
+		}
+		closedir(d);
+		igt_assert_f(n, "no traces in %s\n", dir);
+	}
+}

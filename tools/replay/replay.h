@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * qgpu-replay: replays qgpu traces (docs/trace-format.md) through the
+ * kernel's own victim policies (kernel/qgpu_policy.c) and split check
+ * (kernel/qgpu_split.c), built for the host, on a model of the memory
+ * manager that mirrors the driver's placement and eviction exactly:
+ * drm_mm's range allocator (best fit, the hole stack, the eviction scan),
+ * the LRU lists and clock, the plans of a submission's walk (dry run,
+ * rollback, replay) and the walk of "Splitting a DMA Buffer". And the
+ * offline bounds: Belady's MIN at page granularity and the whole-allocation
+ * furthest-next-use schedule. See docs/trace-format.md, "Replay".
+ */
+#ifndef QGPU_REPLAY_H
+#define QGPU_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef uint64_t u64;
+typedef uint32_t u32;
+typedef uint8_t u8;
+
+#define RP_PAGE		4096ull
+#define RP_SEG_MAX	3	/* QGPU_SEG_MAX */
+
+/* --- the trace ------------------------------------------------------------ */
+
+enum rp_ev_kind {
+	EV_NONE = 0,
+	EV_SNAP_BEGIN, EV_SNAP_SEG, EV_SNAP_NODE, EV_SNAP_HOLE, EV_SNAP_BO,
+	EV_SNAP_END,
+	EV_CREATE, EV_DESTROY, EV_REAP, EV_RESIDE, EV_EVICT_REQ, EV_LOCK,
+	EV_UNLOCK, EV_ATTACH, EV_DETACH, EV_MAKE_RESIDENT, EV_CPU_FAULT,
+	EV_TOUCH, EV_SUBMIT, EV_ENTRY, EV_SUBMIT_END, EV_USE, EV_PORTION,
+	EV_PLACE, EV_EVICT, EV_MOVE, EV_PT_ALLOC, EV_PT_FREE, EV_PRIORITY,
+	EV_POLICY,
+	EV_COUNT
+};
+
+#define RP_EV_FIELDS	12
+
+/* One event; its fields by position, as rp_ev_keys() names them */
+struct rp_ev {
+	u32 kind;
+	u32 line;
+	u64 t;
+	u64 v[RP_EV_FIELDS];
+};
+
+const char *rp_ev_name(u32 kind);
+const char *const *rp_ev_keys(u32 kind);
+/* the index of field @key of events of @kind, or -1 */
+int rp_ev_field(u32 kind, const char *key);
+
+/* why=: enum qgpu_move_why */
+enum { RP_WHY_PLACE, RP_WHY_VICTIM, RP_WHY_REQUEST, RP_WHY_CPU };
+/* snap-node kind= */
+enum { RP_NODE_BO, RP_NODE_PT, RP_NODE_PBUF };
+
+/* A physical submission: its patch-location entries */
+struct rp_entry {
+	u64 id;			/* allocation, 0: none */
+	u32 slot, split, patch, alloc;
+	bool write;
+};
+
+struct rp_submit {
+	u64 seq;
+	u32 ctx, nallocs, npatches, dma;
+	struct rp_entry *e;
+	u32 ne;
+	u64 ref0;		/* its first reference (rp_trace.refs) */
+};
+
+struct rp_trace {
+	const char *path;
+	int version;
+	/* device line (0: not in the file) */
+	u64 vram, visible, gart, hap;
+	u32 slots;
+	bool mmu, have_device;
+	u64 seg_size[RP_SEG_MAX + 1];
+	char command[512];
+	u64 lost;
+	bool have_lost;
+	int exit_status;
+
+	struct rp_ev *ev;
+	size_t nev;
+	struct rp_submit *sub;
+	size_t nsub;
+	/* per EV_SUBMIT event: its index in @sub; other events: -1 */
+	long *ev_sub;
+
+	/* the references of the bounds, in order (rp_refs_build()) */
+	u64 nrefs;
+};
+
+int rp_trace_load(struct rp_trace *t, const char *path, char *err,
+		  size_t errlen);
+void rp_trace_free(struct rp_trace *t);
+/* the kernel's counters over the trace: snap-end minus snap-begin */
+struct rp_counters {
+	u64 to_vram, from_vram, vram_to_vram, filled, evictions;
+};
+int rp_trace_kernel_counters(const struct rp_trace *t, struct rp_counters *c,
+			     u32 *policy);
+
+/* --- the device a replay runs on ------------------------------------------ */
+
+struct rp_config {
+	u64 seg_size[RP_SEG_MAX + 1];	/* 0: segment absent */
+	u64 seg_reserved[RP_SEG_MAX + 1];
+	u64 hap;
+	u64 visible, vram;		/* for Lock2's cached rule */
+	u32 slots;
+	bool as_recorded;		/* the trace's own books at the start */
+};
+
+/* The configuration the trace was recorded on (from its snapshot) */
+int rp_config_from_trace(const struct rp_trace *t, struct rp_config *cfg);
+
+/* --- a replay ----------------------------------------------------------- */
+
+/* What a replay served, per reference of the bounds */
+enum { RP_REF_SKIPPED = 0, RP_REF_VRAM = 1, RP_REF_OTHER = 2 };
+
+struct rp_result {
+	u32 policy;
+	struct rp_counters c;
+	u64 portions, splits, submits, failed_submits;
+	u64 pt_failed;		/* page tables it could not place */
+	u64 unknown;		/* requests on allocations it never saw */
+	u8 *ref;		/* per reference: RP_REF_* */
+	/* the check against the kernel (--check) */
+	u64 moves, move_mismatch;
+	long first_mismatch_line;
+	char mismatch[256];
+	u64 uses;		/* uses (LRU ticks) */
+	u64 tick_mismatch;	/* uses whose LRU tick is not the kernel's */
+	char tick_diff[160];
+	bool state_match;	/* the books at snap-end equal the kernel's */
+	char state_diff[256];
+};
+
+struct rp_options {
+	bool check;		/* compare every move with the kernel's, and
+				 * follow the kernel's policy changes */
+	bool verbose;
+	FILE *log;		/* the replay's own moves, one a line (or NULL) */
+};
+
+int rp_replay(const struct rp_trace *t, const struct rp_config *cfg,
+	      u32 policy, const struct rp_options *opt, struct rp_result *r);
+void rp_result_free(struct rp_result *r);
+
+/* --- the offline bounds ------------------------------------------------- */
+
+struct rp_bound {
+	u64 refs;		/* references counted */
+	u64 in_bytes;		/* paged into VRAM */
+	u64 out_bytes;		/* live pages paged out */
+};
+
+/*
+ * @served: per reference, whether it counts (every policy served it from
+ * VRAM); NULL: all of them. The capacity is every VRAM segment of @cfg
+ * less its reservation, pooled.
+ */
+int rp_bound_min(const struct rp_trace *t, const struct rp_config *cfg,
+		 const u8 *served, struct rp_bound *b);
+int rp_bound_fnu(const struct rp_trace *t, const struct rp_config *cfg,
+		 const u8 *served, struct rp_bound *b);
+
+/*
+ * The references of the bounds, in trace order: every patch-location entry
+ * of a physical submission (numbered from rp_submit.ref0, an entry without
+ * an allocation included), every GEM_RESIDE make-resident, every
+ * MakeResident (not Evict). rp_refs_walk() calls @fn for each reference
+ * that names an allocation (@ref its number), for each destroyed allocation
+ * (@ref RP_REF_GONE) and, with @initial, for each allocation in VRAM at the
+ * start (@ref RP_REF_INIT).
+ */
+typedef void (*rp_ref_fn)(void *priv, u64 ref, u64 id, u64 size);
+void rp_refs_walk(const struct rp_trace *t, bool initial, rp_ref_fn fn,
+		  void *priv);
+
+#define RP_REF_GONE	(~0ull)
+#define RP_REF_INIT	(~0ull - 1)
+
+#endif /* QGPU_REPLAY_H */
