@@ -45,9 +45,20 @@ for f in /usr/share/seabios/*.bin /usr/share/qemu/*.bin; do
 	t=$fw/$(basename "$f")
 	[ -e "$t" ] && [ ! -L "$t" ] || ln -sfn "$f" "$t"
 done
+# The source tree's hw/qgpu follows whichever checkout built last. ninja
+# compares times, so a checkout whose device files are older than the
+# objects another checkout built would keep that other device: when the
+# device's sources differ from the last build's, make them newer.
+devhash=$(cat "$QGPU_ROOT"/qemu-device/* "$QGPU_ROOT/tests/qtest/qgpu-test.c" \
+	"$QGPU_ROOT"/include/qgpu/*.h | sha256sum | cut -c1-16)
+if [ "$(cat "$top/.device-hash" 2>/dev/null)" != "$devhash" ]; then
+	touch "$QGPU_ROOT"/qemu-device/* "$QGPU_ROOT/tests/qtest/qgpu-test.c" \
+		"$QGPU_ROOT"/include/qgpu/*.h
+fi
 log "building qemu-system-x86_64 (first build takes ~10 minutes)"
 ninja -C "$bld" qemu-system-x86_64 tests/qtest/qgpu-test > "$top/build.log" 2>&1 ||
 	{ tail -n 40 "$top/build.log" >&2; die "QEMU build failed: see $top/build.log"; }
+echo "$devhash" > "$top/.device-hash"
 mkdir -p "$BUILD"
 ln -sfn "$bld" "$BUILD/qemu"
 log "QEMU ready: $BUILD/qemu/qemu-system-x86_64"
