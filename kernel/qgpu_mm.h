@@ -61,6 +61,10 @@ enum qgpu_move_why {
  * @QGPU_REQ_REAP: a destroyed allocation's range is given back
  * @QGPU_REQ_PRIORITY: SetAllocationPriority (@arg: the priority)
  * @QGPU_REQ_POLICY: the victim policy changed (@arg: enum qgpu_policy_id)
+ * @QGPU_REQ_OFFER: OfferAllocations (@arg: the offer priority)
+ * @QGPU_REQ_RECLAIM: ReclaimAllocations
+ * @QGPU_REQ_GPU_MAP: a mapping of the allocation in a GPU address space is
+ *	linked (@arg 1) or unlinked (@arg 0)
  */
 enum qgpu_mm_req_kind {
 	QGPU_REQ_RESIDE = 1,
@@ -73,6 +77,9 @@ enum qgpu_mm_req_kind {
 	QGPU_REQ_REAP = 8,
 	QGPU_REQ_PRIORITY = 9,
 	QGPU_REQ_POLICY = 10,
+	QGPU_REQ_OFFER = 11,
+	QGPU_REQ_RECLAIM = 12,
+	QGPU_REQ_GPU_MAP = 13,
 };
 
 int qgpu_mm_init(struct qgpu_device *qdev);

@@ -7,6 +7,7 @@
  * out (the hole stack) and its allocations in LRU order. The replay
  * (qgpu-replay) rebuilds the same books from it.
  */
+#include <drm/drm_gpuvm.h>
 #include <drm/drm_mm.h>
 
 #include "qgpu_device.h"
@@ -14,6 +15,19 @@
 #include "qgpu_mm.h"
 #include "qgpu_trace.h"
 #include "qgpu_vm.h"
+
+/* How many mappings in GPU address spaces @bo has (under mm_lock) */
+static u32 qgpu_snap_mappings(struct qgpu_bo *bo)
+{
+	struct drm_gpuvm_bo *vm_bo;
+	struct drm_gpuva *va;
+	u32 n = 0;
+
+	drm_gem_for_each_gpuvm_bo(vm_bo, &bo->base)
+		drm_gpuvm_bo_for_each_va(va, vm_bo)
+			n++;
+	return n;
+}
 
 /* The allocation whose range @node is, if it is one (else NULL) */
 static struct qgpu_bo *qgpu_snap_owner(struct qgpu_segment *seg,
@@ -61,6 +75,10 @@ static void qgpu_snap_segment(struct qgpu_device *qdev,
 				   bo->pristine | bo->dead << 1 |
 				   (bo->sgt ? 4 : 0), bo->lock_count,
 				   bo->attachments, bo->priority);
+	list_for_each_entry(bo, &seg->lru, lru)
+		trace_qgpu_snap_bo_state(bo->id, bo->offered ?
+					 bo->offer_priority : 0,
+					 qgpu_snap_mappings(bo));
 }
 
 /**

@@ -181,6 +181,7 @@ int qgpu_gem_offer_ioctl(struct drm_device *drm, void *data,
 		if (QGPU_IOCTL_DBG(qdev, bos[i]->offered))
 			ret = -EINVAL;
 	for (i = 0; i < args->count && !ret; i++) {
+		trace_qgpu_mm_req(QGPU_REQ_OFFER, bos[i]->id, args->priority);
 		bos[i]->offered = true;
 		bos[i]->offer_priority = args->priority;
 		bos[i]->discarded = false;
@@ -237,6 +238,7 @@ int qgpu_gem_reclaim_ioctl(struct drm_device *drm, void *data,
 		if (QGPU_IOCTL_DBG(qdev, !bos[i]->offered))
 			ret = -EINVAL;
 	for (i = 0; i < args->count && !ret; i++) {
+		trace_qgpu_mm_req(QGPU_REQ_RECLAIM, bos[i]->id, 0);
 		results[i] = bos[i]->discarded ? QGPU_RECLAIM_DISCARDED :
 			     QGPU_RECLAIM_OK;
 		n += bos[i]->discarded;

@@ -631,6 +631,23 @@ TRACE_EVENT(qgpu_snap_bo,
 		      __entry->locks, __entry->attachments, __entry->priority)
 );
 
+/*
+ * More of an allocation of the snapshot: @offer, its offer priority while
+ * offered (0: not offered); @mappings, its mappings in GPU address spaces
+ */
+TRACE_EVENT(qgpu_snap_bo_state,
+	    TP_PROTO(u64 id, u32 offer, u32 mappings),
+	    TP_ARGS(id, offer, mappings),
+	    TP_STRUCT__entry(__field(u64, id)
+			     __field(u32, offer)
+			     __field(u32, mappings)),
+	    TP_fast_assign(__entry->id = id;
+			   __entry->offer = offer;
+			   __entry->mappings = mappings;),
+	    TP_printk("id=%llu offer=%u mappings=%u", __entry->id,
+		      __entry->offer, __entry->mappings)
+);
+
 TRACE_EVENT(qgpu_snap_end,
 	    TP_PROTO(u32 tag),
 	    TP_ARGS(tag),

@@ -22,6 +22,7 @@
 #include "qgpu_gem.h"
 #include "qgpu_mm.h"
 #include "qgpu_paging.h"
+#include "qgpu_trace.h"
 #include "qgpu_vm.h"
 
 /* Reservations and mappings one address space may hold */
@@ -84,6 +85,7 @@ static int qgpu_vm_sm_unmap(struct drm_gpuva_op *op, void *priv)
 	u->bytes += va->va.range;
 	dma_resv_lock(obj->resv, NULL);
 	drm_gpuva_unmap(&op->unmap);
+	trace_qgpu_mm_req(QGPU_REQ_GPU_MAP, to_qbo(obj)->id, 0);
 	drm_gpuva_unlink(va);
 	dma_resv_unlock(obj->resv);
 	kfree(va);
@@ -115,12 +117,15 @@ static int qgpu_vm_sm_remap(struct drm_gpuva_op *op, void *priv)
 	drm_gpuva_remap(prev, next, r);
 	if (prev) {
 		prev->flags = va->flags;
+		trace_qgpu_mm_req(QGPU_REQ_GPU_MAP, to_qbo(obj)->id, 1);
 		drm_gpuva_link(prev, va->vm_bo);
 	}
 	if (next) {
 		next->flags = va->flags;
+		trace_qgpu_mm_req(QGPU_REQ_GPU_MAP, to_qbo(obj)->id, 1);
 		drm_gpuva_link(next, va->vm_bo);
 	}
+	trace_qgpu_mm_req(QGPU_REQ_GPU_MAP, to_qbo(obj)->id, 0);
 	drm_gpuva_unlink(va);
 	dma_resv_unlock(obj->resv);
 	kfree(va);
@@ -583,8 +588,10 @@ static int qgpu_vm_insert(struct qgpu_vm *vm, struct qgpu_bo *bo,
 	if (args->flags & QGPU_VM_MAP_READ_ONLY)
 		va->flags |= QGPU_GPUVA_READ_ONLY;
 	ret = drm_gpuva_insert(&vm->gpuvm, va);
-	if (!ret)
+	if (!ret) {
+		trace_qgpu_mm_req(QGPU_REQ_GPU_MAP, bo->id, 1);
 		drm_gpuva_link(va, vm_bo);
+	}
 	drm_gpuvm_bo_put(vm_bo);
 	dma_resv_unlock(bo->base.resv);
 	return ret;
@@ -594,6 +601,7 @@ static void qgpu_vm_remove(struct qgpu_bo *bo, struct drm_gpuva *va)
 {
 	dma_resv_lock(bo->base.resv, NULL);
 	drm_gpuva_remove(va);
+	trace_qgpu_mm_req(QGPU_REQ_GPU_MAP, bo->id, 0);
 	drm_gpuva_unlink(va);
 	dma_resv_unlock(bo->base.resv);
 }

@@ -99,6 +99,8 @@ static int check_trace(const struct rp_trace *t, const struct rp_config *cfg,
 	struct rp_counters k;
 	struct rp_options opt = { .check = true };
 	struct rp_result r;
+	u64 changes = 0;
+	size_t i;
 	u32 policy;
 	int bad = 0;
 	FILE *log = NULL;
@@ -121,6 +123,11 @@ static int check_trace(const struct rp_trace *t, const struct rp_config *cfg,
 		log = fopen(a->log, "w");
 		opt.log = log;
 	}
+	for (i = 0; i < t->nev; i++)
+		changes += t->ev[i].kind == EV_POLICY;
+	if (changes)
+		printf("  check: the kernel's policy changed %llu times in the trace; the replay follows it\n",
+		       (unsigned long long)changes);
 	rp_replay(t, cfg, policy, &opt, &r);
 	if (log)
 		fclose(log);

@@ -232,7 +232,8 @@ struct bo {
 	u64 tick, uses, future_stamp;
 	u32 future_pos;
 	u32 lock_count, pin_count, attachments, priority;
-	bool pristine, dead, import, submit_write;
+	u32 offer_priority, mappings;
+	bool pristine, dead, import, submit_write, offered;
 };
 
 struct pt {
@@ -664,7 +665,11 @@ static int mm_move(struct dev *d, struct bo *bo, u32 dst,
 		book_move(d, bo, dst, dst_node);
 		return 0;
 	}
-	if (dst_vram && bo->pristine)
+	/* an offered allocation leaving VRAM is discarded, unless GPU-mapped */
+	if (bo->offered && src_vram && dst == SEG_SYSTEM &&
+	    !(d->t->mmu && bo->mappings))
+		;
+	else if (dst_vram && bo->pristine)
 		c->filled += bo->size;
 	else if (src_vram && dst_vram)
 		c->vram_to_vram += bo->size;
@@ -747,6 +752,12 @@ static void mm_victim(struct dev *d, struct bo *bo, u64 stamp,
 	v->offset = bo->node.start;
 	v->cookie = bo;
 	v->priority = bo->priority;
+#ifdef QGPU_VICTIM_OFFERED
+	if (bo->offered) {
+		v->flags |= QGPU_VICTIM_OFFERED;
+		v->priority = bo->offer_priority;
+	}
+#endif
 #ifdef QGPU_GDSF_TICKS
 	v->uses = bo->uses;
 #endif
@@ -853,6 +864,9 @@ static int evict_one(struct dev *d, struct bo *bo, bool to_system, int why)
 		return 0;
 	if (bo->dead)
 		return mm_drop(d, bo);
+	/* OfferAllocations: out of VRAM, an offered one is discarded */
+	if (bo->offered && bo->seg != SEG_APERTURE)
+		to_system = true;
 	if (!to_system && bo->seg != SEG_APERTURE &&
 	    !mm_allowed(d, bo, SEG_APERTURE) &&
 	    !plan_insert(d, &d->seg[SEG_APERTURE].mm, &node, bo->size,
@@ -1267,6 +1281,10 @@ static int submit(struct dev *d, const struct rp_submit *sub)
 	for (i = 0; i < s.nslots; i++)
 		s.mark[s.slots[i]] = 0;
 	ret = precheck(d, &s);
+	/* OfferAllocations: a DMA buffer may not use an offered allocation */
+	for (i = 0; !ret && i < n; i++)
+		if (s.bos[i] && s.bos[i]->offered)
+			ret = -EINVAL;
 	if (!ret) {
 		for (i = 0; i < n; i++)
 			if (s.bos[i])
@@ -1383,6 +1401,15 @@ static void bo_from_snap(struct bo *bo, const struct rp_ev *e)
 	bo->priority = e->v[11] ? e->v[11] : QGPU_PRIORITY_NORMAL;
 }
 
+static void bo_state_from_snap(struct bo *bo, const struct rp_ev *e)
+{
+	if (!bo)
+		return;
+	bo->offered = e->v[1];
+	bo->offer_priority = e->v[1];
+	bo->mappings = e->v[2];
+}
+
 /* The books exactly as the snapshot has them; returns the event after it */
 static size_t load_snapshot(struct dev *d, size_t i)
 {
@@ -1452,6 +1479,9 @@ static size_t load_snapshot(struct dev *d, size_t i)
 				sg->allocations++;
 				lru_add_tail(sg, bo);
 			}
+			break;
+		case EV_SNAP_BO_STATE:
+			bo_state_from_snap(bo_get(d, e->v[0]), e);
 			break;
 		}
 	}
@@ -1524,6 +1554,8 @@ static size_t fresh_books(struct dev *d, size_t i)
 			if (e->v[5] && e->v[5] != SEG_APERTURE)
 				bo->pristine = false;
 		}
+		if (e->kind == EV_SNAP_BO_STATE)
+			bo_state_from_snap(bo_get(d, e->v[0]), e);
 		/* page tables (the paging process's first) placed anew */
 		if (e->kind == EV_SNAP_NODE && e->v[3] == RP_NODE_PT)
 			pt_alloc(d, e->v[4], 0);
@@ -1691,7 +1723,8 @@ int rp_replay(const struct rp_trace *t, const struct rp_config *cfg,
 		case EV_DESTROY: case EV_REAP: case EV_RESIDE:
 		case EV_EVICT_REQ: case EV_LOCK: case EV_UNLOCK:
 		case EV_ATTACH: case EV_DETACH: case EV_MAKE_RESIDENT:
-		case EV_CPU_FAULT: case EV_PRIORITY:
+		case EV_CPU_FAULT: case EV_PRIORITY: case EV_OFFER:
+		case EV_RECLAIM: case EV_GPU_MAP:
 			bo = bo_get(d, e->v[0]);
 			if (!bo) {
 				r->unknown++;
@@ -1714,7 +1747,9 @@ int rp_replay(const struct rp_trace *t, const struct rp_config *cfg,
 			mm_drop(d, bo);
 			break;
 		case EV_RESIDE:
-			ret = make_resident(d, bo, e->v[1]);
+			/* an offered allocation is reclaimed first */
+			ret = bo->offered ? -EINVAL :
+			      make_resident(d, bo, e->v[1]);
 			if (!ret)
 				mm_touch(d, bo);
 			mark_ref(d, ref++, bo, ret);
@@ -1724,8 +1759,9 @@ int rp_replay(const struct rp_trace *t, const struct rp_config *cfg,
 				mm_touch(d, bo);
 			break;
 		case EV_LOCK:
-			ret = 0;
-			if (lock_outside_vram(d, bo) && seg_is_vram(bo->seg)) {
+			ret = bo->offered ? -EINVAL : 0;
+			if (!ret && lock_outside_vram(d, bo) &&
+			    seg_is_vram(bo->seg)) {
 				if (bo->mask & (1u << SEG_APERTURE) ||
 				    bo->flags & QGPU_GEM_CPU_ACCESS)
 					ret = mm_evict(d, bo, false, RP_WHY_CPU);
@@ -1752,6 +1788,19 @@ int rp_replay(const struct rp_trace *t, const struct rp_config *cfg,
 			break;
 		case EV_PRIORITY:
 			bo->priority = e->v[1];
+			break;
+		case EV_OFFER:
+			bo->offered = true;
+			bo->offer_priority = e->v[1];
+			break;
+		case EV_RECLAIM:
+			bo->offered = false;
+			break;
+		case EV_GPU_MAP:
+			if (e->v[1])
+				bo->mappings++;
+			else if (bo->mappings)
+				bo->mappings--;
 			break;
 		case EV_MAKE_RESIDENT:
 			if (e->v[1]) {

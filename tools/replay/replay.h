@@ -35,7 +35,7 @@ enum rp_ev_kind {
 	EV_UNLOCK, EV_ATTACH, EV_DETACH, EV_MAKE_RESIDENT, EV_CPU_FAULT,
 	EV_TOUCH, EV_SUBMIT, EV_ENTRY, EV_SUBMIT_END, EV_USE, EV_PORTION,
 	EV_PLACE, EV_EVICT, EV_MOVE, EV_PT_ALLOC, EV_PT_FREE, EV_PRIORITY,
-	EV_POLICY,
+	EV_POLICY, EV_OFFER, EV_RECLAIM, EV_GPU_MAP, EV_SNAP_BO_STATE,
 	EV_COUNT
 };
 
@@ -80,7 +80,8 @@ struct rp_trace {
 	/* device line (0: not in the file) */
 	u64 vram, visible, gart, hap;
 	u32 slots;
-	bool mmu, have_device;
+	bool mmu, have_device;	/* mmu: moves of GPU-mapped allocations
+				 * go through the paging process */
 	u64 seg_size[RP_SEG_MAX + 1];
 	char command[512];
 	u64 lost;

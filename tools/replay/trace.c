@@ -57,6 +57,11 @@ static const struct rp_ev_desc descs[EV_COUNT] = {
 	[EV_PT_FREE] = { "pt-free", { "pt" } },
 	[EV_PRIORITY] = { "priority", { "id", "value" } },
 	[EV_POLICY] = { "policy", { "value" } },
+	[EV_OFFER] = { "offer", { "id", "priority" } },
+	[EV_RECLAIM] = { "reclaim", { "id" } },
+	[EV_GPU_MAP] = { "gpu-map", { "id", "linked" } },
+	[EV_SNAP_BO_STATE] = { "snap-bo-state", { "id", "offer",
+		"mappings" } },
 };
 
 const char *rp_ev_name(u32 kind)

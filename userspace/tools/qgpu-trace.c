@@ -145,7 +145,8 @@ static const char *const events[] = {
 	"qgpu_touch", "qgpu_cpu_fault", "qgpu_submit_begin",
 	"qgpu_submit_entry", "qgpu_submit_end", "qgpu_portion_use",
 	"qgpu_pt_alloc", "qgpu_pt_free", "qgpu_snap_begin", "qgpu_snap_seg",
-	"qgpu_snap_node", "qgpu_snap_hole", "qgpu_snap_bo", "qgpu_snap_end",
+	"qgpu_snap_node", "qgpu_snap_hole", "qgpu_snap_bo",
+	"qgpu_snap_bo_state", "qgpu_snap_end",
 };
 
 static void set_events(void)
@@ -312,6 +313,15 @@ static int convert_line(struct conv *c, char *line)
 		case 10:
 			fprintf(o, "policy value=%llu\n", arg);
 			break;
+		case 11:
+			fprintf(o, "offer id=%llu priority=%llu\n", id, arg);
+			break;
+		case 12:
+			fprintf(o, "reclaim id=%llu\n", id);
+			break;
+		case 13:
+			fprintf(o, "gpu-map id=%llu linked=%llu\n", id, arg);
+			break;
 		default:
 			fprintf(o, "# unknown request kind=%s id=%llu\n",
 				fv(&f, "kind"), id);
@@ -373,6 +383,9 @@ static int convert_line(struct conv *c, char *line)
 			fu(&f, "segment"), fu(&f, "start"), fu(&f, "tick"),
 			fu(&f, "state"), fu(&f, "locks"),
 			fu(&f, "attachments"), fu(&f, "priority"));
+	} else if (!strcmp(ev, "qgpu_snap_bo_state")) {
+		fprintf(o, "snap-bo-state id=%llu offer=%llu mappings=%llu\n",
+			fu(&f, "id"), fu(&f, "offer"), fu(&f, "mappings"));
 	} else if (!strcmp(ev, "qgpu_snap_end")) {
 		fprintf(o, "snap-end tag=%llu\n", fu(&f, "tag"));
 		c->snaps++;
