@@ -51,7 +51,8 @@ UNITTESTS := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRCS))
 all: module userspace unit
 
 help:
-	@echo "make run            boot a VM with qgpu, run qgpu-info and qgpu-demo"
+	@echo "make run            boot a VM with qgpu, run qgpu-info and qgpu-demo (traced, replayed, plotted)"
+	@echo "make plots TRACE=F  the plots of a qgpu trace (build/plots/)"
 	@echo "make test [T=pat]   all test suites (or those matching T; see README)"
 	@echo "make test KERNEL=debug [T=pat]"
 	@echo "                    the VM suite on the KASAN/lockdep/kmemleak/fault-injection"
@@ -185,9 +186,29 @@ $(B)/tests/unit/%: tests/unit/%.c $$(call unit_sources,tests/unit/$$*.c)
 image: guest-kernel module userspace
 	@scripts/build-initramfs.sh
 
+# The demo runs under qgpu-trace: its trace is kept (build/run/demo.qtr, taken
+# out of the console log by scripts/vm-fetch.py), replayed for every policy
+# and plotted (build/run/plots/).
 run: setup
-	scripts/run-vm.sh -p "$(RUN_PROPS)" --mem $(RUN_MEM) $(if $(MODPARAMS),-m "$(MODPARAMS)") \
-		--log-dir $(B)/logs/run qgpu-info qgpu-demo
+	@rm -rf $(B)/logs/run
+	@set -o pipefail; scripts/run-vm.sh -p "$(RUN_PROPS)" --mem $(RUN_MEM) \
+		$(if $(MODPARAMS),-m "$(MODPARAMS)") --log-dir $(B)/logs/run qgpu-info \
+		'qgpu-trace record -o /tmp/demo.qtr -- qgpu-demo' 'qgpu-trace cat /tmp/demo.qtr' | \
+		grep -v '^@@'
+	@scripts/vm-fetch.py $(B)/logs/run/*.log -o $(B)/run > /dev/null
+	@echo "== the demo's trace: $(B)/run/demo.qtr, replayed for every victim policy"
+	@$(REPLAY) $(B)/run/demo.qtr
+	@echo "== its plots"
+	@scripts/plots.sh --replay $(REPLAY) -o $(B)/run/plots $(B)/run/demo.qtr
+
+# make plots TRACE="FILE..." [PLOTS_DIR=DIR]: the residency timeline, segment
+# occupancy and bytes paged per policy against the bound of each qgpu trace,
+# PNG and SVG (tools/replay/plots.py; Debian's python3-matplotlib).
+PLOTS_DIR ?= $(B)/plots
+.PHONY: plots
+plots: $(REPLAY)
+	@test -n "$(TRACE)" || { echo "usage: make plots TRACE=FILE (a qgpu trace, e.g. traces/demo.qtr)"; exit 2; }
+	@scripts/plots.sh --replay $(REPLAY) -o $(PLOTS_DIR) $(TRACE)
 
 # T=PATTERN[,PATTERN...] picks tests (see README); default: every suite.
 # KERNEL=debug: the VM suite on the debug kernel instead (below).
@@ -204,7 +225,7 @@ shell: setup
 clean:
 	@if [ -e kernel/Kbuild ] && [ -d $(KDIR) ]; then \
 		$(MAKE) -C $(KDIR) M=$(CURDIR)/kernel clean; fi
-	rm -rf $(B)/bin $(B)/lib $(B)/userspace $(B)/tests $(B)/guest $(B)/logs
+	rm -rf $(B)/bin $(B)/lib $(B)/userspace $(B)/tests $(B)/guest $(B)/logs $(B)/run $(B)/plots
 	@echo "[qgpu] kept build/qemu (-> $(QGPU_CACHE)); remove $(QGPU_CACHE) to start from scratch"
 
 # --- benchmark (README "Benchmarks") -----------------------------------------

@@ -86,7 +86,8 @@ PKGS=(build-essential ninja-build meson pkg-config python3 python3-venv
       libglib2.0-dev libpixman-1-dev libfdt-dev flex bison zlib1g-dev
       dpkg-dev busybox-static cpio gzip xz-utils kmod libdrm-dev
       seabios qemu-system-data
-      gcc-12 libelf1 libssl3 pahole)
+      gcc-12 libelf1 libssl3 pahole
+      python3-matplotlib)	# the trace plots (make run, make plots)
 # Building a kernel from source (scripts/debug-kernel.sh), only on request.
 if [ "${1:-}" = --debug-kernel ]; then
 	PKGS+=(libelf-dev libssl-dev bc)
