@@ -234,7 +234,8 @@ clean:
 # memcpy of the same size just before and after the VM, BENCH_RUNS timed
 # moves per figure, BENCH_REPEAT runs; then the bench groups of
 # tests/vm/tests.list. Device and guest memory of the paging VM: BENCH_PROPS,
-# BENCH_MEM (defaults in scripts/bench.py). Results in build/bench/.
+# BENCH_MEM (defaults in scripts/bench.py); BENCH_QEMU: another QEMU binary
+# to measure. Results in build/bench/.
 .PHONY: bench
 BENCH_SIZES ?= 64M,1G
 BENCH_RUNS ?= 5
@@ -242,7 +243,8 @@ BENCH_REPEAT ?= 1
 bench: setup
 	@scripts/host-deps.sh --bench
 	scripts/bench.sh --sizes '$(BENCH_SIZES)' --runs $(BENCH_RUNS) --repeat $(BENCH_REPEAT) \
-		$(if $(BENCH_PROPS),--props '$(BENCH_PROPS)') $(if $(BENCH_MEM),--mem '$(BENCH_MEM)')
+		$(if $(BENCH_PROPS),--props '$(BENCH_PROPS)') $(if $(BENCH_MEM),--mem '$(BENCH_MEM)') \
+		$(if $(BENCH_QEMU),--qemu '$(BENCH_QEMU)')
 
 # --- debug kernel (README "Debug kernel") ------------------------------------
 # `make test KERNEL=debug`: the VM suite (tests/vm/tests.list) on a guest

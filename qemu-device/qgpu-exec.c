@@ -673,11 +673,26 @@ static const char *qgpu_exec_kind_name(QGPUJobKind kind)
     return kind < ARRAY_SIZE(names) && names[kind] ? names[kind] : "none";
 }
 
+/* CPU time of the thread that runs the engines (trace qgpu_job_done) */
+static int64_t qgpu_exec_cpu_ns(void)
+{
+#ifdef CLOCK_THREAD_CPUTIME_ID
+    struct timespec ts;
+
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) {
+        return ts.tv_sec * NANOSECONDS_PER_SECOND + ts.tv_nsec;
+    }
+#endif
+    return 0;
+}
+
 int qgpu_exec_run(QGPUState *s, unsigned n, int64_t *budget,
                   uint64_t *fault_addr)
 {
     QGPUEngine *e = &s->eng[n];
     QGPUJob *job = &e->job;
+    bool timed = trace_event_get_state_backends(TRACE_QGPU_JOB_DONE);
+    int64_t cpu0 = timed ? qgpu_exec_cpu_ns() : 0;
     int fault;
 
     job->rounds++;
@@ -707,13 +722,15 @@ int qgpu_exec_run(QGPUState *s, unsigned n, int64_t *budget,
         job->done = job->size;
         return QGPU_FAULT_NONE;
     }
-    if (!fault && job->done >= job->size &&
-        trace_event_get_state_backends(TRACE_QGPU_JOB_DONE)) {
+    if (timed) {
+        job->cpu_ns += qgpu_exec_cpu_ns() - cpu0;
+    }
+    if (timed && !fault && job->done >= job->size) {
         trace_qgpu_job_done(n, qgpu_exec_kind_name(job->kind), job->flags,
                             job->size, job->src, job->dst, job->rounds,
                             job->pieces,
                             qemu_clock_get_ns(QEMU_CLOCK_REALTIME) -
-                            job->start_ns);
+                            job->start_ns, job->cpu_ns);
     }
     return fault;
 }

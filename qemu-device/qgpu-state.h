@@ -74,6 +74,7 @@ typedef struct QGPUJob {
     uint32_t height;
     uint32_t pitch;
     int64_t start_ns;           /* trace qgpu_job_done: host clock at start */
+    int64_t cpu_ns;             /* ... the engine thread's CPU time in it */
     uint32_t rounds;            /* engine rounds (bottom halves) it ran in */
     uint64_t pieces;            /* contiguous pieces moved (copy, fill) */
 } QGPUJob;

@@ -53,7 +53,8 @@ OPS = ["to_vram", "from_vram", "vram_to_vram", "fill"]
 OP_TITLES = {"to_vram": "TRANSFER system -> VRAM", "from_vram": "TRANSFER VRAM -> system",
              "vram_to_vram": "TRANSFER VRAM -> VRAM", "fill": "FILL (VRAM)"}
 JOB_RE = re.compile(r"qgpu_job_done engine (\d+) (\S+) flags 0x([0-9a-f]+) size 0x([0-9a-f]+) "
-                    r"src 0x([0-9a-f]+) dst 0x([0-9a-f]+) rounds (\d+) pieces (\d+) ns (-?\d+)")
+                    r"src 0x([0-9a-f]+) dst 0x([0-9a-f]+) rounds (\d+) pieces (\d+) ns (-?\d+)"
+                    r"(?: cpu_ns (-?\d+))?")
 XFER_SRC_PAGELIST, XFER_DST_PAGELIST = 1, 2
 
 
@@ -98,19 +99,26 @@ class HostMem:
             m.close()
 
     def _time(self, fn):
-        t0 = time.perf_counter_ns()
+        """MiB/s of @fn by the clock and by this thread's CPU time"""
+        t0, c0 = time.perf_counter_ns(), time.thread_time_ns()
         fn()
-        return self.size / MIB / ((time.perf_counter_ns() - t0) / 1e9)
+        t1, c1 = time.perf_counter_ns(), time.thread_time_ns()
+        return (self.size / MIB / ((t1 - t0) / 1e9),
+                self.size / MIB / (max(c1 - c0, 1) / 1e9))
 
     def measure(self, runs):
-        """Medians (MiB/s) of @runs memcpy and memset, interleaved."""
-        cp, st = [], []
+        """Medians (MiB/s) of @runs memcpy and memset, interleaved (and the
+        memcpy by CPU time)."""
+        cp, st, cpu = [], [], []
         self.libc.memcpy(self.dst, self.src, self.size)      # warm-up
         for _ in range(runs):
-            cp.append(self._time(lambda: self.libc.memcpy(self.dst, self.src, self.size)))
-            st.append(self._time(lambda: self.libc.memset(self.dst, 0, self.size)))
+            w, c = self._time(lambda: self.libc.memcpy(self.dst, self.src, self.size))
+            cp.append(w)
+            cpu.append(c)
+            st.append(self._time(lambda: self.libc.memset(self.dst, 0, self.size))[0])
         return {"memcpy": statistics.median(cp), "memset": statistics.median(st),
-                "memcpy_runs": cp, "memset_runs": st}
+                "memcpy_cpu": statistics.median(cpu), "memcpy_runs": cp, "memset_runs": st,
+                "memcpy_cpu_runs": cpu}
 
 
 def mem_available():
@@ -143,6 +151,9 @@ def parse_bench_lines(text):
     return out
 
 
+QEMU = ""     # --qemu: another QEMU binary (default: build/qemu's)
+
+
 def boot(cmds, props, mem, logdir, trace=None, timeout=1200):
     """Run @cmds in one VM (vmrun); with @trace, QEMU logs qgpu_job_done there."""
     orig = vmrun.qemu_argv
@@ -152,7 +163,7 @@ def boot(cmds, props, mem, logdir, trace=None, timeout=1200):
         return a + ["-trace", "qgpu_job_done", "-D", trace] if trace else a
     vmrun.qemu_argv = argv
     try:
-        cfg = vmrun.VmConfig(props=props, mem=mem)
+        cfg = vmrun.VmConfig(props=props, mem=mem, qemu=QEMU)
         res, problems, _ = vmrun.run_commands([vmrun.Cmd(c, timeout=timeout) for c in cmds],
                                               cfg, logdir=logdir, resume=False)
     finally:
@@ -162,10 +173,13 @@ def boot(cmds, props, mem, logdir, trace=None, timeout=1200):
 
 def device_moves(trace, vram_size, size):
     """Per paging op, the device's moves of @size bytes, in order: each
-    {ns, pieces, rounds}; a move is one or more consecutive commands of
-    that op (the driver splits page lists) adding up to @size."""
+    {ns, cpu_ns, pieces, rounds}; a move is one or more consecutive commands of
+    that op (the driver splits page lists) adding up to @size. A command
+    seen again in the move being summed (same source and destination: the
+    driver reset a hung engine and ran its paging buffer again) replaces
+    the first run of it and of what followed it."""
     moves = {op: [] for op in OPS}
-    acc = {op: None for op in OPS}
+    acc = {op: [] for op in OPS}
     with open(trace, errors="replace") as f:
         for line in f:
             m = JOB_RE.search(line)
@@ -174,6 +188,7 @@ def device_moves(trace, vram_size, size):
             kind = m.group(2)
             flags, n, src, dst = (int(m.group(i), 16) for i in (3, 4, 5, 6))
             rounds, pieces, ns = int(m.group(7)), int(m.group(8)), int(m.group(9))
+            cpu = int(m.group(10) or 0)
             op = None
             if kind == "copy":
                 if flags == XFER_SRC_PAGELIST and dst < vram_size:
@@ -186,17 +201,20 @@ def device_moves(trace, vram_size, size):
                 op = "fill"
             if op is None or n < MIB or n > size:
                 continue
-            a = acc[op] or {"bytes": 0, "ns": 0, "pieces": 0, "rounds": 0}
-            if a["bytes"] + n > size:
-                a = {"bytes": 0, "ns": 0, "pieces": 0, "rounds": 0}
-            a["bytes"] += n
-            a["ns"] += ns
-            a["pieces"] += pieces
-            a["rounds"] += rounds
-            if a["bytes"] == size:
-                moves[op].append(a)
-                a = None
-            acc[op] = a
+            a = acc[op]
+            again = [i for i, c in enumerate(a) if (c["src"], c["dst"]) == (src, dst)]
+            if again:
+                del a[again[0]:]
+            a.append({"src": src, "dst": dst, "bytes": n, "ns": ns, "cpu_ns": cpu,
+                      "pieces": pieces, "rounds": rounds})
+            total = sum(c["bytes"] for c in a)
+            if total > size:
+                del a[:-1]
+                total = n
+            if total == size:
+                moves[op].append({k: sum(c[k] for c in a)
+                                  for k in ("ns", "cpu_ns", "pieces", "rounds")})
+                del a[:]
     return moves
 
 
@@ -217,7 +235,13 @@ def paging_run(size, args, logdir, tag):
         host.close()
     r = res[0]
     lines = parse_bench_lines(r.output)
+    resets = 0
+    if r.log and os.path.exists(r.log):
+        with open(r.log, errors="replace") as f:
+            # each kernel line shows twice (console and the dmesg dump)
+            resets = len({l for l in f if "paging engine hang" in l})
     run = {"size": size, "host_before": before, "host_after": after, "ops": {},
+           "engine_resets": resets,
            "ok": r.ok and not problems, "reason": "; ".join([r.reason()] + problems).strip("; "),
            "bench_lines": [l for l in r.output.splitlines() if l.startswith("bench: ")]}
     vram = 0
@@ -226,6 +250,7 @@ def paging_run(size, args, logdir, tag):
             vram = int(float(kv.get("vram_mib", 0))) * MIB
     moves = device_moves(trace, vram, size) if vram and os.path.exists(trace) else {}
     limit_cp = statistics.median(before["memcpy_runs"] + after["memcpy_runs"])
+    limit_cpu = statistics.median(before["memcpy_cpu_runs"] + after["memcpy_cpu_runs"])
     limit_st = statistics.median(before["memset_runs"] + after["memset_runs"])
     for name, kv in lines:
         op = kv.get("op")
@@ -234,9 +259,12 @@ def paging_run(size, args, logdir, tag):
         n = int(kv.get("runs", 0))
         mv = moves.get(op, [])[-n:] if n else []
         dev = [size / MIB / (m["ns"] / 1e9) for m in mv if m["ns"] > 0]
+        dcpu = [size / MIB / (m["cpu_ns"] / 1e9) for m in mv if m["cpu_ns"] > 0]
         o = {"guest_mib_s": float(kv["mib_s"]), "runs": n, "device_moves": len(dev),
              "device_mib_s": statistics.median(dev) if dev else 0,
              "device_runs": dev,
+             "device_cpu_mib_s": statistics.median(dcpu) if dcpu else 0,
+             "host_memcpy_cpu": limit_cpu,
              "pieces_per_move": statistics.median([m["pieces"] for m in mv]) if mv else 0,
              "rounds_per_move": statistics.median([m["rounds"] for m in mv]) if mv else 0,
              "host_memcpy_before": before["memcpy"], "host_memcpy_after": after["memcpy"],
@@ -245,6 +273,8 @@ def paging_run(size, args, logdir, tag):
         o["host_memcpy_ratio"] = o["device_mib_s"] / limit_cp if limit_cp else 0
         o["guest_host_memcpy_ratio"] = o["guest_mib_s"] / limit_cp if limit_cp else 0
         o["host_memset_ratio"] = o["device_mib_s"] / limit_st if limit_st else 0
+        o["host_memcpy_cpu_ratio"] = (o["device_cpu_mib_s"] / limit_cpu
+                                      if limit_cpu and o["device_cpu_mib_s"] else 0)
         if len(dev) < n:
             o["note"] = "%d of %d moves found in the trace" % (len(dev), n)
         run["ops"][op] = o
@@ -262,7 +292,8 @@ def summarize(runs):
         for k in ("guest_mib_s", "device_mib_s", "pieces_per_move", "rounds_per_move",
                   "host_memcpy_before", "host_memcpy_after", "host_memcpy",
                   "host_memset_before", "host_memset_after", "host_memset",
-                  "host_memcpy_ratio", "guest_host_memcpy_ratio", "host_memset_ratio"):
+                  "host_memcpy_ratio", "guest_host_memcpy_ratio", "host_memset_ratio",
+                  "device_cpu_mib_s", "host_memcpy_cpu", "host_memcpy_cpu_ratio"):
             o[k] = statistics.median([r[k] for r in rs])
         o["runs"] = rs[0]["runs"]
         o["repeats"] = len(rs)
@@ -278,10 +309,12 @@ def limit_line(op, size, o):
     s = ("bench: paging-limit op=%s size_mib=%d runs=%d repeats=%d device_mib_s=%.0f "
          "guest_mib_s=%.0f host_memcpy_mib_s_before=%.0f host_memcpy_mib_s_after=%.0f "
          "host_memcpy_ratio=%.3f guest_host_memcpy_ratio=%.3f pieces_per_move=%.0f "
-         "rounds_per_move=%.0f" % (
+         "rounds_per_move=%.0f device_cpu_mib_s=%.0f host_memcpy_cpu_mib_s=%.0f "
+         "host_memcpy_cpu_ratio=%.3f" % (
              op, size // MIB, o["runs"], o["repeats"], o["device_mib_s"], o["guest_mib_s"],
              o["host_memcpy_before"], o["host_memcpy_after"], o["host_memcpy_ratio"],
-             o["guest_host_memcpy_ratio"], o["pieces_per_move"], o["rounds_per_move"]))
+             o["guest_host_memcpy_ratio"], o["pieces_per_move"], o["rounds_per_move"],
+             o["device_cpu_mib_s"], o["host_memcpy_cpu"], o["host_memcpy_cpu_ratio"]))
     if op == "fill":
         s += " host_memset_mib_s_before=%.0f host_memset_mib_s_after=%.0f host_memset_ratio=%.3f" % (
             o["host_memset_before"], o["host_memset_after"], o["host_memset_ratio"])
@@ -325,8 +358,8 @@ def bench_groups():
 def table(summary, host_info):
     rows = ["| operation | size | device MiB/s | host memcpy MiB/s (before / after) | "
             "device / host memcpy | guest MiB/s (ioctl to completion) | guest / host memcpy | "
-            "pieces per move |",
-            "|---|---|---|---|---|---|---|---|"]
+            "pieces per move | by CPU time: device / host memcpy |",
+            "|---|---|---|---|---|---|---|---|---|"]
     for size, ops in summary:
         for op in OPS:
             o = ops.get(op)
@@ -337,10 +370,13 @@ def table(summary, host_info):
                 extra = " (memset %.0f / %.0f: %.3f)" % (o["host_memset_before"],
                                                          o["host_memset_after"],
                                                          o["host_memset_ratio"])
-            rows.append("| %s | %s | %.0f | %.0f / %.0f | **%.3f**%s | %.0f | %.3f | %.0f |" % (
-                OP_TITLES[op], size_name(size), o["device_mib_s"], o["host_memcpy_before"],
-                o["host_memcpy_after"], o["host_memcpy_ratio"], extra, o["guest_mib_s"],
-                o["guest_host_memcpy_ratio"], o["pieces_per_move"]))
+            rows.append("| %s | %s | %.0f | %.0f / %.0f | **%.3f**%s | %.0f | %.3f | %.0f | "
+                        "%.3f |" % (
+                            OP_TITLES[op], size_name(size), o["device_mib_s"],
+                            o["host_memcpy_before"], o["host_memcpy_after"],
+                            o["host_memcpy_ratio"], extra, o["guest_mib_s"],
+                            o["guest_host_memcpy_ratio"], o["pieces_per_move"],
+                            o["host_memcpy_cpu_ratio"]))
     return "\n".join(rows)
 
 
@@ -403,8 +439,14 @@ def main():
     ap.add_argument("--mem", default=os.environ.get("BENCH_MEM", "3G"),
                     help="guest memory of the paging boot (default 3G)")
     ap.add_argument("--paging-only", action="store_true", help="skip the other parts")
+    ap.add_argument("--qemu", default=os.environ.get("BENCH_QEMU", ""),
+                    help="the QEMU binary to measure (default build/qemu/qemu-system-x86_64; "
+                    "keep another build's binary in the same build directory, where it "
+                    "finds its firmware)")
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "bench"))
     a = ap.parse_args()
+    global QEMU
+    QEMU = os.path.abspath(a.qemu) if a.qemu else ""
 
     os.makedirs(a.out, exist_ok=True)
     for d in sorted(glob.glob(os.path.join(a.out, "logs-*")), key=os.path.getmtime)[:-4]:
@@ -435,8 +477,9 @@ def main():
             h0, h1 = run["host_before"], run["host_after"]
             emit("bench: paging-host size_mib=%d run=%d memcpy_mib_s_before=%.0f "
                  "memcpy_mib_s_after=%.0f memset_mib_s_before=%.0f memset_mib_s_after=%.0f "
-                 "runs=%d" % (size // MIB, i + 1, h0["memcpy"], h1["memcpy"], h0["memset"],
-                              h1["memset"], a.host_runs))
+                 "runs=%d paging_engine_resets=%d" % (
+                     size // MIB, i + 1, h0["memcpy"], h1["memcpy"], h0["memset"],
+                     h1["memset"], a.host_runs, run["engine_resets"]))
             if not run["ok"]:
                 failed.append("paging %s: %s" % (tag, run["reason"]))
         ops = summarize(runs)
@@ -464,14 +507,17 @@ def main():
             failed += ["%s: %s" % (name, p) for p in problems]
 
     md = ["# qgpu benchmark, %s" % datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), "",
-          "Host: %s, %d CPUs. Paging device: `%s`, guest memory %s, %d timed moves per figure, "
-          "%d run(s) (medians over the runs; ratios taken within each run)." % (
-              os.uname().release, os.cpu_count(), a.props, a.mem, a.runs, a.repeat), "",
+          "Host: %s, %d CPUs. QEMU: %s. Paging device: `%s`, guest memory %s, %d timed "
+          "moves per figure, %d run(s) (medians over the runs; ratios taken within each "
+          "run)." % (os.uname().release, os.cpu_count(), QEMU or "build/qemu", a.props, a.mem,
+                     a.runs, a.repeat), "",
           table(summary, None), "",
           "Device: each move's time in the device (trace event qgpu_job_done, start to "
           "completion of its paging commands). Guest: qgpu-bench's time from the ioctl to the "
           "move's completion, the guest kernel's part included. Host memcpy/memset: libc, "
-          "same size, medians of %d runs just before and just after the boot." % a.host_runs,
+          "same size, medians of %d runs just before and just after the boot. By CPU time: "
+          "the same bytes over the CPU time the device's thread spent on the move and the "
+          "host's memcpy took (less sensitive to other work on the machine)." % a.host_runs,
           "", "## All bench lines", "", "```"] + lines + ["```", ""]
     with open(os.path.join(a.out, "results.md"), "w") as f:
         f.write("\n".join(md))
