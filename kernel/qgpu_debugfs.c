@@ -26,7 +26,7 @@ static const char * const qgpu_stat_names[] = {
 	"aperture_unmaps", "hap_maps", "hap_unmaps", "paging_buffers",
 	"submissions", "split_portions", "faults", "resets",
 	"cache_invalidations", "cache_invalidated_bytes", "offer_discards",
-	"offer_discarded_bytes",
+	"offer_discarded_bytes", "migrations_back", "migrated_back_bytes",
 };
 
 static_assert(ARRAY_SIZE(qgpu_stat_names) ==

@@ -209,6 +209,18 @@ static int qgpu_mm_pick_victims(struct qgpu_device *qdev,
 }
 
 /*
+ * Room for @size bytes in @seg as it is, evicting nothing (a placement
+ * decision, recorded and replayed as any other): 0 or -ENOSPC.
+ */
+int qgpu_mm_find_room(struct qgpu_device *qdev, struct qgpu_segment *seg,
+		      u64 size, struct drm_mm_node *node)
+{
+	if (size > seg->size - seg->reserved)
+		return -ENOSPC;
+	return qgpu_mm_insert(qdev, &seg->mm, node, size, DRM_MM_INSERT_BEST);
+}
+
+/*
  * Find room for @size bytes in @seg, evicting unpinned allocations chosen
  * by the victim policy. @self is never evicted.
  */
@@ -247,8 +259,12 @@ int qgpu_mm_find_space(struct qgpu_device *qdev, struct qgpu_segment *seg,
 				ret = err;
 		}
 	}
-	for (i = 0; !ret && i < n; i++)
+	for (i = 0; !ret && i < n; i++) {
 		ret = qgpu_mm_evict_one(victims[i], false, QGPU_WHY_VICTIM);
+		/* under pressure: it may migrate back when room returns */
+		if (!ret)
+			victims[i]->evicted = true;
+	}
 	if (!qgpu_plan_replay(qdev))
 		kvfree(victims);
 	if (ret)

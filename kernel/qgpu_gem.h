@@ -46,6 +46,9 @@ struct qgpu_hap_run {
  * @offered: OfferAllocations: its content may be discarded (under mm_lock)
  * @discarded: its content was discarded since it was offered (under
  *	mm_lock)
+ * @evicted: an eviction to make room for another allocation put it where
+ *	it is, and it has not moved since: migrating back may return it to
+ *	VRAM (under mm_lock; a plan's rollback restores it)
  * @lock_count: outstanding Lock2 calls
  * @pin_count: pins by submissions being prepared (resource tables)
  * @hap_runs: host-aperture page runs while mapped through BAR4
@@ -89,6 +92,7 @@ struct qgpu_bo {
 	u8 offer_priority;
 	bool offered;
 	bool discarded;
+	bool evicted;
 	u32 lock_count;
 	u32 pin_count;
 	struct qgpu_hap_run *hap_runs;

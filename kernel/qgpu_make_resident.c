@@ -127,7 +127,7 @@ static void qgpu_residency_work(struct work_struct *work)
 				  req->evict);
 		r = req->evict ? qgpu_mm_evict(req->bos[i], true,
 					       QGPU_WHY_REQUEST) :
-		    qgpu_mm_make_resident(req->bos[i], 0);
+		    qgpu_mm_use_resident(req->bos[i]);
 		if (r && !ret)
 			ret = r;
 	}

@@ -192,6 +192,8 @@ void qgpu_mm_book_move(struct qgpu_bo *bo, u32 dst,
 {
 	struct qgpu_device *qdev = to_qdev(bo->base.dev);
 
+	/* wherever it goes, it is not where an eviction for room put it */
+	bo->evicted = false;
 	if (bo->seg != QGPU_SEG_SYSTEM) {
 		bool from_vram = bo->seg != QGPU_SEG_APERTURE;
 

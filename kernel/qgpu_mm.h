@@ -89,6 +89,7 @@ int qgpu_bo_backing(struct qgpu_bo *bo);
 void qgpu_bo_release_backing(struct qgpu_bo *bo);
 u64 qgpu_bo_gpu_addr(struct qgpu_bo *bo);
 int qgpu_mm_make_resident(struct qgpu_bo *bo, u32 seg);
+int qgpu_mm_use_resident(struct qgpu_bo *bo);
 int qgpu_mm_evict(struct qgpu_bo *bo, bool to_system, u32 why);
 void qgpu_mm_bo_gone(struct qgpu_bo *bo);
 int qgpu_mm_bo_reap(struct qgpu_bo *bo);

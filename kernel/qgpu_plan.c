@@ -67,6 +67,7 @@ int qgpu_plan_save(struct qgpu_device *qdev, struct qgpu_bo *bo)
 	u->size = bo->node.size;
 	u->tick = bo->lru_tick;
 	u->pristine = bo->pristine;
+	u->evicted = bo->evicted;
 	return 0;
 }
 
@@ -165,6 +166,7 @@ void qgpu_plan_rollback(struct qgpu_device *qdev)
 		qgpu_plan_restore_bo(u->bo, u->seg, u->start, u->size);
 		u->bo->lru_tick = u->tick;
 		u->bo->pristine = u->pristine;
+		u->bo->evicted = u->evicted;
 	}
 	p->nundo = 0;
 	qdev->lru_tick = p->lru_tick;

@@ -27,6 +27,7 @@ enum qgpu_plan_mode {
  * @size: its node's size
  * @tick: its LRU tick
  * @pristine: its zero-content flag
+ * @evicted: its evicted-to-make-room flag
  */
 struct qgpu_plan_undo {
 	struct qgpu_bo *bo;
@@ -35,6 +36,7 @@ struct qgpu_plan_undo {
 	u64 size;
 	u64 tick;
 	bool pristine;
+	bool evicted;
 };
 
 /**

@@ -35,21 +35,30 @@ static int qgpu_mm_place(struct qgpu_bo *bo, u32 id)
 	return ret;
 }
 
+/* @bo's segments in order: its preferred ones, then its set by id */
+static unsigned int qgpu_mm_order(struct qgpu_bo *bo, u32 *order)
+{
+	unsigned int n = 0, i;
+
+	for (i = 0; i < ARRAY_SIZE(bo->preferred) && bo->preferred[i]; i++)
+		order[n++] = bo->preferred[i];
+	for (i = QGPU_SEG_VISIBLE; i <= QGPU_SEG_MAX; i++)
+		if (bo->segment_mask & BIT(i))
+			order[n++] = i;
+	return n;
+}
+
 static int qgpu_mm_choose(struct qgpu_bo *bo, u32 seg)
 {
 	u32 order[QGPU_SEG_MAX + 4];
-	unsigned int n = 0, i;
+	unsigned int n, i;
 	int ret = -ENOSPC, r;
 
 	if (seg)
 		return qgpu_mm_place(bo, seg);
 	if (bo->seg != QGPU_SEG_SYSTEM)
 		return 0;
-	for (i = 0; i < ARRAY_SIZE(bo->preferred) && bo->preferred[i]; i++)
-		order[n++] = bo->preferred[i];
-	for (i = QGPU_SEG_VISIBLE; i <= QGPU_SEG_MAX; i++)
-		if (bo->segment_mask & BIT(i))
-			order[n++] = i;
+	n = qgpu_mm_order(bo, order);
 	for (i = 0; i < n; i++) {
 		r = qgpu_mm_place(bo, order[i]);
 		if (!r)
@@ -79,6 +88,74 @@ int qgpu_mm_make_resident(struct qgpu_bo *bo, u32 seg)
 	lockdep_assert_held(&to_qdev(bo->base.dev)->mm_lock);
 	if (!qgpu_plan_dry(to_qdev(bo->base.dev)))
 		trace_qgpu_make_resident(bo, seg, bo->seg, ret, bo->id);
+	return ret;
+}
+
+/*
+ * Migrating back: @bo, used again, is in the aperture segment where an
+ * eviction to make room for another allocation put it (@bo->evicted; not
+ * one placed there by request or by preference), while a VRAM segment
+ * before the aperture in its order has room now: it moves there. Nothing
+ * is evicted for it, so an allocation that does not fit stays where it is
+ * (no ping-pong). Not for an allocation this submission pinned (its BINDs
+ * are patched already), nor one that may not go to VRAM now
+ * (qgpu_mm_allowed()).
+ */
+static int qgpu_mm_migrate_back(struct qgpu_bo *bo)
+{
+	struct qgpu_device *qdev = to_qdev(bo->base.dev);
+	u64 size = (u64)bo->npages << PAGE_SHIFT;
+	u32 order[QGPU_SEG_MAX + 4];
+	unsigned int n, i;
+	int ret;
+
+	if (bo->seg != QGPU_SEG_APERTURE || !bo->evicted || bo->pin_count)
+		return 0;
+	n = qgpu_mm_order(bo, order);
+	for (i = 0; i < n && order[i] != QGPU_SEG_APERTURE; i++) {
+		struct drm_mm_node node = {};
+		u32 id = order[i];
+
+		if (qgpu_mm_allowed(bo, id))
+			continue;
+		ret = qgpu_mm_find_room(qdev, &qdev->seg[id], size, &node);
+		if (ret == -ENOSPC)
+			continue;
+		if (ret)
+			return ret;
+		ret = qgpu_mm_move(bo, id, &node, QGPU_WHY_PLACE);
+		if (ret) {
+			drm_mm_remove_node(&node);
+			return ret;
+		}
+		if (!qgpu_plan_dry(qdev)) {
+			qgpu_stat_add(qdev, qdev->mm_requester,
+				      QGPU_STAT(migrations_back), 1);
+			qgpu_stat_add(qdev, qdev->mm_requester,
+				      QGPU_STAT(migrated_back_bytes), size);
+		}
+		return 0;
+	}
+	return 0;
+}
+
+/**
+ * qgpu_mm_use_resident - commit an allocation that is used now
+ * @bo: the allocation
+ *
+ * As qgpu_mm_make_resident() with segment 0, and an allocation that an
+ * eviction left in the aperture segment moves back to VRAM when there is
+ * room (qgpu_mm_migrate_back()). For the uses: a submission's walk and
+ * MakeResident.
+ *
+ * Return: as qgpu_mm_make_resident().
+ */
+int qgpu_mm_use_resident(struct qgpu_bo *bo)
+{
+	int ret = qgpu_mm_make_resident(bo, 0);
+
+	if (!ret)
+		ret = qgpu_mm_migrate_back(bo);
 	return ret;
 }
 

@@ -601,7 +601,7 @@ static int qgpu_submit_place_group(struct qgpu_submit *s, u32 i)
 	}
 	sort(g, k, sizeof(*g), qgpu_cmp_group, NULL);
 	for (j = 0; j < k && !ret; j++) {
-		ret = qgpu_mm_make_resident(g[j].bo, 0);
+		ret = qgpu_mm_use_resident(g[j].bo);
 		if (!ret && g[j].bo->seg != QGPU_SEG_SYSTEM)
 			qgpu_submit_pin(s, g[j].bo);
 	}
@@ -632,7 +632,7 @@ static int qgpu_submit_walk(struct qgpu_submit *s)
 				return ret;
 		}
 		if (bo) {
-			ret = qgpu_mm_make_resident(bo, 0);
+			ret = qgpu_mm_use_resident(bo);
 			if (ret == -ENOSPC && pe->split_offset > start) {
 				u32 x = pe->split_offset;
 

@@ -227,7 +227,10 @@ static const struct member layout[] = {
 	/* appended (OfferAllocations) */
 	M(drm_qgpu_stats, offer_discards, 144),
 	M(drm_qgpu_stats, offer_discarded_bytes, 152),
-	END(drm_qgpu_stats, 160),
+	/* appended (migrating back) */
+	M(drm_qgpu_stats, migrations_back, 160),
+	M(drm_qgpu_stats, migrated_back_bytes, 168),
+	END(drm_qgpu_stats, 176),
 
 	M(drm_qgpu_gem_create, size, 0), M(drm_qgpu_gem_create, segment_mask, 8),
 	M(drm_qgpu_gem_create, flags, 12), M(drm_qgpu_gem_create, preferred, 16),

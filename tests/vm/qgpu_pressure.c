@@ -20,6 +20,10 @@
  *   survived; without pressure, outside VRAM and when mapped in a GPU
  *   address space the content survives; an offered allocation cannot be
  *   used (submit, residency, Lock2) until reclaimed; every bad field.
+ * - Migrating back: allocations that an eviction put in the aperture
+ *   segment stay there while VRAM is full (nothing is evicted for them),
+ *   and move back to VRAM when room returns and a submit, or MakeResident,
+ *   uses them again; counted and measured.
  *
  * Every allocation's content is checked after the moves, by the CPU and
  * by the GPU (QGPU_DMA_CHECKSUM against the host).
@@ -537,6 +541,54 @@ static void rewrite(struct bo *b, uint32_t seed)
 static int raw_ioctl(unsigned long nr, void *arg)
 {
 	return igt_ioctl(dev.fd, nr, arg) ? -errno : 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Migrating back                                                            */
+
+#define VIS_APT (VIS | QGPU_SEGBIT(QGPU_SEG_APERTURE))
+
+/* Wait (up to 10 s) until visible VRAM has @bytes free: deferred frees */
+static void wait_free(uint64_t bytes)
+{
+	int i;
+
+	for (i = 0; i < 1000 && seg_free(QGPU_SEG_VISIBLE) < bytes; i++)
+		usleep(10000);
+	igt_assert_lte(bytes, seg_free(QGPU_SEG_VISIBLE));
+}
+
+static unsigned int count_in(const struct bo *b, unsigned int n, uint32_t seg)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		k += seg_of(&b[i]) == seg;
+	return k;
+}
+
+/*
+ * @n allocations that prefer visible VRAM and may go to the aperture fill
+ * visible VRAM; a hog of three of their size evicts some to the aperture.
+ * Returns how many went there.
+ */
+static unsigned int evict_to_aperture(struct bo *a, unsigned int n,
+				      struct bo *hog, bool virtual_model)
+{
+	uint64_t chunk = (seg_free(QGPU_SEG_VISIBLE) / n) & ~4095ull;
+	unsigned int i, out;
+
+	for (i = 0; i < n; i++)
+		bo_new(&a[i], chunk, VIS_APT, 800 + i);
+	if (!virtual_model)
+		check_gpu(a, n, "placed by a submit");
+	igt_assert_eq(count_in(a, n, QGPU_SEG_VISIBLE), n);
+	bo_new(hog, 3 * chunk, VIS, 850);
+	reside(hog, QGPU_SEG_VISIBLE);
+	out = count_in(a, n, QGPU_SEG_APERTURE);
+	igt_assert_lte(3, out);
+	igt_assert_eq(count_in(a, n, QGPU_SEG_VISIBLE), n - out);
+	return out;
 }
 
 /* policy=NAME from the command line (tests.list passes it) */
@@ -1176,6 +1228,105 @@ igt_main
 		check_cpu(&c, "after the reclaims");
 		bo_free(&b);
 		bo_free(&c);
+	}
+
+	igt_subtest("migrate-back-when-room-returns") {
+		struct drm_qgpu_stats s0, s1, s2;
+		struct bo a[6] = {}, hog = {};
+		unsigned int i, out, j, k;
+
+		igt_require(debugfs_file("qgpu_policy"));
+		set_policy("lru");
+		out = evict_to_aperture(a, 6, &hog, false);
+		/* used again while VRAM is full: they stay, nothing is evicted */
+		qt_stats(dev.fd, &s0);
+		check_gpu(a, 6, "used again, VRAM full");
+		qt_stats(dev.fd, &s1);
+		igt_assert_eq_u64(s1.evictions, s0.evictions);
+		igt_assert_eq_u64(s1.migrations_back, s0.migrations_back);
+		igt_assert_eq(count_in(a, 6, QGPU_SEG_APERTURE), out);
+		/* one evicted by request, not for room: it is not brought back */
+		for (j = 0; seg_of(&a[j]) != QGPU_SEG_VISIBLE; j++)
+			;
+		qt_reside(dev.fd, a[j].h, QGPU_RESIDE_EVICT, 0);
+		igt_assert_eq(seg_of(&a[j]), QGPU_SEG_APERTURE);
+		/* room returns */
+		bo_free(&hog);
+		wait_free(4 * a[0].size);
+		/* GEM_RESIDE with segment 0 leaves it where it is (documented) */
+		for (k = 0; k == j || seg_of(&a[k]) != QGPU_SEG_APERTURE; k++)
+			;
+		reside(&a[k], 0);
+		igt_assert_eq(seg_of(&a[k]), QGPU_SEG_APERTURE);
+		/* a submit that uses them brings back those evicted for room */
+		qt_stats(dev.fd, &s1);
+		check_gpu(a, 6, "used again, room returned");
+		qt_stats(dev.fd, &s2);
+		igt_assert_eq(count_in(a, 6, QGPU_SEG_VISIBLE), 5);
+		igt_assert_eq(seg_of(&a[j]), QGPU_SEG_APERTURE);
+		igt_assert_eq_u64(s2.migrations_back - s1.migrations_back, out);
+		igt_assert_eq_u64(s2.migrated_back_bytes - s1.migrated_back_bytes,
+				  out * a[0].size);
+		igt_assert_eq_u64(s2.evictions, s1.evictions);
+		igt_info("migrating back: %u of 6 allocations (%llu KiB) back in VRAM at their next use (before: %u of 6 resident in VRAM)\n",
+			 out, (unsigned long long)(out * a[0].size) >> 10,
+			 6 - out);
+		for (i = 0; i < 6; i++) {
+			check_cpu(&a[i], "migrated back");
+			bo_free(&a[i]);
+		}
+	}
+
+	igt_subtest("migrate-back-on-make-resident") {
+		struct drm_qgpu_stats s1, s2;
+		struct bo a[6] = {}, hog = {};
+		uint64_t va, fence = 0;
+		uint32_t h[6];
+		unsigned int i, out;
+
+		igt_require(qgpu_dev_has_mmu(&dev));
+		igt_require(debugfs_file("qgpu_policy"));
+		set_policy("lru");
+		out = 0;
+		{
+			uint64_t chunk = (seg_free(QGPU_SEG_VISIBLE) / 6) &
+					 ~0xffffull;
+
+			igt_assert_eq(qgpu_vm_reserve(dev.fd, 0, 6 * chunk, 0,
+						      &va), 0);
+			for (i = 0; i < 6; i++) {
+				bo_new(&a[i], chunk, VIS_APT, 900 + i);
+				igt_assert_eq(qgpu_vm_map(dev.fd, a[i].h,
+							  va + i * chunk, 0,
+							  chunk, 0), 0);
+				h[i] = a[i].h;
+			}
+		}
+		igt_assert_eq(qgpu_make_resident(dev.fd, h, 6, &fence), 0);
+		igt_assert_eq(qgpu_paging_fence_wait(dev.fd, fence,
+						     10 * SEC_NS), 0);
+		igt_assert_eq(count_in(a, 6, QGPU_SEG_VISIBLE), 6);
+		bo_new(&hog, 3 * a[0].size, VIS, 950);
+		reside(&hog, QGPU_SEG_VISIBLE);
+		out = count_in(a, 6, QGPU_SEG_APERTURE);
+		igt_assert_lte(3, out);
+		bo_free(&hog);
+		wait_free(3 * a[0].size);
+		qt_stats(dev.fd, &s1);
+		igt_assert_eq(qgpu_make_resident(dev.fd, h, 6, &fence), 0);
+		igt_assert_eq(qgpu_paging_fence_wait(dev.fd, fence,
+						     10 * SEC_NS), 0);
+		qt_stats(dev.fd, &s2);
+		igt_assert_eq(count_in(a, 6, QGPU_SEG_VISIBLE), 6);
+		igt_assert_eq_u64(s2.migrations_back - s1.migrations_back, out);
+		igt_info("MakeResident: %u of 6 mapped allocations back in VRAM\n",
+			 out);
+		for (i = 0; i < 6; i++)
+			check_cpu(&a[i], "migrated back by MakeResident");
+		check_gpu(a, 6, "migrated back by MakeResident");
+		igt_assert_eq(qgpu_vm_free(dev.fd, va, 6 * a[0].size), 0);
+		for (i = 0; i < 6; i++)
+			bo_free(&a[i]);
 	}
 
 	igt_subtest("counters-back-to-zero") {

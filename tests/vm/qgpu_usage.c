@@ -60,10 +60,16 @@ struct blocker {
 	volatile uint64_t *w;
 };
 
+/*
+ * In the aperture segment, where nothing moves it: a DMA buffer that uses
+ * it reaches the ring at once. In VRAM it could be evicted to the aperture
+ * by the tests' pressure and migrate back when used again, and the paging
+ * for that would let the next submission of another context overtake it.
+ */
 static void blocker_init(int fd, struct blocker *b)
 {
-	b->h = qt_bo(fd, 4096, vis_ap, QGPU_GEM_CPU_ACCESS,
-		     QGPU_PREF(QGPU_SEG_VISIBLE, 0, 0));
+	b->h = qt_bo(fd, 4096, QGPU_SEGBIT(QGPU_SEG_APERTURE),
+		     QGPU_GEM_CPU_ACCESS, 0);
 	qt_reside(fd, b->h, QGPU_RESIDE_MAKE_RESIDENT, 0);
 	b->w = qt_map(fd, b->h, 4096);
 	memset((void *)b->w, 0, 4096);

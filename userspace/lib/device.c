@@ -357,7 +357,8 @@ const char *qgpu_stat_name(unsigned int index)
 		"hap_unmaps", "paging_buffers", "submissions",
 		"split_portions", "faults", "resets", "cache_invalidations",
 		"cache_invalidated_bytes", "offer_discards",
-		"offer_discarded_bytes",
+		"offer_discarded_bytes", "migrations_back",
+		"migrated_back_bytes",
 	};
 	_Static_assert(sizeof(names) / sizeof(names[0]) == QGPU_NUM_STATS,
 		       "stat names out of step with struct drm_qgpu_stats");

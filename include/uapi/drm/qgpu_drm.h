@@ -586,6 +586,11 @@ struct drm_qgpu_segment_stats {
  *	also counted in @evictions). Appended, see "qgpu UAPI growth".
  * @offer_discarded_bytes: their bytes (not counted in @bytes_from_vram:
  *	nothing was copied).
+ * @migrations_back: allocations moved back from the aperture segment to a
+ *	VRAM segment when they were used again and that segment had room
+ *	(see "qgpu priorities, budgets and offers"; also counted in
+ *	@bytes_to_vram). Appended, see "qgpu UAPI growth".
+ * @migrated_back_bytes: their bytes.
  */
 struct drm_qgpu_stats {
 	__u64 allocations;
@@ -608,6 +613,8 @@ struct drm_qgpu_stats {
 	__u64 cache_invalidated_bytes;
 	__u64 offer_discards;
 	__u64 offer_discarded_bytes;
+	__u64 migrations_back;
+	__u64 migrated_back_bytes;
 };
 
 /* &drm_qgpu_gem_create.flags */
@@ -1263,9 +1270,11 @@ struct drm_qgpu_vm_map {
  * allocation placed in VRAM for the first time with zeros, and signals the
  * paging fence. A request the worker cannot complete (no room in VRAM)
  * signals the paging fence with an error; the allocations it did place
- * stay placed, and the rest stay reachable in system memory. Nothing is
- * pinned: under pressure an allocation can be evicted again once the
- * process's queued work on it is done.
+ * stay placed, and the rest stay reachable in system memory. An
+ * allocation that an eviction put in the aperture segment moves back to
+ * VRAM when there is room (see "qgpu priorities, budgets and offers").
+ * Nothing is pinned: under pressure an allocation can be evicted again
+ * once the process's queued work on it is done.
  *
  * Errors: EINVAL (@flags, @count, a duplicate handle), ENOENT (a handle),
  * ENODEV (no MMU), EBUSY (an allocation that may not go to VRAM now:
@@ -1538,6 +1547,19 @@ struct drm_qgpu_invalidate_cache {
  *   %DRM_IOCTL_QGPU_MAKE_RESIDENT) and Lock2 fail with EINVAL; CPU
  *   mappings made before keep working, and see undefined content after
  *   a discard.
+ * - Migrating back: an allocation evicted under pressure (to make room
+ *   for another) to the aperture segment, its set allowing, does not stay
+ *   there for good. When it is used again (a submit lists it, or
+ *   %DRM_IOCTL_QGPU_MAKE_RESIDENT names it) before anything else moved
+ *   it, and a VRAM segment that comes before the aperture segment in its
+ *   order (its preferred segments, then its set by id) has room, it moves
+ *   back there, before the use; nothing is evicted for that
+ *   (&drm_qgpu_stats.migrations_back counts it). An allocation placed in
+ *   the aperture segment by a request (%DRM_IOCTL_QGPU_GEM_RESIDE) or by
+ *   its preference stays there, and so does one that the submission in
+ *   progress pinned or that Lock2's rules or a PRIME attachment keep out
+ *   of VRAM; %DRM_IOCTL_QGPU_GEM_RESIDE with segment 0 leaves a resident
+ *   allocation where it is, as documented there.
  */
 
 /*
