@@ -19,6 +19,7 @@
 #include "qgpu_mm.h"
 #include "qgpu_mm_priv.h"
 #include "qgpu_policy.h"
+#include "qgpu_trace.h"
 
 /* The budget every device starts with, in percent (module parameter) */
 static unsigned int qgpu_default_budget = 100;
@@ -50,10 +51,13 @@ u32 qgpu_mm_default_budget(void)
 
 struct qgpu_vidmem *qgpu_vidmem_new(void)
 {
+	static atomic64_t ids;
 	struct qgpu_vidmem *vm = kzalloc(sizeof(*vm), GFP_KERNEL);
 
-	if (vm)
+	if (vm) {
 		kref_init(&vm->ref);
+		vm->id = atomic64_inc_return(&ids);
+	}
 	return vm;
 }
 
@@ -221,6 +225,7 @@ static ssize_t qgpu_budget_write(struct file *file, const char __user *ubuf,
 	if (!pct || pct > 100)
 		return -EINVAL;
 	qgpu_mm_lock(qdev, NULL);
+	trace_qgpu_mm_req(QGPU_REQ_BUDGET, 0, pct);
 	WRITE_ONCE(qdev->budget_pct, pct);
 	qgpu_mm_unlock(qdev);
 	return len;

@@ -204,9 +204,11 @@ void qgpu_usage_put(struct qgpu_usage *usage);
  * @trimmed: bytes of them evicted from each group while it was over its
  *	budget there (under mm_lock)
  * @trim_left: how much more of it one victim choice trims (under mm_lock)
+ * @id: its id in the tracepoints (a sequence number, never reused)
  */
 struct qgpu_vidmem {
 	struct kref ref;
+	u64 id;
 	u64 usage[QGPU_SEGMENT_GROUPS];
 	u64 trimmed[QGPU_SEGMENT_GROUPS];
 	u64 trim_left;

@@ -151,6 +151,7 @@ static int qgpu_bo_create_handle(struct drm_file *file, struct qgpu_bo *bo,
 
 	/* its creator's: resident, it counts in that process's usage */
 	bo->owner = qgpu_vidmem_get(qf->vidmem);
+	trace_qgpu_mm_req(QGPU_REQ_OWNER, bo->id, bo->owner->id);
 	ret = drm_gem_handle_create(file, &bo->base, handle);
 
 	/* The handle holds the reference now (or the object is freed). */

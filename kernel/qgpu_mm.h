@@ -65,6 +65,9 @@ enum qgpu_move_why {
  * @QGPU_REQ_RECLAIM: ReclaimAllocations
  * @QGPU_REQ_GPU_MAP: a mapping of the allocation in a GPU address space is
  *	linked (@arg 1) or unlinked (@arg 0)
+ * @QGPU_REQ_OWNER: the allocation counts in the usage of a file's video
+ *	memory (@arg: &qgpu_vidmem.id; QueryVideoMemoryInfo)
+ * @QGPU_REQ_BUDGET: every process's budget changed (@arg: percent)
  */
 enum qgpu_mm_req_kind {
 	QGPU_REQ_RESIDE = 1,
@@ -80,6 +83,8 @@ enum qgpu_mm_req_kind {
 	QGPU_REQ_OFFER = 11,
 	QGPU_REQ_RECLAIM = 12,
 	QGPU_REQ_GPU_MAP = 13,
+	QGPU_REQ_OWNER = 14,
+	QGPU_REQ_BUDGET = 15,
 };
 
 int qgpu_mm_init(struct qgpu_device *qdev);

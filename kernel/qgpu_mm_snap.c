@@ -16,6 +16,13 @@
 #include "qgpu_trace.h"
 #include "qgpu_vm.h"
 
+/*
+ * What this memory manager does that earlier ones did not, for the replay
+ * of its traces (docs/trace-format.md, snap-begin features=)
+ */
+#define QGPU_MM_FEATURE_MIGRATE_BACK	0x1	/* qgpu_mm_use_resident() */
+#define QGPU_MM_FEATURES		QGPU_MM_FEATURE_MIGRATE_BACK
+
 /* How many mappings in GPU address spaces @bo has (under mm_lock) */
 static u32 qgpu_snap_mappings(struct qgpu_bo *bo)
 {
@@ -78,7 +85,8 @@ static void qgpu_snap_segment(struct qgpu_device *qdev,
 	list_for_each_entry(bo, &seg->lru, lru)
 		trace_qgpu_snap_bo_state(bo->id, bo->offered ?
 					 bo->offer_priority : 0,
-					 qgpu_snap_mappings(bo));
+					 qgpu_snap_mappings(bo), bo->evicted,
+					 bo->owner ? bo->owner->id : 0);
 }
 
 /**
@@ -103,7 +111,8 @@ void qgpu_mm_trace_snapshot(struct qgpu_device *qdev, u32 tag)
 	trace_qgpu_snap_begin(tag, st.bytes_to_vram, st.bytes_from_vram,
 			      st.bytes_vram_to_vram, st.bytes_filled,
 			      st.evictions, qdev->lru_tick, qdev->policy,
-			      atomic64_read(&qdev->bo_ids) + 1);
+			      atomic64_read(&qdev->bo_ids) + 1,
+			      QGPU_MM_FEATURES, READ_ONCE(qdev->budget_pct));
 	for (id = QGPU_SEG_VISIBLE; id <= QGPU_SEG_MAX; id++)
 		if (qdev->seg[id].present)
 			qgpu_snap_segment(qdev, &qdev->seg[id]);

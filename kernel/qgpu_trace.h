@@ -506,14 +506,16 @@ TRACE_EVENT(qgpu_pt_free,
  * A snapshot of the memory manager's books (debugfs qgpu_trace_snapshot):
  * its counters and clocks, each segment, its ranges in address order, its
  * free ranges in drm_mm's hole-stack order (most recent first) and its
- * allocations in LRU order (least recent first).
+ * allocations in LRU order (least recent first). @features: what this
+ * memory manager does that earlier ones did not (QGPU_MM_FEATURE_*), so
+ * that a replay of its trace does the same.
  */
 TRACE_EVENT(qgpu_snap_begin,
 	    TP_PROTO(u32 tag, u64 to_vram, u64 from_vram, u64 vram_to_vram,
 		     u64 filled, u64 evictions, u64 lru_tick, u32 policy,
-		     u64 next_id),
+		     u64 next_id, u32 features, u32 budget),
 	    TP_ARGS(tag, to_vram, from_vram, vram_to_vram, filled, evictions,
-		    lru_tick, policy, next_id),
+		    lru_tick, policy, next_id, features, budget),
 	    TP_STRUCT__entry(__field(u32, tag)
 			     __field(u64, to_vram)
 			     __field(u64, from_vram)
@@ -522,7 +524,9 @@ TRACE_EVENT(qgpu_snap_begin,
 			     __field(u64, evictions)
 			     __field(u64, lru_tick)
 			     __field(u32, policy)
-			     __field(u64, next_id)),
+			     __field(u64, next_id)
+			     __field(u32, features)
+			     __field(u32, budget)),
 	    TP_fast_assign(__entry->tag = tag;
 			   __entry->to_vram = to_vram;
 			   __entry->from_vram = from_vram;
@@ -531,12 +535,14 @@ TRACE_EVENT(qgpu_snap_begin,
 			   __entry->evictions = evictions;
 			   __entry->lru_tick = lru_tick;
 			   __entry->policy = policy;
-			   __entry->next_id = next_id;),
-	    TP_printk("tag=%u to_vram=%llu from_vram=%llu vram_to_vram=%llu filled=%llu evictions=%llu lru_tick=%llu policy=%u next_id=%llu",
+			   __entry->next_id = next_id;
+			   __entry->features = features;
+			   __entry->budget = budget;),
+	    TP_printk("tag=%u to_vram=%llu from_vram=%llu vram_to_vram=%llu filled=%llu evictions=%llu lru_tick=%llu policy=%u next_id=%llu features=%#x budget=%u",
 		      __entry->tag, __entry->to_vram, __entry->from_vram,
 		      __entry->vram_to_vram, __entry->filled,
 		      __entry->evictions, __entry->lru_tick, __entry->policy,
-		      __entry->next_id)
+		      __entry->next_id, __entry->features, __entry->budget)
 );
 
 TRACE_EVENT(qgpu_snap_seg,
@@ -633,19 +639,27 @@ TRACE_EVENT(qgpu_snap_bo,
 
 /*
  * More of an allocation of the snapshot: @offer, its offer priority while
- * offered (0: not offered); @mappings, its mappings in GPU address spaces
+ * offered (0: not offered); @mappings, its mappings in GPU address spaces;
+ * @evicted, an eviction for room put it where it is (it may migrate back);
+ * @owner, the video memory its residency counts in (&qgpu_vidmem.id; 0:
+ * none)
  */
 TRACE_EVENT(qgpu_snap_bo_state,
-	    TP_PROTO(u64 id, u32 offer, u32 mappings),
-	    TP_ARGS(id, offer, mappings),
+	    TP_PROTO(u64 id, u32 offer, u32 mappings, bool evicted, u64 owner),
+	    TP_ARGS(id, offer, mappings, evicted, owner),
 	    TP_STRUCT__entry(__field(u64, id)
 			     __field(u32, offer)
-			     __field(u32, mappings)),
+			     __field(u32, mappings)
+			     __field(bool, evicted)
+			     __field(u64, owner)),
 	    TP_fast_assign(__entry->id = id;
 			   __entry->offer = offer;
-			   __entry->mappings = mappings;),
-	    TP_printk("id=%llu offer=%u mappings=%u", __entry->id,
-		      __entry->offer, __entry->mappings)
+			   __entry->mappings = mappings;
+			   __entry->evicted = evicted;
+			   __entry->owner = owner;),
+	    TP_printk("id=%llu offer=%u mappings=%u evicted=%d owner=%llu",
+		      __entry->id, __entry->offer, __entry->mappings,
+		      __entry->evicted, __entry->owner)
 );
 
 TRACE_EVENT(qgpu_snap_end,

@@ -15,8 +15,8 @@
  * Where it may differ from the kernel (docs/trace-format.md, "Replay"):
  * the host aperture is modelled only as "an allocation larger than it is
  * evicted on a CPU fault"; allocations created before the recording that
- * were not resident at its start are unknown; allocation priorities,
- * offers and budgets are not in the trace.
+ * were not resident at its start are unknown; use counts (gdsf) of the
+ * allocations of the snapshot start at 0.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -222,8 +222,16 @@ static bool scan_remove_block(struct mm_scan *s, struct mm_node *node)
 
 /* --- the memory manager's books ------------------------------------------- */
 
+/* A file's video memory (QueryVideoMemoryInfo; qgpu_budget.c) */
+struct owner {
+	u64 id;
+	u64 usage[2];		/* resident bytes: local VRAM, the aperture */
+	u64 trim_left;
+};
+
 struct bo {
 	u64 id, size;
+	struct owner *owner;
 	u32 mask, flags;
 	u8 pref[4];
 	u32 seg;
@@ -234,6 +242,7 @@ struct bo {
 	u32 lock_count, pin_count, attachments, priority;
 	u32 offer_priority, mappings;
 	bool pristine, dead, import, submit_write, offered;
+	bool evicted;		/* an eviction for room put it where it is */
 };
 
 struct pt {
@@ -254,7 +263,7 @@ struct undo {
 	struct bo *bo;
 	u32 seg;
 	u64 start, size, tick;
-	bool pristine;
+	bool pristine, evicted;
 };
 
 struct choice {
@@ -304,6 +313,10 @@ struct dev {
 	const struct rp_ev **ktouches;
 	size_t nktouches, ktouch;
 	const struct rp_ev *cur;	/* the event being replayed */
+	bool migrate_back;	/* the kernel migrates evicted allocations back */
+	u32 budget_pct;		/* every process's budget */
+	struct owner **owners;	/* by id */
+	size_t nowners;
 };
 
 static void *xcalloc(size_t n, size_t size)
@@ -415,11 +428,58 @@ static void lru_add_tail(struct seg *s, struct bo *bo)
 	s->lru.lru_prev = bo;
 }
 
-/* qgpu_seg_account() */
+/* qgpu_seg_group(): local VRAM 0, the aperture 1 */
+static u32 seg_group(u32 seg)
+{
+	return seg == SEG_APERTURE;
+}
+
+static struct owner *owner_get(struct dev *d, u64 id)
+{
+	if (!id)
+		return NULL;
+	if (id >= d->nowners) {
+		size_t n = d->nowners ? d->nowners : 16;
+
+		while (n <= id)
+			n *= 2;
+		d->owners = realloc(d->owners, n * sizeof(*d->owners));
+		if (!d->owners)
+			exit(2);
+		memset(d->owners + d->nowners, 0,
+		       (n - d->nowners) * sizeof(*d->owners));
+		d->nowners = n;
+	}
+	if (!d->owners[id]) {
+		d->owners[id] = xcalloc(1, sizeof(struct owner));
+		d->owners[id]->id = id;
+	}
+	return d->owners[id];
+}
+
+/* qgpu_group_size(), qgpu_budget() */
+static u64 budget(struct dev *d, u32 group)
+{
+	unsigned __int128 size = 0;
+	u32 id;
+
+	for (id = SEG_VISIBLE; id <= RP_SEG_MAX; id++)
+		if (d->seg[id].present && seg_group(id) == group)
+			size += d->seg[id].size - d->seg[id].reserved;
+	return (u64)(size * d->budget_pct / 100) & ~(RP_PAGE - 1);
+}
+
+/* qgpu_seg_account(), with qgpu_budget_account() */
 static void seg_account(struct dev *d, struct bo *bo, bool add)
 {
 	struct seg *s = &d->seg[bo->seg];
 
+	if (bo->owner) {
+		if (add)
+			bo->owner->usage[seg_group(bo->seg)] += bo->node.size;
+		else
+			bo->owner->usage[seg_group(bo->seg)] -= bo->node.size;
+	}
 	if (add) {
 		s->allocations++;
 		s->used += bo->node.size;
@@ -512,6 +572,7 @@ static void plan_save(struct dev *d, struct bo *bo)
 	u->size = bo->node.size;
 	u->tick = bo->tick;
 	u->pristine = bo->pristine;
+	u->evicted = bo->evicted;
 }
 
 static void plan_record(struct dev *d, int ret, u64 start, struct bo **victims,
@@ -574,6 +635,7 @@ static void plan_rollback(struct dev *d)
 		plan_restore_bo(d, u->bo, u->seg, u->start, u->size);
 		u->bo->tick = u->tick;
 		u->bo->pristine = u->pristine;
+		u->bo->evicted = u->evicted;
 	}
 	p->nundo = 0;
 	d->lru_tick = p->lru_tick;
@@ -636,6 +698,7 @@ static void take_node(struct mm *mm, struct bo *bo, struct mm_node *node)
 static void book_move(struct dev *d, struct bo *bo, u32 dst,
 		      struct mm_node *dst_node)
 {
+	bo->evicted = false;
 	if (bo->seg != SEG_SYSTEM) {
 		bool from_vram = bo->seg != SEG_APERTURE;
 
@@ -772,6 +835,44 @@ static void mm_victim(struct dev *d, struct bo *bo, u64 stamp,
 #endif
 }
 
+/*
+ * qgpu_budget_flag(): the candidates that trim a process over its budget
+ * in @seg's group go first, in the policy's order, until its excess
+ */
+static void budget_flag(struct dev *d, struct seg *seg, struct qgpu_victim *v,
+			u32 n)
+{
+#ifdef QGPU_VICTIM_OVER_BUDGET
+	u32 g = seg_group((u32)(seg - d->seg)), i;
+	u64 b = budget(d, g);
+	bool any = false;
+
+	for (i = 0; i < n; i++) {
+		struct owner *o = ((struct bo *)v[i].cookie)->owner;
+
+		if (o)
+			o->trim_left = o->usage[g] > b ? o->usage[g] - b : 0;
+	}
+	for (i = 0; i < n; i++) {
+		struct owner *o = ((struct bo *)v[i].cookie)->owner;
+
+		if (!o || !o->trim_left)
+			continue;
+		v[i].flags |= QGPU_VICTIM_OVER_BUDGET;
+		o->trim_left -= o->trim_left < v[i].size ? o->trim_left :
+				v[i].size;
+		any = true;
+	}
+	if (any)
+		qgpu_policy_order(d->policy, v, n);
+#else
+	(void)d;
+	(void)seg;
+	(void)v;
+	(void)n;
+#endif
+}
+
 static int pick_victims(struct dev *d, struct seg *seg, u64 size,
 			struct bo *self, struct bo ***out, u32 *n)
 {
@@ -795,6 +896,7 @@ static int pick_victims(struct dev *d, struct seg *seg, u64 size,
 		mm_victim(d, bo, stamp, &v[cand++]);
 	}
 	qgpu_policy_order(d->policy, v, cand);
+	budget_flag(d, seg, v, cand);
 	for (added = 0; added < cand && !found; added++)
 		found = scan_add_block(&scan,
 				       &((struct bo *)v[added].cookie)->node);
@@ -844,8 +946,12 @@ static int find_space(struct dev *d, struct seg *seg, u64 size,
 		if (plan_dry(d))
 			plan_record(d, ret, 0, victims, n);
 	}
-	for (i = 0; !ret && i < n; i++)
+	for (i = 0; !ret && i < n; i++) {
 		ret = evict_one(d, victims[i], false, RP_WHY_VICTIM);
+		/* under pressure: it may migrate back when room returns */
+		if (!ret && d->migrate_back)
+			victims[i]->evicted = true;
+	}
 	if (!plan_replay(d))
 		free(victims);
 	if (ret)
@@ -937,6 +1043,58 @@ static int mm_choose(struct dev *d, struct bo *bo, u32 seg)
 static int make_resident(struct dev *d, struct bo *bo, u32 seg)
 {
 	return mm_choose(d, bo, seg);
+}
+
+/* qgpu_mm_find_room(): room as the segment is, evicting nothing */
+static int find_room(struct dev *d, struct seg *seg, u64 size,
+		     struct mm_node *node)
+{
+	if (size > seg->size - seg->reserved)
+		return -ENOSPC;
+	return plan_insert(d, &seg->mm, node, size, INSERT_BEST);
+}
+
+/*
+ * qgpu_mm_migrate_back(): an allocation an eviction for room left in the
+ * aperture segment moves back to a VRAM segment before the aperture in
+ * its order that has room now, evicting nothing
+ */
+static int migrate_back(struct dev *d, struct bo *bo)
+{
+	u32 order[RP_SEG_MAX + 4];
+	unsigned int n = 0, i;
+	int ret;
+
+	if (bo->seg != SEG_APERTURE || !bo->evicted || bo->pin_count)
+		return 0;
+	for (i = 0; i < 4 && bo->pref[i]; i++)
+		order[n++] = bo->pref[i];
+	for (i = SEG_VISIBLE; i <= RP_SEG_MAX; i++)
+		if (bo->mask & (1u << i))
+			order[n++] = i;
+	for (i = 0; i < n && order[i] != SEG_APERTURE; i++) {
+		struct mm_node node = { 0 };
+
+		if (mm_allowed(d, bo, order[i]))
+			continue;
+		ret = find_room(d, &d->seg[order[i]], bo->size, &node);
+		if (ret == -ENOSPC)
+			continue;
+		if (ret)
+			return ret;
+		return mm_move(d, bo, order[i], &node);
+	}
+	return 0;
+}
+
+/* qgpu_mm_use_resident(): a use (a submission's walk, MakeResident) */
+static int use_resident(struct dev *d, struct bo *bo)
+{
+	int ret = make_resident(d, bo, 0);
+
+	if (!ret && d->migrate_back)
+		ret = migrate_back(d, bo);
+	return ret;
 }
 
 /* qgpu_mm_cpu_prepare(), without the waiting */
@@ -1136,7 +1294,7 @@ static int place_group(struct walk *s, u32 i)
 	}
 	kernel_sort(g, k);
 	for (j = 0; j < k && !ret; j++) {
-		ret = make_resident(s->d, g[j].bo, 0);
+		ret = use_resident(s->d, g[j].bo);
 		if (!ret && g[j].bo->seg != SEG_SYSTEM)
 			pin(s, g[j].bo);
 	}
@@ -1161,7 +1319,7 @@ static int walk(struct walk *s)
 				return ret;
 		}
 		if (bo) {
-			ret = make_resident(s->d, bo, 0);
+			ret = use_resident(s->d, bo);
 			if (ret == -ENOSPC && e[i].split > start) {
 				u32 x = e[i].split;
 
@@ -1401,13 +1559,16 @@ static void bo_from_snap(struct bo *bo, const struct rp_ev *e)
 	bo->priority = e->v[11] ? e->v[11] : QGPU_PRIORITY_NORMAL;
 }
 
-static void bo_state_from_snap(struct bo *bo, const struct rp_ev *e)
+static void bo_state_from_snap(struct dev *d, struct bo *bo,
+			       const struct rp_ev *e)
 {
 	if (!bo)
 		return;
 	bo->offered = e->v[1];
 	bo->offer_priority = e->v[1];
 	bo->mappings = e->v[2];
+	bo->evicted = e->v[3];
+	bo->owner = owner_get(d, e->v[4]);
 }
 
 /* The books exactly as the snapshot has them; returns the event after it */
@@ -1481,9 +1642,21 @@ static size_t load_snapshot(struct dev *d, size_t i)
 			}
 			break;
 		case EV_SNAP_BO_STATE:
-			bo_state_from_snap(bo_get(d, e->v[0]), e);
+			bo_state_from_snap(d, bo_get(d, e->v[0]), e);
 			break;
 		}
+	}
+	/* each file's usage: its resident allocations */
+	for (id = 1; id <= RP_SEG_MAX; id++) {
+		struct bo *bo;
+
+		if (!d->seg[id].present)
+			continue;
+		for (bo = d->seg[id].lru.lru_next; bo != &d->seg[id].lru;
+		     bo = bo->lru_next)
+			if (bo->owner)
+				bo->owner->usage[seg_group(id)] +=
+					bo->node.size;
 	}
 	/* load_holes() numbers the holes 1..N: the clock goes on from there */
 	for (id = 1; id <= RP_SEG_MAX; id++)
@@ -1555,7 +1728,7 @@ static size_t fresh_books(struct dev *d, size_t i)
 				bo->pristine = false;
 		}
 		if (e->kind == EV_SNAP_BO_STATE)
-			bo_state_from_snap(bo_get(d, e->v[0]), e);
+			bo_state_from_snap(d, bo_get(d, e->v[0]), e);
 		/* page tables (the paging process's first) placed anew */
 		if (e->kind == EV_SNAP_NODE && e->v[3] == RP_NODE_PT)
 			pt_alloc(d, e->v[4], 0);
@@ -1682,6 +1855,11 @@ int rp_replay(const struct rp_trace *t, const struct rp_config *cfg,
 			snaps++;
 			if (!started) {
 				started = true;
+				/* decisions of the recorded memory manager */
+				d->migrate_back = e->v[9] &
+						  RP_FEATURE_MIGRATE_BACK;
+				/* 0: a trace from before budgets (100 %) */
+				d->budget_pct = e->v[10] ? e->v[10] : 100;
 				j = cfg->as_recorded ? load_snapshot(d, i) :
 				    fresh_books(d, i);
 				if (cfg->as_recorded)
@@ -1715,6 +1893,9 @@ int rp_replay(const struct rp_trace *t, const struct rp_config *cfg,
 		case EV_PT_FREE:
 			pt_free(d, e->v[0]);
 			continue;
+		case EV_BUDGET:
+			d->budget_pct = e->v[0];
+			continue;
 		case EV_POLICY:
 			/* the kernel's run changed policy; a policy's own does not */
 			if (d->opt->check && e->v[0] < QGPU_POLICY_COUNT)
@@ -1724,7 +1905,7 @@ int rp_replay(const struct rp_trace *t, const struct rp_config *cfg,
 		case EV_EVICT_REQ: case EV_LOCK: case EV_UNLOCK:
 		case EV_ATTACH: case EV_DETACH: case EV_MAKE_RESIDENT:
 		case EV_CPU_FAULT: case EV_PRIORITY: case EV_OFFER:
-		case EV_RECLAIM: case EV_GPU_MAP:
+		case EV_RECLAIM: case EV_GPU_MAP: case EV_OWNER:
 			bo = bo_get(d, e->v[0]);
 			if (!bo) {
 				r->unknown++;
@@ -1796,6 +1977,9 @@ int rp_replay(const struct rp_trace *t, const struct rp_config *cfg,
 		case EV_RECLAIM:
 			bo->offered = false;
 			break;
+		case EV_OWNER:
+			bo->owner = owner_get(d, e->v[1]);
+			break;
 		case EV_GPU_MAP:
 			if (e->v[1])
 				bo->mappings++;
@@ -1806,7 +1990,7 @@ int rp_replay(const struct rp_trace *t, const struct rp_config *cfg,
 			if (e->v[1]) {
 				mm_evict(d, bo, true, RP_WHY_REQUEST);
 			} else {
-				ret = make_resident(d, bo, 0);
+				ret = use_resident(d, bo);
 				mark_ref(d, ref++, bo, ret);
 			}
 			break;
@@ -1837,6 +2021,9 @@ int rp_replay(const struct rp_trace *t, const struct rp_config *cfg,
 	for (i = 0; i < d->npts; i++)
 		free(d->pts[i]);
 	free(d->pts);
+	for (i = 0; i < d->nowners; i++)
+		free(d->owners[i]);
+	free(d->owners);
 	free(d->kmoves);
 	free(d->ktouches);
 	return snaps ? 0 : -1;

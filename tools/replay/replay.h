@@ -36,6 +36,7 @@ enum rp_ev_kind {
 	EV_TOUCH, EV_SUBMIT, EV_ENTRY, EV_SUBMIT_END, EV_USE, EV_PORTION,
 	EV_PLACE, EV_EVICT, EV_MOVE, EV_PT_ALLOC, EV_PT_FREE, EV_PRIORITY,
 	EV_POLICY, EV_OFFER, EV_RECLAIM, EV_GPU_MAP, EV_SNAP_BO_STATE,
+	EV_OWNER, EV_BUDGET,
 	EV_COUNT
 };
 
@@ -58,6 +59,8 @@ int rp_ev_field(u32 kind, const char *key);
 enum { RP_WHY_PLACE, RP_WHY_VICTIM, RP_WHY_REQUEST, RP_WHY_CPU };
 /* snap-node kind= */
 enum { RP_NODE_BO, RP_NODE_PT, RP_NODE_PBUF };
+/* snap-begin features=: what the recorded memory manager does */
+#define RP_FEATURE_MIGRATE_BACK	0x1
 
 /* A physical submission: its patch-location entries */
 struct rp_entry {

@@ -17,7 +17,7 @@ struct rp_ev_desc {
 static const struct rp_ev_desc descs[EV_COUNT] = {
 	[EV_SNAP_BEGIN] = { "snap-begin", { "tag", "to_vram", "from_vram",
 		"vram_to_vram", "filled", "evictions", "tick", "policy",
-		"next_id" } },
+		"next_id", "features", "budget" } },
 	[EV_SNAP_SEG] = { "snap-seg", { "seg", "size", "reserved", "used",
 		"allocations" } },
 	[EV_SNAP_NODE] = { "snap-node", { "seg", "start", "size", "kind",
@@ -61,7 +61,9 @@ static const struct rp_ev_desc descs[EV_COUNT] = {
 	[EV_RECLAIM] = { "reclaim", { "id" } },
 	[EV_GPU_MAP] = { "gpu-map", { "id", "linked" } },
 	[EV_SNAP_BO_STATE] = { "snap-bo-state", { "id", "offer",
-		"mappings" } },
+		"mappings", "evicted", "owner" } },
+	[EV_OWNER] = { "owner", { "id", "vidmem" } },
+	[EV_BUDGET] = { "budget", { "percent" } },
 };
 
 const char *rp_ev_name(u32 kind)

@@ -322,6 +322,12 @@ static int convert_line(struct conv *c, char *line)
 		case 13:
 			fprintf(o, "gpu-map id=%llu linked=%llu\n", id, arg);
 			break;
+		case 14:
+			fprintf(o, "owner id=%llu vidmem=%llu\n", id, arg);
+			break;
+		case 15:
+			fprintf(o, "budget percent=%llu\n", arg);
+			break;
 		default:
 			fprintf(o, "# unknown request kind=%s id=%llu\n",
 				fv(&f, "kind"), id);
@@ -357,11 +363,12 @@ static int convert_line(struct conv *c, char *line)
 	} else if (!strcmp(ev, "qgpu_pt_free")) {
 		fprintf(o, "pt-free pt=%llu\n", fu(&f, "pt"));
 	} else if (!strcmp(ev, "qgpu_snap_begin")) {
-		fprintf(o, "snap-begin tag=%llu to_vram=%llu from_vram=%llu vram_to_vram=%llu filled=%llu evictions=%llu tick=%llu policy=%llu next_id=%llu\n",
+		fprintf(o, "snap-begin tag=%llu to_vram=%llu from_vram=%llu vram_to_vram=%llu filled=%llu evictions=%llu tick=%llu policy=%llu next_id=%llu features=%#llx budget=%llu\n",
 			fu(&f, "tag"), fu(&f, "to_vram"), fu(&f, "from_vram"),
 			fu(&f, "vram_to_vram"), fu(&f, "filled"),
 			fu(&f, "evictions"), fu(&f, "lru_tick"),
-			fu(&f, "policy"), fu(&f, "next_id"));
+			fu(&f, "policy"), fu(&f, "next_id"),
+			fu(&f, "features"), fu(&f, "budget"));
 	} else if (!strcmp(ev, "qgpu_snap_seg")) {
 		fprintf(o, "snap-seg seg=%llu size=%llu reserved=%llu used=%llu allocations=%llu\n",
 			fu(&f, "segment"), fu(&f, "size"), fu(&f, "reserved"),
@@ -384,8 +391,9 @@ static int convert_line(struct conv *c, char *line)
 			fu(&f, "state"), fu(&f, "locks"),
 			fu(&f, "attachments"), fu(&f, "priority"));
 	} else if (!strcmp(ev, "qgpu_snap_bo_state")) {
-		fprintf(o, "snap-bo-state id=%llu offer=%llu mappings=%llu\n",
-			fu(&f, "id"), fu(&f, "offer"), fu(&f, "mappings"));
+		fprintf(o, "snap-bo-state id=%llu offer=%llu mappings=%llu evicted=%llu owner=%llu\n",
+			fu(&f, "id"), fu(&f, "offer"), fu(&f, "mappings"),
+			fu(&f, "evicted"), fu(&f, "owner"));
 	} else if (!strcmp(ev, "qgpu_snap_end")) {
 		fprintf(o, "snap-end tag=%llu\n", fu(&f, "tag"));
 		c->snaps++;
