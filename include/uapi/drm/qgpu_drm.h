@@ -19,7 +19,9 @@
  * model, as the Windows Driver Kit documents "Initializing Use of Memory
  * Segments", "Mapping Virtual Addresses to a Memory Segment", "Splitting a
  * DMA Buffer", "Allocation Usage Tracking" and "GpuMmu Example Scenarios"
- * describe it, behind a DRM render node. The user-mode driver (libqgpu)
+ * describe it (with SetAllocationPriority, QueryVideoMemoryInfo,
+ * OfferAllocations and ReclaimAllocations, "qgpu priorities, budgets and
+ * offers"), behind a DRM render node. The user-mode driver (libqgpu)
  * builds DMA buffers; the kernel is the memory manager and the scheduler.
  * The objects, in those documents' words:
  *
