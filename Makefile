@@ -241,7 +241,6 @@ BENCH_SIZES ?= 64M,1G
 BENCH_RUNS ?= 5
 BENCH_REPEAT ?= 1
 bench: setup
-	@scripts/host-deps.sh --bench
 	scripts/bench.sh --sizes '$(BENCH_SIZES)' --runs $(BENCH_RUNS) --repeat $(BENCH_REPEAT) \
 		$(if $(BENCH_PROPS),--props '$(BENCH_PROPS)') $(if $(BENCH_MEM),--mem '$(BENCH_MEM)') \
 		$(if $(BENCH_QEMU),--qemu '$(BENCH_QEMU)')

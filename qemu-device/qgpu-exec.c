@@ -205,35 +205,77 @@ void qgpu_exec_start_tile(QGPUState *s, unsigned n, QGPUSpace as,
 /* Running jobs */
 
 /*
+ * Page-list entries of one side of a copy or fill, read ahead: up to
+ * QGPU_LIST_BATCH at a time, as many as read without a fault, for one
+ * round (each entry is still checked when the copy reaches it).
+ */
+#define QGPU_LIST_BATCH     512
+
+typedef struct QGPUList {
+    uint64_t first;             /* index of ent[0] */
+    uint64_t count;             /* entries held */
+    uint64_t ent[QGPU_LIST_BATCH];      /* little-endian, as read */
+} QGPUList;
+
+/* Entry @idx of the list at @base of @pages entries, into @l */
+static int qgpu_exec_list_fetch(QGPUState *s, QGPUAddrCtx *c, QGPUList *l,
+                                uint64_t base, uint64_t pages, uint64_t idx,
+                                uint64_t *fault_addr)
+{
+    uint64_t n = MIN(pages - idx, QGPU_LIST_BATCH), got;
+    int fault;
+
+    if (idx >= l->first && idx - l->first < l->count) {
+        return QGPU_FAULT_NONE;
+    }
+    fault = qgpu_addr_read(s, c, base + idx * 8, l->ent, n * 8, &got,
+                           fault_addr);
+    if (got < 8 && n > 1) {
+        /* the batch failed in its first piece: this entry on its own */
+        fault = qgpu_addr_read(s, c, base + idx * 8, l->ent, 8, &got,
+                               fault_addr);
+    }
+    if (got < 8) {
+        l->count = 0;
+        return fault;
+    }
+    l->first = idx;
+    l->count = got / 8;
+    return QGPU_FAULT_NONE;
+}
+
+/*
  * GPU address of byte "done" of one side of a copy or fill, and how many
  * bytes are contiguous from there. With a page list, "base" is the address
- * of an array of 64-bit GPU addresses of 4 KiB pages; in a virtual space
- * the address is translated, to the end of its page.
+ * of an array of 64-bit GPU addresses of 4 KiB pages; entries that follow
+ * the reached one with the next pages of the same region make one run. In
+ * a virtual space the address is translated, to the end of its page.
  */
-static int qgpu_exec_side(QGPUState *s, unsigned n, QGPUSpace as,
-                          uint64_t base, bool pagelist, bool is_write,
-                          uint64_t done, uint64_t *addr, uint64_t *max,
-                          uint64_t *fault_addr)
+static int qgpu_exec_side(QGPUState *s, unsigned n, QGPUAddrCtx *c,
+                          QGPUList *l, QGPUSpace as, uint64_t base,
+                          uint64_t size, bool is_write, uint64_t done,
+                          uint64_t *addr, uint64_t *max, uint64_t *fault_addr)
 {
-    uint64_t idx, off, entry;
+    uint64_t idx, off, entry, k;
     int fault;
 
     if (as.virt) {
         return qgpu_mmu_translate(s, n, as, base + done, UINT64_MAX, is_write,
                                   addr, max, fault_addr);
     }
-    if (!pagelist) {
+    if (!l) {
         *addr = base + done;
         *max = UINT64_MAX;
         return QGPU_FAULT_NONE;
     }
     idx = done >> QGPU_PAGE_SHIFT;
     off = done & (QGPU_PAGE_SIZE - 1);
-    fault = qgpu_addr_access(s, base + idx * 8, &entry, 8, false, fault_addr);
+    fault = qgpu_exec_list_fetch(s, c, l, base, size >> QGPU_PAGE_SHIFT, idx,
+                                 fault_addr);
     if (fault) {
         return fault;
     }
-    entry = le64_to_cpu(entry);
+    entry = le64_to_cpu(l->ent[idx - l->first]);
     if (entry & (QGPU_PAGE_SIZE - 1)) {
         *fault_addr = entry;
         return QGPU_FAULT_BAD_ALIGN;
@@ -243,50 +285,71 @@ static int qgpu_exec_side(QGPUState *s, unsigned n, QGPUSpace as,
         *fault_addr = entry;
         return fault;
     }
+    for (k = 1; idx + k - l->first < l->count; k++) {
+        if (le64_to_cpu(l->ent[idx + k - l->first]) !=
+            entry + k * QGPU_PAGE_SIZE) {
+            break;
+        }
+    }
+    /* a run that would leave the region ends at its first page */
+    if (k > 1 && qgpu_addr_check(s, entry, k * QGPU_PAGE_SIZE)) {
+        k = 1;
+    }
     *addr = entry + off;
-    *max = QGPU_PAGE_SIZE - off;
+    *max = k * QGPU_PAGE_SIZE - off;
     return QGPU_FAULT_NONE;
 }
 
 /*
  * Move one translated piece; returns the bytes moved, or 0 on a DMA error
- * with *dst_failed telling which side failed.
+ * with *dst_failed telling which side failed. Host memory on both sides
+ * (VRAM, guest RAM) is one memmove; DMA is only for what is not RAM.
  */
-static uint64_t qgpu_exec_move(QGPUState *s, QGPUSeg *ss, QGPUSeg *ds,
-                               uint8_t **bounce, bool *dst_failed)
+static uint64_t qgpu_exec_move(QGPUState *s, QGPUAddrCtx *c, QGPUSeg *ss,
+                               QGPUSeg *ds, uint8_t **bounce,
+                               bool *dst_failed)
 {
     PCIDevice *pdev = PCI_DEVICE(s);
     uint64_t n = ds->len;
+    MemTxResult r;
 
     *dst_failed = false;
     if (ss->host && ds->host) {
         memmove(ds->host, ss->host, n);
+        qgpu_addr_written(ds, n);
         return n;
     }
     if (ss->host) {
         *dst_failed = true;
-        return pci_dma_write(pdev, ds->gpa, ss->host, n) == MEMTX_OK ? n : 0;
+        r = pci_dma_write(pdev, ds->gpa, ss->host, n);
+    } else {
+        /* staged: a read that fails leaves the destination as it was */
+        n = MIN(n, QGPU_BOUNCE_SIZE);
+        if (!*bounce) {
+            *bounce = g_malloc(QGPU_BOUNCE_SIZE);
+        }
+        r = pci_dma_read(pdev, ss->gpa, *bounce, n);
+        if (r == MEMTX_OK && ds->host) {
+            memcpy(ds->host, *bounce, n);
+            qgpu_addr_written(ds, n);
+        } else if (r == MEMTX_OK) {
+            *dst_failed = true;
+            r = pci_dma_write(pdev, ds->gpa, *bounce, n);
+        }
     }
-    if (ds->host) {
-        return pci_dma_read(pdev, ss->gpa, ds->host, n) == MEMTX_OK ? n : 0;
-    }
-    n = MIN(n, QGPU_BOUNCE_SIZE);
-    if (!*bounce) {
-        *bounce = g_malloc(QGPU_BOUNCE_SIZE);
-    }
-    if (pci_dma_read(pdev, ss->gpa, *bounce, n) != MEMTX_OK) {
-        return 0;
-    }
-    *dst_failed = true;
-    return pci_dma_write(pdev, ds->gpa, *bounce, n) == MEMTX_OK ? n : 0;
+    /* DMA that was not to RAM may have changed the memory map */
+    qgpu_addr_ctx_reset(c);
+    return r == MEMTX_OK ? n : 0;
 }
 
 /*
  * Copy one piece at job->done: @a and @d are the physical GPU addresses of
  * the two sides; a fault reports the address in the side's own space.
  */
-static uint64_t qgpu_exec_copy_piece(QGPUState *s, unsigned n, QGPUJob *job,
+static uint64_t qgpu_exec_copy_piece(QGPUState *s, unsigned n,
+                                     QGPUAddrCtx *c, QGPUJob *job,
                                      uint64_t a, uint64_t d, uint64_t want,
+                                     bool src_list, bool dst_list,
                                      uint8_t **bounce, int *fault,
                                      uint64_t *fault_addr)
 {
@@ -294,21 +357,28 @@ static uint64_t qgpu_exec_copy_piece(QGPUState *s, unsigned n, QGPUJob *job,
     QGPUSeg ss, ds;
     bool dst_failed;
 
-    *fault = qgpu_addr_translate(s, a, want, &ss);
+    *fault = qgpu_addr_translate(s, c, a, want, false, &ss);
     if (*fault) {
         *fault = qgpu_mmu_data_fault(s, n, job->src_as,
                                      job->src_as.virt ? va : a, false,
                                      *fault, fault_addr);
         return 0;
     }
-    *fault = qgpu_addr_translate(s, d, ss.len, &ds);
+    /* DMA of a page-list run goes page by page: a page faults on its own */
+    if (!ss.host && src_list) {
+        ss.len = MIN(ss.len, QGPU_PAGE_SIZE - (a & (QGPU_PAGE_SIZE - 1)));
+    }
+    *fault = qgpu_addr_translate(s, c, d, ss.len, true, &ds);
     if (*fault) {
         *fault = qgpu_mmu_data_fault(s, n, job->dst_as,
                                      job->dst_as.virt ? vd : d, true,
                                      *fault, fault_addr);
         return 0;
     }
-    moved = qgpu_exec_move(s, &ss, &ds, bounce, &dst_failed);
+    if (!ds.host && dst_list) {
+        ds.len = MIN(ds.len, QGPU_PAGE_SIZE - (d & (QGPU_PAGE_SIZE - 1)));
+    }
+    moved = qgpu_exec_move(s, c, &ss, &ds, bounce, &dst_failed);
     if (!moved) {
         *fault = dst_failed
             ? qgpu_mmu_data_fault(s, n, job->dst_as,
@@ -321,33 +391,51 @@ static uint64_t qgpu_exec_copy_piece(QGPUState *s, unsigned n, QGPUJob *job,
     return moved;
 }
 
-static int qgpu_exec_copy_run(QGPUState *s, unsigned n, int64_t *budget,
-                              uint64_t *fault_addr)
+/* The read-ahead of a side's page list, if it has one (@flag) */
+static QGPUList *qgpu_exec_list_new(QGPUJob *job, QGPUSpace as, uint32_t flag)
+{
+    QGPUList *l;
+
+    if (as.virt || !(job->flags & flag)) {
+        return NULL;
+    }
+    l = g_new(QGPUList, 1);
+    l->first = 0;
+    l->count = 0;
+    return l;
+}
+
+static int qgpu_exec_copy_run(QGPUState *s, unsigned n, QGPUAddrCtx *c,
+                              int64_t *budget, uint64_t *fault_addr)
 {
     g_autofree uint8_t *bounce = NULL;
     QGPUEngine *e = &s->eng[n];
     QGPUJob *job = &e->job;
+    g_autofree QGPUList *sl = qgpu_exec_list_new(job, job->src_as,
+                                                 QGPU_XFER_SRC_PAGELIST);
+    g_autofree QGPUList *dl = qgpu_exec_list_new(job, job->dst_as,
+                                                 QGPU_XFER_DST_PAGELIST);
 
     while (job->done < job->size && *budget > 0) {
         uint64_t want = MIN(job->size - job->done, (uint64_t)*budget);
         uint64_t a, d, amax, dmax, moved;
         int fault;
 
-        fault = qgpu_exec_side(s, n, job->src_as, job->src,
-                               job->flags & QGPU_XFER_SRC_PAGELIST, false,
-                               job->done, &a, &amax, fault_addr);
+        fault = qgpu_exec_side(s, n, c, sl, job->src_as, job->src,
+                               job->size, false, job->done, &a, &amax,
+                               fault_addr);
         if (fault) {
             return fault;
         }
-        fault = qgpu_exec_side(s, n, job->dst_as, job->dst,
-                               job->flags & QGPU_XFER_DST_PAGELIST, true,
-                               job->done, &d, &dmax, fault_addr);
+        fault = qgpu_exec_side(s, n, c, dl, job->dst_as, job->dst,
+                               job->size, true, job->done, &d, &dmax,
+                               fault_addr);
         if (fault) {
             return fault;
         }
         want = MIN(want, MIN(amax, dmax));
-        moved = qgpu_exec_copy_piece(s, n, job, a, d, want, &bounce, &fault,
-                                     fault_addr);
+        moved = qgpu_exec_copy_piece(s, n, c, job, a, d, want, sl != NULL,
+                                     dl != NULL, &bounce, &fault, fault_addr);
         if (!moved) {
             return fault;
         }
@@ -359,26 +447,27 @@ static int qgpu_exec_copy_run(QGPUState *s, unsigned n, int64_t *budget,
     return QGPU_FAULT_NONE;
 }
 
-static int qgpu_exec_fill_run(QGPUState *s, unsigned n, int64_t *budget,
-                              uint64_t *fault_addr)
+static int qgpu_exec_fill_run(QGPUState *s, unsigned n, QGPUAddrCtx *c,
+                              int64_t *budget, uint64_t *fault_addr)
 {
     QGPUEngine *e = &s->eng[n];
     QGPUJob *job = &e->job;
+    g_autofree QGPUList *dl = qgpu_exec_list_new(job, job->dst_as,
+                                                 QGPU_XFER_DST_PAGELIST);
 
     while (job->done < job->size && *budget > 0) {
         uint64_t want = MIN(job->size - job->done, (uint64_t)*budget);
         uint64_t d, dmax;
         int fault;
 
-        fault = qgpu_exec_side(s, n, job->dst_as, job->dst,
-                               job->flags & QGPU_XFER_DST_PAGELIST, true,
-                               job->done, &d, &dmax, fault_addr);
+        fault = qgpu_exec_side(s, n, c, dl, job->dst_as, job->dst, job->size,
+                               true, job->done, &d, &dmax, fault_addr);
         if (fault) {
             return fault;
         }
         want = MIN(want, dmax);
-        fault = qgpu_addr_fill(s, d, want, job->pattern, job->done,
-                               fault_addr);
+        fault = qgpu_addr_fill(s, c, d, want, job->pattern, job->done,
+                               dl != NULL, fault_addr);
         if (fault) {
             if (job->dst_as.virt) {
                 fault = qgpu_mmu_data_fault(s, n, job->dst_as,
@@ -691,6 +780,7 @@ int qgpu_exec_run(QGPUState *s, unsigned n, int64_t *budget,
 {
     QGPUEngine *e = &s->eng[n];
     QGPUJob *job = &e->job;
+    QGPUAddrCtx ctx;
     bool timed = trace_event_get_state_backends(TRACE_QGPU_JOB_DONE);
     int64_t cpu0 = timed ? qgpu_exec_cpu_ns() : 0;
     int fault;
@@ -698,10 +788,12 @@ int qgpu_exec_run(QGPUState *s, unsigned n, int64_t *budget,
     job->rounds++;
     switch (job->kind) {
     case QGPU_JOB_COPY:
-        fault = qgpu_exec_copy_run(s, n, budget, fault_addr);
-        break;
     case QGPU_JOB_FILL:
-        fault = qgpu_exec_fill_run(s, n, budget, fault_addr);
+        qgpu_addr_ctx_init(&ctx);
+        fault = job->kind == QGPU_JOB_COPY
+                ? qgpu_exec_copy_run(s, n, &ctx, budget, fault_addr)
+                : qgpu_exec_fill_run(s, n, &ctx, budget, fault_addr);
+        qgpu_addr_ctx_reset(&ctx);
         break;
     case QGPU_JOB_GART_MAP:
     case QGPU_JOB_GART_UNMAP:

@@ -414,7 +414,8 @@ int qgpu_mmu_fill(QGPUState *s, unsigned n, QGPUSpace as, uint64_t addr,
     int fault;
 
     if (!as.virt) {
-        return qgpu_addr_fill(s, addr, len, pattern, phase, fault_addr);
+        return qgpu_addr_fill(s, NULL, addr, len, pattern, phase, false,
+                              fault_addr);
     }
     fault = qgpu_mmu_check(s, n, as, addr, len, true, fault_addr);
     while (!fault && len) {
@@ -425,7 +426,8 @@ int qgpu_mmu_fill(QGPUState *s, unsigned n, QGPUSpace as, uint64_t addr,
         if (fault) {
             break;
         }
-        fault = qgpu_addr_fill(s, phys, plen, pattern, phase, fault_addr);
+        fault = qgpu_addr_fill(s, NULL, phys, plen, pattern, phase, false,
+                               fault_addr);
         if (fault) {
             return qgpu_mmu_data_fault(s, n, as, addr + (*fault_addr - phys),
                                        true, fault, fault_addr);

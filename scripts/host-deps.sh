@@ -6,8 +6,6 @@
 #   scripts/host-deps.sh                  what `make setup` needs
 #   scripts/host-deps.sh --debug-kernel   also what building the debug guest
 #                                         kernel needs (scripts/debug-kernel.sh)
-#   scripts/host-deps.sh --bench          also what `make bench` needs (the
-#                                         plot: python3-matplotlib)
 . "$(dirname "$0")/common.sh"
 
 need_src() {
@@ -87,14 +85,10 @@ PKGS=(build-essential ninja-build meson pkg-config python3 python3-venv
       dpkg-dev busybox-static cpio gzip xz-utils kmod libdrm-dev
       seabios qemu-system-data
       gcc-12 libelf1 libssl3 pahole
-      python3-matplotlib)	# the trace plots (make run, make plots)
+      python3-matplotlib)	# the trace plots (make run, make plots), make bench's
 # Building a kernel from source (scripts/debug-kernel.sh), only on request.
 if [ "${1:-}" = --debug-kernel ]; then
 	PKGS+=(libelf-dev libssl-dev bc)
-fi
-# The benchmark's plot (scripts/bench.py), only on request.
-if [ "${1:-}" = --bench ]; then
-	PKGS+=(python3-matplotlib)
 fi
 
 missing=()

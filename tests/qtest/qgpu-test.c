@@ -1285,6 +1285,824 @@ static void test_large_transfer(void)
     qgpu_stop(g);
 }
 
+/* ---- paging fast paths: host pointers, page-list runs ---- */
+
+/*
+ * Guest-physical areas of the fast-path tests (the guest has 256 MiB):
+ * sources and destinations apart, the destination at the top of RAM so
+ * that runs can cross RAM's end. GART pages 0..511 map the source's
+ * guest pages, 512..1023 the destination's, the rest nothing.
+ */
+#define FP_SSRC         0x8000000ull    /* 128 MiB, 8 MiB */
+#define FP_GSRC         0x9000000ull    /* 144 MiB, 2 MiB behind the GART */
+#define FP_GDST         0x9200000ull    /* 146 MiB, 2 MiB behind the GART */
+#define FP_LIST         0x9600000ull    /* 150 MiB, page lists, 1 MiB */
+#define FP_LIST2        0x9700000ull
+#define FP_GLIST        0x9800000ull    /* 152 MiB, a list behind the GART */
+#define FP_SDST         0xf800000ull    /* 248 MiB, 8 MiB: RAM's last */
+#define FP_RAM_END      0x10000000ull   /* 256 MiB */
+#define FP_VSRC         0ull            /* VRAM, 8 MiB */
+#define FP_VLIST        0x1000000ull    /* VRAM, page lists */
+#define FP_VDST         0x3800000ull    /* VRAM, 8 MiB: VRAM's last */
+#define FP_VRAM         0x4000000ull    /* the device's 64 MiB */
+#define FP_GART_PAGES   1024
+#define FP_GLIST_PAGE   2000            /* GART page of FP_GLIST */
+#define FP_AREA         (8 * MiB)
+#define FP_GAREA        (2 * MiB)
+
+typedef struct FastPath {
+    QGPU *g;
+    GRand *r;
+    uint64_t gart[2048];        /* GART page -> guest page, 0: none */
+    uint32_t faults;
+} FastPath;
+
+static void fp_rand(GRand *r, uint8_t *b, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        b[i] = g_rand_int(r);
+    }
+}
+
+/* Bytes at a GPU address that the test knows to be VRAM, RAM or GART */
+static void fp_rw(FastPath *f, uint64_t addr, void *buf, size_t len,
+                  bool write)
+{
+    uint8_t *p = buf;
+
+    while (len) {
+        uint64_t gpa, n;
+
+        if (addr < FP_VRAM) {
+            gpa = f->g->bar2.addr + addr;
+            n = len;
+        } else if (addr & QGPU_SYS_BIT) {
+            gpa = addr & ~QGPU_SYS_BIT;
+            n = len;
+        } else {
+            uint64_t page = (addr - QGPU_GART_BASE) / 4096;
+
+            g_assert(page < ARRAY_SIZE(f->gart) && f->gart[page]);
+            gpa = f->gart[page] + (addr & 4095);
+            n = MIN(len, 4096 - (addr & 4095));
+        }
+        if (write) {
+            qtest_bufwrite(f->g->qts, gpa, p, n);
+        } else {
+            qtest_bufread(f->g->qts, gpa, p, n);
+        }
+        p += n;
+        addr += n;
+        len -= n;
+    }
+}
+
+/*
+ * The GART over the areas: pages 0..511 onto FP_GSRC, 512..1023 onto
+ * FP_GDST, contiguous in blocks of 1 to 64 pages, the blocks in a shuffled
+ * order (so that some neighbours in the GART are neighbours in RAM and
+ * some are not); FP_GLIST_PAGE.. onto FP_GLIST.
+ */
+static FastPath *fp_start(uint32_t seed)
+{
+    FastPath *f = g_new0(FastPath, 1);
+    uint64_t table[FP_GART_PAGES];
+    int half, i;
+
+    f->g = qgpu_start(NULL);
+    f->r = g_rand_new_with_seed(seed);
+    qtest_memset(f->g->qts, GART_TABLE, 0, 256 * MiB / 4096 * 8);
+    for (half = 0; half < 2; half++) {
+        uint64_t base = half ? FP_GDST : FP_GSRC;
+        uint32_t order[512], blocks = 0, start[512], len[512], p = 0;
+
+        while (p < 512) {
+            len[blocks] = MIN(512 - p, g_rand_int_range(f->r, 1, 65));
+            start[blocks] = p;
+            order[blocks] = blocks;
+            p += len[blocks++];
+        }
+        for (i = blocks - 1; i > 0; i--) {
+            uint32_t j = g_rand_int_range(f->r, 0, i + 1), t = order[i];
+
+            order[i] = order[j];
+            order[j] = t;
+        }
+        /* GART page q of block order[k] -> the k-th block's guest pages */
+        p = 0;
+        for (i = 0; i < blocks; i++) {
+            uint32_t b = order[i], k;
+
+            for (k = 0; k < len[b]; k++) {
+                f->gart[half * 512 + start[b] + k] = base + (p + k) * 4096;
+            }
+            p += len[b];
+        }
+    }
+    for (i = 0; i < FP_GART_PAGES; i++) {
+        table[i] = f->gart[i] | QGPU_GART_ENTRY_VALID;
+    }
+    qtest_bufwrite(f->g->qts, GART_TABLE, table, sizeof(table));
+    wr(f->g, QGPU_REG_GART_BASE_LO, GART_TABLE);
+    wr(f->g, QGPU_REG_GART_BASE_HI, 0);
+    wr(f->g, QGPU_REG_GART_CTRL, QGPU_GART_CTRL_ENABLE);
+    return f;
+}
+
+static void fp_gart_map(FastPath *f, uint32_t page, uint64_t gpa)
+{
+    f->gart[page] = gpa;
+    qtest_writeq(f->g->qts, GART_TABLE + page * 8,
+                 gpa ? gpa | QGPU_GART_ENTRY_VALID : 0);
+}
+
+static void fp_stop(FastPath *f)
+{
+    g_rand_free(f->r);
+    qgpu_stop(f->g);
+    g_free(f);
+}
+
+/* Run the paging ring; expect no new fault */
+static void fp_run_ok(FastPath *f)
+{
+    run(f->g, 0);
+    g_assert_cmpuint(rd(f->g, QGPU_REG_FAULT_COUNT), ==, f->faults);
+}
+
+/* Run the paging ring; expect fault @reason at @addr, then reset */
+static void fp_run_fault(FastPath *f, uint32_t reason, uint64_t addr)
+{
+    run(f->g, 0);
+    expect_fault(f->g, 0, reason, ++f->faults);
+    g_assert_cmphex(rd64(f->g, QGPU_REG_FAULT_ADDR_LO), ==, addr);
+    g_assert_cmphex(erd(f->g, 0, QGPU_ENG_STATUS), ==, QGPU_ENG_STATUS_HALTED);
+    engine_reset(f->g, 0);
+}
+
+/*
+ * Linear TRANSFERs between every pair of VRAM, system memory and the
+ * GART (whose pages are partly contiguous in RAM), at unaligned offsets
+ * and sizes that straddle pages, the budget of a round, and the end of a
+ * contiguous run: every byte checked, and the bytes around the
+ * destination untouched.
+ */
+static void test_fast_linear(void)
+{
+    static const uint64_t sizes[] = { 1, 3, 4095, 4097, 3 * 4096 + 517,
+                                      65 * 4096 + 7 };
+    uint64_t base[3][2] = {
+        { FP_VSRC, FP_VDST },
+        { SYS(FP_SSRC), SYS(FP_SDST) },
+        { QGPU_GART_BASE, QGPU_GART_BASE + 512 * 4096 },
+    };
+    FastPath *f = fp_start(0x5eed1);
+    g_autofree uint8_t *src = g_malloc(5 * MiB + 64);
+    g_autofree uint8_t *got = g_malloc(5 * MiB + 64);
+    g_autofree uint8_t *before = g_malloc(5 * MiB + 64);
+    int si, di, k;
+
+    for (si = 0; si < 3; si++) {
+        for (di = 0; di < 3; di++) {
+            for (k = 0; k < ARRAY_SIZE(sizes) + 1; k++) {
+                /* the GART areas are 2 MiB: 5 MiB only elsewhere */
+                uint64_t n = k < ARRAY_SIZE(sizes) ? sizes[k]
+                             : si != 2 && di != 2 ? 5 * MiB + 13 : 0;
+                uint64_t room = si == 2 || di == 2 ? FP_GAREA : FP_AREA;
+                uint64_t so, doff, s, d;
+
+                if (!n) {
+                    continue;
+                }
+                so = g_rand_int_range(f->r, 0, room - n - 32);
+                doff = g_rand_int_range(f->r, 16, room - n - 16);
+                s = base[si][0] + so;
+                d = base[di][1] + doff;
+                fp_rand(f->r, src, n);
+                fp_rw(f, s, src, n, true);
+                fp_rw(f, d - 16, before, n + 32, false);
+                cmd_transfer(f->g, n, s, d, 0);
+                fp_run_ok(f);
+                fp_rw(f, d - 16, got, n + 32, false);
+                g_assert_cmpmem(got + 16, n, src, n);
+                g_assert_cmpmem(got, 16, before, 16);
+                g_assert_cmpmem(got + 16 + n, 16, before + 16 + n, 16);
+            }
+        }
+    }
+    /* overlapping source and destination: no crash, the engine goes on */
+    cmd_transfer(f->g, 3 * MiB, SYS(FP_SSRC), SYS(FP_SSRC + 4097), 0);
+    cmd_transfer(f->g, 3 * MiB, FP_VSRC + 4097, FP_VSRC, 0);
+    fp_run_ok(f);
+    fp_stop(f);
+}
+
+/* A list of @n pages of @area in runs of 1 to @maxrun, in random order */
+static void fp_list(FastPath *f, uint64_t *ent, uint32_t n, uint64_t area,
+                    uint64_t area_size, uint32_t maxrun, bool distinct)
+{
+    uint32_t pages = area_size / 4096, i = 0, k;
+    g_autofree bool *used = g_new0(bool, pages);
+
+    g_assert(!distinct || n <= pages);
+    while (i < n) {
+        uint32_t run = MIN(n - i, g_rand_int_range(f->r, 1, maxrun + 1));
+        uint32_t p = g_rand_int_range(f->r, 0, pages);
+
+        for (k = 0; k < run; k++, i++) {
+            /* distinct pages: the next free one from p on */
+            while (distinct && used[(p + k) % pages]) {
+                p++;
+            }
+            used[(p + k) % pages] = true;
+            ent[i] = area + (uint64_t)((p + k) % pages) * 4096;
+        }
+    }
+}
+
+/* Check that page i of the list @dst holds page i of the list @src */
+static void fp_check_pages(FastPath *f, const uint64_t *src,
+                           const uint8_t *srcdata, const uint64_t *dst,
+                           uint32_t n)
+{
+    g_autofree uint8_t *got = g_malloc(4096);
+    uint32_t i;
+
+    for (i = 0; i < n; i++) {
+        fp_rw(f, dst[i], got, 4096, false);
+        if (memcmp(got, srcdata + (uint64_t)i * 4096, 4096)) {
+            g_test_message("page %u: dst 0x%" PRIx64 " src 0x%" PRIx64, i,
+                           dst[i], src[i]);
+            g_assert_not_reached();
+        }
+    }
+}
+
+/*
+ * Page lists whose pages come in contiguous runs and out of order, across
+ * the batches the device reads its lists in and across rounds: system
+ * and GART pages into VRAM, VRAM into system pages, lists on both sides,
+ * lists mixing regions and naming one source page twice, a list at an
+ * unaligned address and one behind the GART; FILLs through page lists,
+ * and linear ones at an unaligned address with any pattern. Byte by byte.
+ */
+static void test_fast_pagelist(void)
+{
+    FastPath *f = fp_start(0x5eed2);
+    uint32_t n = 1300, i;
+    g_autofree uint64_t *sl = g_new(uint64_t, n);
+    g_autofree uint64_t *dl = g_new(uint64_t, n);
+    g_autofree uint8_t *data = g_malloc((uint64_t)n * 4096);
+    g_autofree uint8_t *got = g_malloc(5 * MiB);
+    uint64_t lin;
+    int round;
+
+    for (round = 0; round < 8; round++) {
+        uint64_t src_list = SYS(FP_LIST), dst_list = SYS(FP_LIST2);
+        uint32_t flags = 0;
+
+        switch (round) {
+        case 0:         /* system pages in runs -> linear VRAM */
+            fp_list(f, sl, n, SYS(FP_SSRC), FP_AREA, 70, false);
+            for (i = 0; i < n; i++) {
+                dl[i] = FP_VDST + i * 4096ull;
+            }
+            flags = QGPU_XFER_SRC_PAGELIST;
+            break;
+        case 1:         /* linear VRAM -> distinct system pages in runs */
+            for (i = 0; i < n; i++) {
+                sl[i] = FP_VSRC + i * 4096ull;
+            }
+            fp_list(f, dl, n, SYS(FP_SDST), FP_AREA, 70, true);
+            flags = QGPU_XFER_DST_PAGELIST;
+            break;
+        case 2:         /* both lists, runs of different lengths */
+            fp_list(f, sl, n, SYS(FP_SSRC), FP_AREA, 3, false);
+            fp_list(f, dl, n, FP_VDST, FP_AREA, 200, true);
+            flags = QGPU_XFER_SRC_PAGELIST | QGPU_XFER_DST_PAGELIST;
+            break;
+        case 3:         /* GART source pages (partly contiguous in RAM) */
+            n = 500;
+            fp_list(f, sl, n, QGPU_GART_BASE, FP_GAREA, 100, false);
+            fp_list(f, dl, n, SYS(FP_SDST), FP_AREA, 100, true);
+            flags = QGPU_XFER_SRC_PAGELIST | QGPU_XFER_DST_PAGELIST;
+            break;
+        case 4:         /* into GART pages, from VRAM and system runs */
+            fp_list(f, sl, n, FP_VSRC, FP_AREA, 30, false);
+            fp_list(f, sl + n / 2, n - n / 2, SYS(FP_SSRC), FP_AREA, 30,
+                    false);
+            sl[7] = sl[3];
+            fp_list(f, dl, n, QGPU_GART_BASE + 512 * 4096, FP_GAREA, 100,
+                    true);
+            flags = QGPU_XFER_SRC_PAGELIST | QGPU_XFER_DST_PAGELIST;
+            break;
+        case 5:         /* a list at an unaligned address */
+            n = 1300;
+            src_list = SYS(FP_LIST + 3);
+            fp_list(f, sl, n, SYS(FP_SSRC), FP_AREA, 40, false);
+            fp_list(f, dl, n, FP_VDST, FP_AREA, 40, true);
+            flags = QGPU_XFER_SRC_PAGELIST | QGPU_XFER_DST_PAGELIST;
+            break;
+        case 6:         /* a list behind the GART, a list in VRAM */
+            n = 1024;
+            for (i = 0; i < 3; i++) {
+                fp_gart_map(f, FP_GLIST_PAGE + i, FP_GLIST + i * 4096);
+            }
+            src_list = QGPU_GART_BASE + FP_GLIST_PAGE * 4096ull + 8;
+            dst_list = FP_VLIST;
+            fp_list(f, sl, n, SYS(FP_SSRC), FP_AREA, 64, false);
+            fp_list(f, dl, n, SYS(FP_SDST), FP_AREA, 64, true);
+            flags = QGPU_XFER_SRC_PAGELIST | QGPU_XFER_DST_PAGELIST;
+            break;
+        default:        /* one page list the whole way: one run */
+            n = 1300;
+            for (i = 0; i < n; i++) {
+                sl[i] = SYS(FP_SSRC) + i * 4096ull;
+                dl[i] = FP_VDST + i * 4096ull;
+            }
+            flags = QGPU_XFER_SRC_PAGELIST | QGPU_XFER_DST_PAGELIST;
+            break;
+        }
+        fp_rand(f->r, data, (uint64_t)n * 4096);
+        for (i = 0; i < n; i++) {
+            fp_rw(f, sl[i], data + i * 4096ull, 4096, true);
+        }
+        /* the source as it is now (a page named twice holds the last) */
+        for (i = 0; i < n; i++) {
+            fp_rw(f, sl[i], data + i * 4096ull, 4096, false);
+        }
+        fp_rw(f, src_list, sl, n * 8, true);
+        fp_rw(f, dst_list, dl, n * 8, true);
+        cmd_transfer(f->g, n * 4096ull,
+                     flags & QGPU_XFER_SRC_PAGELIST ? src_list : sl[0],
+                     flags & QGPU_XFER_DST_PAGELIST ? dst_list : dl[0],
+                     flags);
+        fp_run_ok(f);
+        fp_check_pages(f, sl, data, dl, n);
+    }
+
+    /* FILL through a page list of runs: every page the pattern, phase 0 */
+    n = 1300;
+    fp_list(f, dl, n, SYS(FP_SDST), FP_AREA, 90, true);
+    fp_rw(f, SYS(FP_LIST2), dl, n * 8, true);
+    for (round = 0; round < 2; round++) {
+        uint32_t pat = round ? 0x5a5a5a5a : 0x11223344;
+
+        cmd_fill(f->g, n * 4096ull, SYS(FP_LIST2), pat, QGPU_XFER_DST_PAGELIST);
+        fp_run_ok(f);
+        for (i = 0; i < n; i++) {
+            uint32_t k;
+
+            fp_rw(f, dl[i], got, 4096, false);
+            for (k = 0; k < 4096; k++) {
+                g_assert_cmphex(got[k], ==, (uint8_t)(pat >> (8 * (k & 3))));
+            }
+        }
+    }
+    /* linear FILLs at an odd address: byte k gets pattern byte k % 4 */
+    for (round = 0; round < 4; round++) {
+        static const uint32_t pats[] = { 0xa1b2c3d4, 0, 0x01020304,
+                                         0xffffffff };
+        uint64_t at = round & 1 ? SYS(FP_SDST + 4093)
+                                : QGPU_GART_BASE + 512 * 4096 + 4093;
+        uint64_t sz = round & 1 ? 4 * MiB + 12 : FP_GAREA - 8192;
+        uint8_t guard[8];
+
+        fp_rw(f, at + sz, guard, 8, false);
+        cmd_fill(f->g, sz, at, pats[round], 0);
+        fp_run_ok(f);
+        fp_rw(f, at, got, sz + 8, false);
+        for (lin = 0; lin < sz; lin++) {
+            if (got[lin] != (uint8_t)(pats[round] >> (8 * (lin & 3)))) {
+                g_test_message("fill %d: byte %" PRIu64, round, lin);
+                g_assert_not_reached();
+            }
+        }
+        g_assert_cmpmem(got + sz, 8, guard, 8);
+    }
+    fp_stop(f);
+}
+
+/*
+ * Malformed page lists fault at the entry where the copy reaches it, with
+ * everything before it done and nothing after it, however the entries
+ * around it run together: a run past VRAM's end, a misaligned entry in a
+ * run, runs across the end of RAM (source, destination, FILL), a run into
+ * an unmapped GART page, a list whose second page is not mapped, an entry
+ * that straddles into an unmapped page, an entry at the top of the system
+ * window; and a copy that overwrites its own list does not crash.
+ */
+static void test_fast_pagelist_faults(void)
+{
+    FastPath *f = fp_start(0x5eed3);
+    uint64_t l[1100], e;
+    g_autofree uint8_t *data = g_malloc(1100 * 4096);
+    g_autofree uint8_t *got = g_malloc(4096);
+    g_autofree uint8_t *zero = g_malloc0(4096);
+    uint32_t i;
+
+    /* (1) a VRAM run past VRAM's end: BAD_ADDRESS at its first page out */
+    for (i = 0; i < 6; i++) {
+        l[i] = FP_VRAM - 3 * 4096 + i * 4096ull;
+    }
+    fp_rand(f->r, data, 6 * 4096);
+    fp_rw(f, l[0], data, 3 * 4096, true);
+    qtest_memset(f->g->qts, FP_SDST, 0, 4 * 4096);
+    fp_rw(f, SYS(FP_LIST), l, 6 * 8, true);
+    cmd_transfer(f->g, 6 * 4096, SYS(FP_LIST), SYS(FP_SDST),
+                 QGPU_XFER_SRC_PAGELIST);
+    fp_run_fault(f, QGPU_FAULT_BAD_ADDRESS, FP_VRAM);
+    fp_rw(f, SYS(FP_SDST), data + 3 * 4096, 4 * 4096, false);
+    g_assert_cmpmem(data + 3 * 4096, 3 * 4096, data, 3 * 4096);
+    g_assert_cmpmem(data + 6 * 4096, 4096, zero, 4096);
+
+    /* (2) a misaligned entry inside a run: BAD_ALIGN at it */
+    for (i = 0; i < 12; i++) {
+        l[i] = SYS(FP_SDST) + i * 4096ull;
+    }
+    l[7] += 8;
+    qtest_memset(f->g->qts, FP_SDST, 0, 12 * 4096);
+    fp_rw(f, SYS(FP_LIST), l, 12 * 8, true);
+    fp_rand(f->r, data, 12 * 4096);
+    fp_rw(f, FP_VSRC, data, 12 * 4096, true);
+    cmd_transfer(f->g, 12 * 4096, FP_VSRC, SYS(FP_LIST),
+                 QGPU_XFER_DST_PAGELIST);
+    fp_run_fault(f, QGPU_FAULT_BAD_ALIGN, l[7]);
+    for (i = 0; i < 12; i++) {
+        fp_rw(f, SYS(FP_SDST) + i * 4096ull, got, 4096, false);
+        g_assert_cmpmem(got, 4096, i < 7 ? data + i * 4096 : zero, 4096);
+    }
+
+    /* (3) runs across the end of RAM: DMA_ERROR at RAM's end */
+    for (i = 0; i < 5; i++) {
+        l[i] = SYS(FP_RAM_END - 2 * 4096) + i * 4096ull;
+    }
+    fp_rw(f, SYS(FP_LIST), l, 5 * 8, true);
+    fp_rand(f->r, data, 2 * 4096);
+    fp_rw(f, l[0], data, 2 * 4096, true);
+    cmd_transfer(f->g, 5 * 4096, SYS(FP_LIST), FP_VDST,
+                 QGPU_XFER_SRC_PAGELIST);
+    fp_run_fault(f, QGPU_FAULT_DMA_ERROR, SYS(FP_RAM_END));
+    fp_rw(f, FP_VDST, data + 2 * 4096, 2 * 4096, false);
+    g_assert_cmpmem(data + 2 * 4096, 2 * 4096, data, 2 * 4096);
+    fp_rand(f->r, data, 5 * 4096);
+    fp_rw(f, FP_VSRC, data, 5 * 4096, true);
+    cmd_transfer(f->g, 5 * 4096, FP_VSRC, SYS(FP_LIST),
+                 QGPU_XFER_DST_PAGELIST);
+    fp_run_fault(f, QGPU_FAULT_DMA_ERROR, SYS(FP_RAM_END));
+    fp_rw(f, l[0], data + 5 * 4096, 2 * 4096, false);
+    g_assert_cmpmem(data + 5 * 4096, 2 * 4096, data, 2 * 4096);
+    cmd_fill(f->g, 5 * 4096, SYS(FP_LIST), 0x77777777,
+             QGPU_XFER_DST_PAGELIST);
+    fp_run_fault(f, QGPU_FAULT_DMA_ERROR, SYS(FP_RAM_END));
+    g_assert_cmphex(qtest_readl(f->g->qts, FP_RAM_END - 4), ==, 0x77777777);
+    /* linear too: the RAM part moves, the fault is where RAM ends */
+    qtest_memset(f->g->qts, FP_RAM_END - 2 * 4096, 0, 2 * 4096);
+    cmd_transfer(f->g, 5 * 4096, FP_VSRC, SYS(FP_RAM_END - 2 * 4096), 0);
+    fp_run_fault(f, QGPU_FAULT_DMA_ERROR, SYS(FP_RAM_END));
+    fp_rw(f, SYS(FP_RAM_END - 2 * 4096), data + 5 * 4096, 2 * 4096, false);
+    g_assert_cmpmem(data + 5 * 4096, 2 * 4096, data, 2 * 4096);
+
+    /* (4) a run of GART pages into an unmapped one: GART_UNMAPPED there */
+    for (i = 0; i < 4; i++) {
+        l[i] = QGPU_GART_BASE + (FP_GART_PAGES - 2 + i) * 4096ull;
+    }
+    fp_rw(f, SYS(FP_LIST), l, 4 * 8, true);
+    cmd_transfer(f->g, 4 * 4096, FP_VSRC, SYS(FP_LIST),
+                 QGPU_XFER_DST_PAGELIST);
+    fp_run_fault(f, QGPU_FAULT_GART_UNMAPPED, l[2]);
+    fp_rw(f, l[1], got, 4096, false);
+    g_assert_cmpmem(got, 4096, data + 4096, 4096);
+
+    /* (5) a list whose second GART page is not mapped */
+    fp_gart_map(f, FP_GLIST_PAGE, FP_GLIST);
+    fp_gart_map(f, FP_GLIST_PAGE + 1, 0);
+    for (i = 0; i < 1024; i++) {
+        l[i] = FP_VDST + i * 4096ull;
+    }
+    qtest_bufwrite(f->g->qts, FP_GLIST, l, 4096);
+    fp_rand(f->r, data, 1024 * 4096);
+    qtest_bufwrite(f->g->qts, FP_SSRC, data, 1024 * 4096);
+    cmd_transfer(f->g, 1024 * 4096, SYS(FP_SSRC),
+                 QGPU_GART_BASE + FP_GLIST_PAGE * 4096ull,
+                 QGPU_XFER_DST_PAGELIST);
+    fp_run_fault(f, QGPU_FAULT_GART_UNMAPPED,
+                 QGPU_GART_BASE + (FP_GLIST_PAGE + 1) * 4096ull);
+    fp_rw(f, FP_VDST, data + 512 * 4096, 512 * 4096, false);
+    g_assert_cmpmem(data + 512 * 4096, 512 * 4096, data, 512 * 4096);
+
+    /* (6) an entry that straddles into the unmapped page */
+    e = FP_VDST;
+    qtest_bufwrite(f->g->qts, FP_GLIST + 4092, &e, 4);
+    cmd_transfer(f->g, 2 * 4096, SYS(FP_SSRC),
+                 QGPU_GART_BASE + FP_GLIST_PAGE * 4096ull + 4092,
+                 QGPU_XFER_DST_PAGELIST);
+    fp_run_fault(f, QGPU_FAULT_GART_UNMAPPED,
+                 QGPU_GART_BASE + (FP_GLIST_PAGE + 1) * 4096ull);
+
+    /* (7) the top of the system window: a page, then nothing after it */
+    l[0] = SYS(FP_SDST);
+    l[1] = UINT64_MAX & ~4095ull;
+    l[2] = 0;
+    fp_rw(f, SYS(FP_LIST), l, 3 * 8, true);
+    cmd_transfer(f->g, 3 * 4096, SYS(FP_LIST), FP_VDST,
+                 QGPU_XFER_SRC_PAGELIST);
+    fp_run_fault(f, QGPU_FAULT_DMA_ERROR, l[1]);
+
+    /*
+     * (8) a copy that writes its own page list: any content, no crash
+     * (what it copies is itself a list of harmless pages)
+     */
+    for (i = 0; i < 1100; i++) {
+        l[i] = SYS(FP_SDST) + (i % 64) * 4096ull;
+    }
+    fp_rw(f, FP_VSRC, l, 1100 * 8, true);
+    for (i = 0; i < 1100; i++) {
+        l[i] = SYS(FP_LIST) + (i % 3) * 4096ull;
+    }
+    fp_rw(f, SYS(FP_LIST), l, 1100 * 8, true);
+    cmd_transfer(f->g, 1100 * 4096, FP_VSRC, SYS(FP_LIST),
+                 QGPU_XFER_DST_PAGELIST);
+    run(f->g, 0);
+    f->faults = rd(f->g, QGPU_REG_FAULT_COUNT);
+    engine_reset(f->g, 0);
+    cmd_fence(f->g, 0, SYS(FENCE_MEM), 0xfa57, false);
+    fp_run_ok(f);
+    g_assert_cmphex(qtest_readq(f->g->qts, FENCE_MEM), ==, 0xfa57);
+    fp_stop(f);
+}
+
+/*
+ * Random page lists against a model of the contract (every entry read
+ * and checked when the copy reaches it, each page moved in order): runs
+ * of random length in VRAM, system memory and the GART, mixed with
+ * entries that are misaligned, in the hole after VRAM, past RAM's end,
+ * in unmapped GART pages or at the top of the system window; lists in
+ * RAM, at unaligned addresses, behind the GART with a missing last page.
+ * The device must fault where the model does, with the same address, and
+ * leave every destination page as the model says, byte for byte.
+ */
+#define FPZ_MAX         1200
+
+typedef struct FpzSide {
+    bool list;
+    uint64_t base;              /* list address, or the linear range */
+    uint64_t ent[FPZ_MAX];
+    uint32_t readable;          /* list entries readable (behind the GART) */
+} FpzSide;
+
+/*
+ * A run's first entry: mostly a page of the side's own areas (runs stay
+ * clear of the other side's, and the destination's may run off the end
+ * of VRAM, of RAM or of the mapped GART pages), sometimes a bad entry.
+ */
+static uint64_t fpz_start(FastPath *f, bool dst, bool bad, uint32_t *run)
+{
+    uint32_t kind = g_rand_int_range(f->r, bad ? 0 : 4, 24);
+
+    *run = g_rand_int_range(f->r, 1, 81);
+    switch (kind) {
+    case 0:
+        return SYS(FP_SSRC) + g_rand_int_range(f->r, 0, 2048) * 4096ull + 8;
+    case 1:
+        return FP_VRAM + g_rand_int_range(f->r, 0, 64) * 4096ull;
+    case 2:
+        return SYS(FP_RAM_END) + g_rand_int_range(f->r, 0, 4) * 4096ull;
+    case 3:
+        return (UINT64_MAX & ~4095ull) - g_rand_int_range(f->r, 0, 2) * 4096;
+    case 4:
+    case 5:
+    case 6:
+        return dst ? QGPU_GART_BASE +
+                     g_rand_int_range(f->r, 512, 1024) * 4096ull
+                   : QGPU_GART_BASE +
+                     g_rand_int_range(f->r, 0, 512 - 80) * 4096ull;
+    case 7:
+    case 8:
+    case 9:
+    case 10:
+        return (dst ? FP_VDST : FP_VSRC) +
+               g_rand_int_range(f->r, 0, 2048) * 4096ull;
+    default:
+        return SYS(dst ? FP_SDST : FP_SSRC) +
+               g_rand_int_range(f->r, 0, 2048) * 4096ull;
+    }
+}
+
+/* The contract's verdict on entry @e: 0, or the fault it gets */
+static uint32_t fpz_check(uint64_t e)
+{
+    if (e & 4095) {
+        return QGPU_FAULT_BAD_ALIGN;
+    }
+    if (e < FP_VRAM ||
+        (e >= QGPU_GART_BASE && e < QGPU_GART_BASE + 256 * MiB)) {
+        return 0;
+    }
+    return e & QGPU_SYS_BIT ? 0 : QGPU_FAULT_BAD_ADDRESS;
+}
+
+/* ... on an access to the page of the (valid) entry @e */
+static uint32_t fpz_data(FastPath *f, uint64_t e)
+{
+    uint64_t page;
+
+    if (e < FP_VRAM) {
+        return 0;
+    }
+    if (e & QGPU_SYS_BIT) {
+        return (e & ~QGPU_SYS_BIT) + 4096 <= FP_RAM_END ? 0
+               : QGPU_FAULT_DMA_ERROR;
+    }
+    page = (e - QGPU_GART_BASE) / 4096;
+    return page < FP_GART_PAGES && f->gart[page] ? 0
+           : QGPU_FAULT_GART_UNMAPPED;
+}
+
+static bool fpz_ok(FastPath *f, uint64_t e)
+{
+    return !fpz_check(e) && !fpz_data(f, e);
+}
+
+static void fpz_side(FastPath *f, FpzSide *x, uint32_t n, bool dst,
+                     bool bad)
+{
+    uint32_t i = 0, k, run;
+
+    x->list = g_rand_int_range(f->r, 0, 5) != 0;
+    x->readable = n;
+    if (!x->list) {
+        /* a linear range in the side's own areas */
+        uint64_t b = g_rand_boolean(f->r) ? (dst ? FP_VDST : FP_VSRC)
+                                          : SYS(dst ? FP_SDST : FP_SSRC);
+
+        b += g_rand_int_range(f->r, 0, 2048 - n) * 4096ull;
+        for (i = 0; i < n; i++) {
+            x->ent[i] = b + i * 4096ull;
+        }
+        x->base = b;
+        return;
+    }
+    while (i < n) {
+        uint64_t e = fpz_start(f, dst, bad, &run);
+
+        for (k = 0; k < run && i < n; k++, i++) {
+            x->ent[i] = e + k * 4096ull;
+        }
+    }
+    switch (g_rand_int_range(f->r, 0, 4)) {
+    case 0:
+        x->base = dst ? SYS(FP_LIST2 + 5) : SYS(FP_LIST + 3);
+        break;
+    case 1:
+        /* behind the GART, its third page not mapped: entries 1024.. */
+        x->base = QGPU_GART_BASE + (FP_GLIST_PAGE + (dst ? 4 : 0)) * 4096ull;
+        x->readable = MIN(n, 1024);
+        break;
+    default:
+        x->base = dst ? SYS(FP_LIST2) : SYS(FP_LIST);
+        break;
+    }
+}
+
+/*
+ * The model of one command: how many pages move before the fault it
+ * stops at (*reason, *at; 0 if none). Per page, as the contract orders
+ * them: the source's entry read and checked, the destination's, then the
+ * two pages' GART translations, then their DMA.
+ */
+static uint32_t fpz_model(FastPath *f, FpzSide *src, FpzSide *dst,
+                          uint32_t n, bool fill, uint32_t *reason,
+                          uint64_t *at)
+{
+    uint32_t i;
+
+    *reason = 0;
+    for (i = 0; i < n; i++) {
+        uint64_t a = src->ent[i], d = dst->ent[i];
+        uint32_t fa = fill ? 0 : fpz_data(f, a), fd;
+
+        if (!fill && src->list && i >= src->readable) {
+            *reason = QGPU_FAULT_GART_UNMAPPED;
+            *at = src->base + i * 8ull;
+            return i;
+        }
+        *reason = fill ? 0 : fpz_check(a);
+        if (*reason) {
+            *at = a;
+            return i;
+        }
+        if (dst->list && i >= dst->readable) {
+            *reason = QGPU_FAULT_GART_UNMAPPED;
+            *at = dst->base + i * 8ull;
+            return i;
+        }
+        *reason = fpz_check(d);
+        if (*reason) {
+            *at = d;
+            return i;
+        }
+        fd = fpz_data(f, d);
+        if (fa == QGPU_FAULT_GART_UNMAPPED || fd == QGPU_FAULT_GART_UNMAPPED) {
+            *reason = QGPU_FAULT_GART_UNMAPPED;
+            *at = fa == QGPU_FAULT_GART_UNMAPPED ? a : d;
+            return i;
+        }
+        if (fa || fd) {
+            *reason = fa ? fa : fd;
+            *at = fa ? a : d;
+            return i;
+        }
+    }
+    return n;
+}
+
+static void test_fast_pagelist_fuzz(void)
+{
+    const char *seed_env = g_getenv("QGPU_FUZZ_SEED");
+    const char *iter_env = g_getenv("QGPU_FUZZ_ITERS");
+    FastPath *f = fp_start(seed_env ? atoi(seed_env) : 0x5eed4);
+    int iters = iter_env ? atoi(iter_env) / 100 + 1 : 40;
+    g_autofree FpzSide *src = g_new0(FpzSide, 1);
+    g_autofree FpzSide *dst = g_new0(FpzSide, 1);
+    g_autofree uint8_t *expect = g_malloc(FPZ_MAX * 4096ull);
+    g_autofree uint8_t *page = g_malloc(4096);
+    uint32_t faulted = 0;
+    int it, i;
+
+    for (i = 0; i < 8; i++) {
+        fp_gart_map(f, FP_GLIST_PAGE + i,
+                    i % 4 == 2 ? 0 : FP_GLIST + i * 4096ull);
+    }
+    for (it = 0; it < iters; it++) {
+        uint32_t n = g_rand_int_range(f->r, 1, FPZ_MAX + 1), reason, moved;
+        bool fill = !g_rand_int_range(f->r, 0, 4);
+        uint32_t pat = g_rand_boolean(f->r) ? g_rand_int(f->r) : 0x3c3c3c3c;
+        /* a third of the commands without a bad entry */
+        bool bad = g_rand_int_range(f->r, 0, 3) != 0;
+        uint32_t flags = 0;
+        uint64_t at = 0;
+
+        fpz_side(f, src, n, false, bad);
+        fpz_side(f, dst, n, true, bad);
+        flags |= dst->list ? QGPU_XFER_DST_PAGELIST : 0;
+        flags |= src->list && !fill ? QGPU_XFER_SRC_PAGELIST : 0;
+        if (src->list && !fill) {
+            fp_rw(f, src->base, src->ent, MIN(n, src->readable) * 8ull, true);
+        }
+        if (dst->list) {
+            fp_rw(f, dst->base, dst->ent, MIN(n, dst->readable) * 8ull, true);
+        }
+        moved = fpz_model(f, src, dst, n, fill, &reason, &at);
+        /* every page the destination names, as the model says it ends */
+        for (i = 0; i < n; i++) {
+            int k, last = -1;
+
+            if (!fpz_ok(f, dst->ent[i])) {
+                continue;
+            }
+            for (k = 0; k < moved; k++) {
+                last = dst->ent[k] == dst->ent[i] ? k : last;
+            }
+            if (last < 0) {
+                fp_rw(f, dst->ent[i], expect + i * 4096ull, 4096, false);
+            } else if (fill) {
+                for (k = 0; k < 4096; k++) {
+                    expect[i * 4096ull + k] = pat >> (8 * (k & 3));
+                }
+            } else {
+                fp_rw(f, src->ent[last], expect + i * 4096ull, 4096, false);
+            }
+        }
+        if (fill) {
+            cmd_fill(f->g, n * 4096ull, dst->base, pat, flags);
+        } else {
+            cmd_transfer(f->g, n * 4096ull, src->base, dst->base, flags);
+        }
+        if (reason) {
+            fp_run_fault(f, reason, at);
+            faulted++;
+        } else {
+            fp_run_ok(f);
+        }
+        for (i = 0; i < n; i++) {
+            if (!fpz_ok(f, dst->ent[i])) {
+                continue;
+            }
+            fp_rw(f, dst->ent[i], page, 4096, false);
+            if (memcmp(page, expect + i * 4096ull, 4096)) {
+                g_test_message("iteration %d: page %d (0x%" PRIx64 ") of %u"
+                               ", %u moved", it, i, dst->ent[i], n, moved);
+                g_assert_not_reached();
+            }
+        }
+    }
+    g_test_message("pagelist fuzz: %d commands, %u faulted", iters, faulted);
+    fp_stop(f);
+}
+
 /* ---- render engine ---- */
 
 typedef struct DmaBuf {
@@ -4856,6 +5674,10 @@ int main(int argc, char **argv)
     qtest_add_func("/qgpu/hap", test_hap);
     qtest_add_func("/qgpu/hap-fragmented", test_hap_fragmented);
     qtest_add_func("/qgpu/large-transfer", test_large_transfer);
+    qtest_add_func("/qgpu/paging/fast-linear", test_fast_linear);
+    qtest_add_func("/qgpu/paging/fast-pagelist", test_fast_pagelist);
+    qtest_add_func("/qgpu/paging/pagelist-faults", test_fast_pagelist_faults);
+    qtest_add_func("/qgpu/paging/pagelist-fuzz", test_fast_pagelist_fuzz);
     qtest_add_func("/qgpu/render/ops", test_render_ops);
     qtest_add_func("/qgpu/render/faults", test_render_faults);
     qtest_add_func("/qgpu/render/wait", test_render_wait);
