@@ -145,6 +145,12 @@ uint64_t qgpu_vram_usable(const struct qgpu_dev *dev);
  */
 int qgpu_query(int fd, uint32_t type, uint32_t arg, void *buf,
 	       uint32_t *size, uint32_t *count);
+/**
+ * qgpu_query_array - an array answer (segments, VM layout) with the
+ *	two-call pattern, into a malloc'ed buffer the caller frees
+ * Return: 0, or a negative errno (*@out NULL then).
+ */
+int qgpu_query_array(int fd, uint32_t type, void **out, unsigned int *count);
 
 /** qgpu_query_device - identity and capabilities */
 int qgpu_query_device(int fd, struct drm_qgpu_device_info *info);

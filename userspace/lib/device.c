@@ -194,25 +194,29 @@ int qgpu_query_device(int fd, struct drm_qgpu_device_info *info)
 	return qgpu_query(fd, QGPU_QUERY_DEVICE, 0, info, &size, NULL);
 }
 
-int qgpu_query_segments(int fd, struct drm_qgpu_segment **segs,
-			unsigned int *count)
+/*
+ * An array answer of query @type, the two-call pattern: size it, then fetch
+ * it into a malloc'ed buffer; the answer may grow between the two calls
+ * (try again then).
+ */
+int qgpu_query_array(int fd, uint32_t type, void **out, unsigned int *count)
 {
 	uint32_t size = 0, n = 0;
 	void *buf;
 	int ret, tries;
 
-	*segs = NULL;
+	*out = NULL;
 	*count = 0;
 	for (tries = 0; tries < 4; tries++) {
-		ret = qgpu_query(fd, QGPU_QUERY_SEGMENTS, 0, NULL, &size, &n);
+		ret = qgpu_query(fd, type, 0, NULL, &size, &n);
 		if (ret)
 			return ret;
 		buf = calloc(1, size ? size : 1);
 		if (!buf)
 			return -ENOMEM;
-		ret = qgpu_query(fd, QGPU_QUERY_SEGMENTS, 0, buf, &size, &n);
+		ret = qgpu_query(fd, type, 0, buf, &size, &n);
 		if (!ret) {
-			*segs = buf;
+			*out = buf;
 			*count = n;
 			return 0;
 		}
@@ -221,6 +225,12 @@ int qgpu_query_segments(int fd, struct drm_qgpu_segment **segs,
 			return ret;
 	}
 	return -ENOSPC;
+}
+
+int qgpu_query_segments(int fd, struct drm_qgpu_segment **segs,
+			unsigned int *count)
+{
+	return qgpu_query_array(fd, QGPU_QUERY_SEGMENTS, (void **)segs, count);
 }
 
 int qgpu_query_stats(int fd, struct drm_qgpu_stats *st,

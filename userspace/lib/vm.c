@@ -29,31 +29,8 @@ int qgpu_query_vm_info(int fd, struct drm_qgpu_vm_info *vm)
 int qgpu_query_vm_layout(int fd, struct drm_qgpu_vm_layout_entry **entries,
 			 unsigned int *count)
 {
-	uint32_t size = 0, n = 0;
-	void *buf;
-	int ret, tries;
-
-	*entries = NULL;
-	*count = 0;
-	/* the layout may change between the two calls: try again then */
-	for (tries = 0; tries < 4; tries++) {
-		ret = qgpu_query(fd, QGPU_QUERY_VM_LAYOUT, 0, NULL, &size, &n);
-		if (ret)
-			return ret;
-		buf = calloc(1, size ? size : 1);
-		if (!buf)
-			return -ENOMEM;
-		ret = qgpu_query(fd, QGPU_QUERY_VM_LAYOUT, 0, buf, &size, &n);
-		if (!ret) {
-			*entries = buf;
-			*count = n;
-			return 0;
-		}
-		free(buf);
-		if (ret != -ENOSPC)
-			return ret;
-	}
-	return -ENOSPC;
+	return qgpu_query_array(fd, QGPU_QUERY_VM_LAYOUT, (void **)entries,
+				count);
 }
 
 int qgpu_vm_reserve(int fd, uint64_t addr, uint64_t size, uint32_t flags,
