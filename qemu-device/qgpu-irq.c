@@ -1,8 +1,10 @@
 /*
- * qgpu: interrupts -- INT_STATUS, INT_MASK, INT_ACK; MSI or INTx
+ * qgpu: interrupts -- INT_STATUS, INT_MASK, INT_ACK; MSI or INTx; PING
  *
  * Interrupts are level: INT_STATUS & INT_MASK drives INTx. With MSI, a
  * message is sent when a bit becomes pending that was not pending before.
+ * PING (1.4) is answered here, inside the register write: the device's
+ * cheapest interrupt round trip, the floor a driver measures itself by.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -45,10 +47,29 @@ void qgpu_irq_raise(QGPUState *s, uint32_t bits)
     qgpu_irq_update(s);
 }
 
-/* INT_STATUS or INT_MASK */
+/* INT_STATUS, INT_MASK or PING_ACK */
 uint32_t qgpu_irq_reg_read(QGPUState *s, hwaddr addr)
 {
-    return addr == QGPU_REG_INT_STATUS ? s->int_status : s->int_mask;
+    switch (addr) {
+    case QGPU_REG_INT_STATUS:
+        return s->int_status;
+    case QGPU_REG_PING_ACK:
+        return s->ping_ack;
+    default:
+        return s->int_mask;
+    }
+}
+
+/*
+ * PING: answered at once, with no engine work and no bottom half, so that
+ * the round trip is only the register write, the interrupt and the
+ * driver's handler (hw-spec section 18).
+ */
+void qgpu_irq_ping(QGPUState *s, uint32_t val)
+{
+    s->ping_ack = val;
+    trace_qgpu_ping(val);
+    qgpu_irq_raise(s, QGPU_INT_PING);
 }
 
 /* INT_MASK, or INT_ACK (write 1 to clear) */
@@ -67,5 +88,6 @@ void qgpu_irq_reset(QGPUState *s)
 {
     s->int_status = 0;
     s->int_mask = 0;
+    s->ping_ack = 0;
     qgpu_irq_update(s);
 }

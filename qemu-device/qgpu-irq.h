@@ -1,5 +1,5 @@
 /*
- * qgpu: interrupts -- INT_STATUS, INT_MASK, INT_ACK; MSI or INTx
+ * qgpu: interrupts -- INT_STATUS, INT_MASK, INT_ACK; MSI or INTx; PING
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -12,6 +12,7 @@
 void qgpu_irq_raise(QGPUState *s, uint32_t bits);
 uint32_t qgpu_irq_reg_read(QGPUState *s, hwaddr addr);
 void qgpu_irq_reg_write(QGPUState *s, hwaddr addr, uint32_t val);
+void qgpu_irq_ping(QGPUState *s, uint32_t val);
 void qgpu_irq_reset(QGPUState *s);
 
 #endif /* HW_QGPU_IRQ_H */

@@ -186,6 +186,7 @@ struct QGPUState {
     uint32_t int_status;        /* qgpu-irq.c */
     uint32_t int_mask;
     uint32_t irq_pending;       /* int_status & int_mask last signalled */
+    uint32_t ping_ack;          /* qgpu-irq.c: last PING value answered */
     uint64_t gart_base;         /* qgpu-addr.c */
     uint32_t gart_ctrl;
 

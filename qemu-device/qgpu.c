@@ -70,7 +70,7 @@ static uint32_t qgpu_caps(QGPUState *s)
 {
     uint32_t caps = QGPU_CAP_FENCE | QGPU_CAP_PAGING | QGPU_CAP_RENDER |
                     QGPU_CAP_CTX_SAVE | QGPU_CAP_FAULT_QUEUE | QGPU_CAP_MMU |
-                    QGPU_CAP_TILING;
+                    QGPU_CAP_TILING | QGPU_CAP_PING;
 
     if (s->gart_size) {
         caps |= QGPU_CAP_GART;
@@ -166,6 +166,7 @@ static uint32_t qgpu_reg_read(QGPUState *s, hwaddr addr)
         break;
     case QGPU_REG_INT_STATUS:
     case QGPU_REG_INT_MASK:
+    case QGPU_REG_PING_ACK:
         return qgpu_irq_reg_read(s, addr);
     case QGPU_REG_FAULT_COUNT ... QGPU_REG_FAULT_OFFSET:
     case QGPU_REG_FAULTQ_COUNT:
@@ -210,6 +211,9 @@ static bool qgpu_reg_write(QGPUState *s, hwaddr addr, uint32_t val)
     case QGPU_REG_INT_MASK:
     case QGPU_REG_INT_ACK:
         qgpu_irq_reg_write(s, addr, val);
+        return true;
+    case QGPU_REG_PING:
+        qgpu_irq_ping(s, val);
         return true;
     case QGPU_REG_RESET:
         if (val & 1) {

@@ -30,7 +30,7 @@
 #define QGPU_ID_MAGIC			0x51475055	/* "UPGQ" */
 #define QGPU_REG_VERSION		0x004	/* RO: major << 16 | minor */
 #define QGPU_VERSION_MAJOR		1
-#define QGPU_VERSION_MINOR		3
+#define QGPU_VERSION_MINOR		4
 #define QGPU_REG_CAPS			0x008	/* RO: QGPU_CAP_* */
 #define QGPU_CAP_FENCE			(1u << 0)
 #define QGPU_CAP_GART			(1u << 1)
@@ -42,6 +42,7 @@
 #define QGPU_CAP_MMU			(1u << 7)	/* 1.2: GPU MMU (qgpu_mmu.h) */
 #define QGPU_CAP_TILING			(1u << 8)	/* 1.3: tiled surfaces, DMA TILE/VTILE */
 #define QGPU_CAP_IO_COHERENT		(1u << 9)	/* 1.3: snoops CPU caches (io-coherent) */
+#define QGPU_CAP_PING			(1u << 10)	/* 1.4: PING doorbell, INT_PING */
 
 #define QGPU_REG_VRAM_SIZE_LO		0x010	/* RO */
 #define QGPU_REG_VRAM_SIZE_HI		0x014
@@ -62,8 +63,9 @@
 #define QGPU_REG_INT_ACK		0x048	/* W1C */
 #define QGPU_INT_ENGINE(n)		(1u << (n))	/* fence on engine n */
 #define QGPU_INT_FAULT			(1u << 8)
+#define QGPU_INT_PING			(1u << 9)	/* 1.4: PING answered */
 #define QGPU_INT_ALL			(QGPU_INT_ENGINE(0) | QGPU_INT_ENGINE(1) | \
-					 QGPU_INT_FAULT)
+					 QGPU_INT_FAULT | QGPU_INT_PING)
 
 #define QGPU_REG_RESET			0x04c	/* WO: write 1 = device reset */
 
@@ -112,6 +114,14 @@
 /* Device counters (RO, 64-bit) */
 #define QGPU_REG_CYCLES_LO		0x0c0	/* device work units executed */
 #define QGPU_REG_CYCLES_HI		0x0c4
+
+/*
+ * Ping (1.4, QGPU_CAP_PING): a doorbell the device answers inside the
+ * register write, with no engine work: PING_ACK = the value, then
+ * INT_PING. The cheapest interrupt round trip the device allows.
+ */
+#define QGPU_REG_PING			0x0d0	/* WO: value to answer */
+#define QGPU_REG_PING_ACK		0x0d4	/* RO: last value answered */
 
 /*
  * GPU MMU (1.2, QGPU_CAP_MMU): capabilities after DXGK_GPUMMUCAPS, the

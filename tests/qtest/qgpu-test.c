@@ -384,8 +384,10 @@ static void check_identity(const char *props, uint64_t vram, uint64_t vis,
     g_assert_cmpuint(g->bar4_size, ==, hap);
     g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
     g_assert_cmpuint(rd(g, QGPU_REG_INT_STATUS), ==, 0);
-    /* 1.3; 1.1: fault queue, empty */
-    g_assert_cmphex(rd(g, QGPU_REG_VERSION), ==, 0x00010003);
+    /* 1.4; 1.1: fault queue, empty */
+    g_assert_cmphex(rd(g, QGPU_REG_VERSION), ==, 0x00010004);
+    g_assert_cmphex(caps & QGPU_CAP_PING, ==, QGPU_CAP_PING);
+    g_assert_cmphex(rd(g, QGPU_REG_PING_ACK), ==, 0);
     g_assert_cmphex(caps & QGPU_CAP_FAULT_QUEUE, ==, QGPU_CAP_FAULT_QUEUE);
     g_assert_cmphex(caps & QGPU_CAP_MMU, ==, QGPU_CAP_MMU);
     g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), ==, 0);
@@ -632,6 +634,100 @@ static void test_msi(void)
     wr(g, QGPU_REG_INT_MASK, QGPU_INT_ALL);     /* from a register write */
     g_assert_cmphex(rd(g, QGPU_REG_INT_MASK), ==, QGPU_INT_ALL);
     g_assert_cmpuint(qtest_readq(g->qts, FENCE_MEM), ==, 6);
+    qgpu_stop(g);
+}
+
+/*
+ * PING (1.4): answered inside the write (no engine, no run()): PING_ACK
+ * holds the value and INT_PING is latched, masked or not; the mask decides
+ * INTx and MSI as for any event. PING reads 0, PING_ACK is read-only,
+ * reset clears both.
+ */
+static void test_ping(void)
+{
+    QGPU *g = qgpu_start(NULL);
+    uint8_t cap = qpci_find_capability(g->dev, PCI_CAP_ID_MSI, 0);
+    uint64_t msg = FENCE_MEM + 0x100;
+    uint16_t ctrl;
+
+    g_assert_cmphex(rd(g, QGPU_REG_CAPS) & QGPU_CAP_PING, ==, QGPU_CAP_PING);
+    g_assert_cmphex(rd(g, QGPU_REG_PING_ACK), ==, 0);
+
+    /* masked: latched, no INTx */
+    wr(g, QGPU_REG_PING, 0x12345678);
+    g_assert_cmphex(rd(g, QGPU_REG_PING_ACK), ==, 0x12345678);
+    g_assert_cmphex(rd(g, QGPU_REG_INT_STATUS), ==, QGPU_INT_PING);
+    g_assert_cmphex(rd(g, QGPU_REG_PING), ==, 0);       /* write-only */
+    g_assert_false(qpci_config_readw(g->dev, PCI_STATUS) &
+                   PCI_STATUS_INTERRUPT);
+    /* unmasked: INTx asserted until acknowledged */
+    wr(g, QGPU_REG_INT_MASK, QGPU_INT_PING);
+    g_assert_cmphex(rd(g, QGPU_REG_INT_MASK), ==, QGPU_INT_PING);
+    g_assert_true(qpci_config_readw(g->dev, PCI_STATUS) &
+                  PCI_STATUS_INTERRUPT);
+    wr(g, QGPU_REG_INT_ACK, QGPU_INT_PING);
+    g_assert_cmphex(rd(g, QGPU_REG_INT_STATUS), ==, 0);
+    g_assert_false(qpci_config_readw(g->dev, PCI_STATUS) &
+                   PCI_STATUS_INTERRUPT);
+    g_assert_cmphex(rd(g, QGPU_REG_PING_ACK), ==, 0x12345678);
+    /* each write answered, 0 and ~0 included; only the last is kept */
+    wr(g, QGPU_REG_PING, 0);
+    g_assert_cmphex(rd(g, QGPU_REG_PING_ACK), ==, 0);
+    g_assert_true(qpci_config_readw(g->dev, PCI_STATUS) &
+                  PCI_STATUS_INTERRUPT);
+    wr(g, QGPU_REG_PING, 0xffffffff);
+    wr(g, QGPU_REG_PING, 7);
+    g_assert_cmphex(rd(g, QGPU_REG_PING_ACK), ==, 7);
+    wr(g, QGPU_REG_INT_ACK, QGPU_INT_ALL);
+    /* the engines' and the fault's bits are not touched */
+    wr(g, QGPU_REG_INT_MASK, QGPU_INT_ALL & ~QGPU_INT_PING);
+    wr(g, QGPU_REG_PING, 8);
+    g_assert_cmphex(rd(g, QGPU_REG_INT_STATUS), ==, QGPU_INT_PING);
+    g_assert_false(qpci_config_readw(g->dev, PCI_STATUS) &
+                   PCI_STATUS_INTERRUPT);
+    wr(g, QGPU_REG_INT_ACK, QGPU_INT_ALL);
+
+    /* MSI: one message per answer that was not pending, none masked */
+    ctrl = qpci_config_readw(g->dev, cap + PCI_MSI_FLAGS);
+    qpci_config_writel(g->dev, cap + PCI_MSI_ADDRESS_LO, msg);
+    qpci_config_writel(g->dev, cap + PCI_MSI_ADDRESS_HI, 0);
+    qpci_config_writew(g->dev, cap + PCI_MSI_DATA_64, 0x4321);
+    qpci_config_writew(g->dev, cap + PCI_MSI_FLAGS,
+                       ctrl | PCI_MSI_FLAGS_ENABLE);
+    qtest_writel(g->qts, msg, 0);
+    wr(g, QGPU_REG_INT_MASK, QGPU_INT_ALL & ~QGPU_INT_PING);
+    wr(g, QGPU_REG_PING, 9);
+    g_assert_cmphex(qtest_readl(g->qts, msg), ==, 0);
+    wr(g, QGPU_REG_INT_ACK, QGPU_INT_PING);
+    wr(g, QGPU_REG_INT_MASK, QGPU_INT_ALL);
+    wr(g, QGPU_REG_PING, 10);
+    g_assert_cmphex(qtest_readl(g->qts, msg), ==, 0x4321);
+    qtest_writel(g->qts, msg, 0);
+    wr(g, QGPU_REG_PING, 11);                   /* still pending */
+    g_assert_cmphex(qtest_readl(g->qts, msg), ==, 0);
+    wr(g, QGPU_REG_INT_ACK, QGPU_INT_PING);
+    wr(g, QGPU_REG_PING, 12);
+    g_assert_cmphex(qtest_readl(g->qts, msg), ==, 0x4321);
+    g_assert_cmphex(rd(g, QGPU_REG_PING_ACK), ==, 12);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+
+    /* PING_ACK is read-only; a narrow PING is a bad access, unanswered */
+    wr(g, QGPU_REG_INT_ACK, QGPU_INT_ALL);
+    wr(g, QGPU_REG_PING_ACK, 5);
+    g_assert_cmphex(rd(g, QGPU_REG_PING_ACK), ==, 12);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_REASON), ==,
+                     QGPU_FAULT_BAD_REGISTER);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_ADDR_LO), ==, QGPU_REG_PING_ACK);
+    qpci_io_writew(g->dev, g->bar0, QGPU_REG_PING, 13);
+    g_assert_cmphex(rd(g, QGPU_REG_PING_ACK), ==, 12);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 2);
+    g_assert_cmphex(rd(g, QGPU_REG_INT_STATUS) & QGPU_INT_PING, ==, 0);
+
+    /* reset clears the answer */
+    wr(g, QGPU_REG_RESET, 1);
+    g_assert_cmphex(rd(g, QGPU_REG_PING_ACK), ==, 0);
+    g_assert_cmphex(rd(g, QGPU_REG_INT_STATUS), ==, 0);
     qgpu_stop(g);
 }
 
@@ -4663,7 +4759,7 @@ static void test_tile_roundtrip(void)
 
     g_assert_cmphex(rd(g, QGPU_REG_CAPS) & QGPU_CAP_TILING, ==,
                     QGPU_CAP_TILING);
-    g_assert_cmphex(rd(g, QGPU_REG_VERSION), ==, 0x00010003);
+    g_assert_cmphex(rd(g, QGPU_REG_VERSION) & 0xffff, >=, 3);
     for (i = 0; i < ARRAY_SIZE(sizes); i++) {
         uint32_t w = sizes[i][0], h = sizes[i][1];
 
@@ -5665,6 +5761,7 @@ int main(int argc, char **argv)
     qtest_add_func("/qgpu/scratch", test_scratch);
     qtest_add_func("/qgpu/fence-irq", test_fence_irq);
     qtest_add_func("/qgpu/msi", test_msi);
+    qtest_add_func("/qgpu/ping", test_ping);
     qtest_add_func("/qgpu/many-fences", test_many_fences);
     qtest_add_func("/qgpu/ring-faults", test_ring_faults);
     qtest_add_func("/qgpu/transfer", test_transfer);
