@@ -27,6 +27,7 @@
 
 #define QGPU_DRIVER_NAME	"qgpu"
 #define QGPU_JOB_TIMEOUT_MS	2000
+#define QGPU_JOB_MAX_EXTENSIONS	15	/* 32 s for a job that progresses */
 #define QGPU_SCHED_CREDITS	16	/* jobs on an engine's ring at once */
 
 struct qgpu_device;
@@ -59,6 +60,7 @@ struct qgpu_engine {
 	struct drm_gpu_scheduler sched;
 	bool sched_ready;
 	u64 last_done_ns;		/* under fence_lock: last job's end */
+	u64 progress_mark;		/* CMDS ^ BYTES at the last timeout */
 };
 
 /**

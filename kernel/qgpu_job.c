@@ -6,6 +6,7 @@
 #include <drm/drm_drv.h>
 
 #include "qgpu_device.h"
+#include "qgpu_mmio.h"
 #include "qgpu_ctx.h"
 #include "qgpu_job.h"
 #include "qgpu_trace.h"
@@ -150,6 +151,33 @@ static void qgpu_job_requeue(struct drm_sched_job *sched_job)
 	spin_unlock(&sched->job_list_lock);
 }
 
+/*
+ * A job times out when its engine made no progress in a whole timeout
+ * period: no command completed and no byte moved (the engine's CMDS and
+ * BYTES counters did not change since the last look). A job that is still
+ * moving bytes gets another period, QGPU_JOB_MAX_EXTENSIONS at most, so
+ * that no submission holds an engine for ever. The first look after a quiet
+ * spell may see older work as progress: a hang is found after one or two
+ * periods.
+ */
+static bool qgpu_job_progressing(struct qgpu_job *job)
+{
+	struct qgpu_engine *eng = job->eng;
+	u32 base = QGPU_ENGINE_BASE(eng->id);
+	u64 mark = qgpu_rd64(eng->qdev, base + QGPU_ENG_CMDS_LO) ^
+		   qgpu_rd64(eng->qdev, base + QGPU_ENG_BYTES_LO);
+	bool moved = mark != eng->progress_mark;
+
+	eng->progress_mark = mark;
+	if (!moved || job->extensions >= QGPU_JOB_MAX_EXTENSIONS)
+		return false;
+	job->extensions++;
+	trace_qgpu_job_extend(eng->id, job->ctx ? job->ctx->id : 0,
+			      job->hw_fence ? job->hw_fence->seqno : 0,
+			      job->extensions);
+	return true;
+}
+
 static enum drm_gpu_sched_stat qgpu_timedout_job(struct drm_sched_job *sched_job)
 {
 	struct qgpu_job *job = to_qjob(sched_job);
@@ -168,8 +196,13 @@ static enum drm_gpu_sched_stat qgpu_timedout_job(struct drm_sched_job *sched_job
 		drm_sched_start(&eng->sched);
 		return DRM_GPU_SCHED_STAT_ENODEV;
 	}
-	/* The job may have finished while the timeout fired. */
-	if (job->hw_fence && dma_fence_is_signaled(job->hw_fence)) {
+	/*
+	 * The job may have finished while the timeout fired; or it is long
+	 * (a paging move of a gigabyte into VRAM the host has not committed
+	 * yet) and the engine is still working on it.
+	 */
+	if ((job->hw_fence && dma_fence_is_signaled(job->hw_fence)) ||
+	    qgpu_job_progressing(job)) {
 		qgpu_job_requeue(sched_job);
 		drm_dev_exit(idx);
 		return DRM_GPU_SCHED_STAT_NOMINAL;

@@ -30,6 +30,7 @@ struct qgpu_job {
 	struct dma_fence *hw_fence;
 	struct dma_fence_cb hw_cb;
 	u64 emit_ns;
+	unsigned int extensions;	/* timeout periods granted for progress */
 	struct qgpu_mfence_sigs *sigs;
 	void (*release)(void *data);
 	void *release_data;

@@ -210,6 +210,22 @@ DEFINE_EVENT(qgpu_job_class, qgpu_job_timeout,
 	     TP_ARGS(engine, ctx, seqno)
 );
 
+TRACE_EVENT(qgpu_job_extend,
+	    TP_PROTO(u32 engine, u32 ctx, u64 seqno, u32 extensions),
+	    TP_ARGS(engine, ctx, seqno, extensions),
+	    TP_STRUCT__entry(__field(u32, engine)
+			     __field(u32, ctx)
+			     __field(u64, seqno)
+			     __field(u32, extensions)),
+	    TP_fast_assign(__entry->engine = engine;
+			   __entry->ctx = ctx;
+			   __entry->seqno = seqno;
+			   __entry->extensions = extensions;),
+	    TP_printk("engine=%u ctx=%u seqno=%llu extensions=%u",
+		      __entry->engine, __entry->ctx, __entry->seqno,
+		      __entry->extensions)
+);
+
 TRACE_EVENT(qgpu_fault,
 	    TP_PROTO(u32 reason, u32 engine, u32 ctx, u64 addr, u32 offset),
 	    TP_ARGS(reason, engine, ctx, addr, offset),

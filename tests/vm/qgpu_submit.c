@@ -3,7 +3,8 @@
  * qgpu_submit: the submit ioctl. GPU writes land where they should,
  * submissions in a row, in/out syncobjs (binary and timeline), and every
  * field of DRM_IOCTL_QGPU_SUBMIT rejected with its errno when bad, with
- * nothing run and nothing counted.
+ * nothing run and nothing counted. A job longer than the timeout that
+ * keeps the engine moving bytes is not a hang (long-job-not-a-hang).
  */
 #include "qgpu_test.h"
 
@@ -322,6 +323,56 @@ igt_main
 		qt_cb_free(cb);
 		qt_unmap(dev.fd, h, m, 4096);
 		qt_close(dev.fd, h);
+	}
+
+	/*
+	 * A DMA buffer that keeps the engine busy for longer than the job
+	 * timeout (2 s) while moving bytes all along is not a hang: it
+	 * completes, with its result, no reset and its context intact. The
+	 * fill rate is measured first and the job sized to last about 6 s;
+	 * if it still ran for less than 3 s it is made longer, so that the
+	 * test only passes having crossed at least one timeout.
+	 */
+	igt_subtest("long-job-not-a-hang") {
+		const uint32_t sz = 16u << 20;
+		struct drm_qgpu_stats s0, s1;
+		struct qgpu_cb *cb;
+		uint64_t *m, n = 64, i;
+		double secs = 0;
+		int64_t t0;
+		uint32_t h = target(&m), big, tries;
+
+		big = qt_bo(dev.fd, sz, QGPU_SEGBIT(QGPU_SEG_LOCAL) |
+			    QGPU_SEGBIT(QGPU_SEG_VISIBLE), 0, 0);
+		qt_reside(dev.fd, big, QGPU_RESIDE_MAKE_RESIDENT, 0);
+		qt_stats(dev.fd, &s0);
+		for (tries = 0; tries < 4 && secs < 3; tries++) {
+			if (secs > 0)
+				n = n * 6.0 / secs + 1;
+			if (n > 40000)
+				n = 40000;
+			cb = qt_cb(&dev);
+			qgpu_cb_bind(cb, 0, big, 0, sz);
+			qgpu_cb_bind(cb, 1, h, 0, 4096);
+			/* bytes that differ: not a memset */
+			for (i = 0; i < n; i++)
+				qgpu_cb_fill(cb, 0, 0, sz, 0x01020304 + i);
+			qgpu_cb_copy(cb, 1, 0, 0, sz - 8, 8);
+			t0 = qgpu_now_ns();
+			qt_run(dev.fd, ctx, cb, 60);
+			secs = (qgpu_now_ns() - t0) / 1e9;
+			igt_info("%llu fills of 16 MiB: %.2f s\n",
+				 (unsigned long long)n, secs);
+			igt_assert_eq_u64(((uint32_t *)m)[0],
+					  0x01020304 + n - 1);
+			qt_cb_free(cb);
+		}
+		igt_assert_f(secs >= 3, "the job never outlasted a timeout\n");
+		qt_stats(dev.fd, &s1);
+		igt_assert_eq_u64(s1.resets, s0.resets);
+		qt_unmap(dev.fd, h, m, 4096);
+		qt_close(dev.fd, h);
+		qt_close(dev.fd, big);
 	}
 
 	igt_subtest("bad-flags") {
