@@ -104,6 +104,7 @@ struct qgpu_mmu_stats {
 
 struct qgpu_pp;
 struct qgpu_vm;
+struct qgpu_ping;
 
 struct qgpu_device {
 	struct drm_device drm;
@@ -164,6 +165,8 @@ struct qgpu_device {
 	spinlock_t mfence_lock;		/* protects the two below */
 	struct list_head mfence_pending; /* dma_fences waiting for a value */
 	bool mfence_dead;		/* unplugged: nothing more is written */
+
+	struct qgpu_ping *ping;		/* the PING doorbell (qgpu_ping.c) */
 
 	struct qgpu_counters stats;
 	atomic64_t bo_ids;		/* the last &qgpu_bo.id handed out */

@@ -24,6 +24,7 @@
 #include "qgpu_debugfs.h"
 #include "qgpu_vm.h"
 #include "qgpu_mfence.h"
+#include "qgpu_ping.h"
 
 static int qgpu_open(struct drm_device *drm, struct drm_file *file)
 {
@@ -92,6 +93,7 @@ static const struct drm_ioctl_desc qgpu_ioctls[] = {
 	QGPU_IOCTL(GEM_SET_PRIORITY, qgpu_gem_set_priority_ioctl),
 	QGPU_IOCTL(GEM_OFFER, qgpu_gem_offer_ioctl),
 	QGPU_IOCTL(GEM_RECLAIM, qgpu_gem_reclaim_ioctl),
+	QGPU_IOCTL(PING, qgpu_ping_ioctl),
 };
 
 /* drm-total-memory, drm-resident-memory... in /proc/PID/fdinfo/FD */
@@ -227,6 +229,9 @@ static int qgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	init_waitqueue_head(&qdev->mfence_wq);
 	spin_lock_init(&qdev->mfence_lock);
 	INIT_LIST_HEAD(&qdev->mfence_pending);
+	ret = qgpu_ping_init(qdev);
+	if (ret)
+		goto err_vectors;
 
 	ret = qgpu_engine_init(qdev);
 	if (ret)
@@ -277,6 +282,7 @@ static void qgpu_remove(struct pci_dev *pdev)
 	struct qgpu_device *qdev = pci_get_drvdata(pdev);
 
 	drm_dev_unplug(&qdev->drm);
+	qgpu_ping_fini(qdev);
 	/* No CPU mapping may outlive the BARs. */
 	unmap_mapping_range(qdev->drm.anon_inode->i_mapping, 0, 0, 1);
 	qgpu_ctx_device_fini(qdev);

@@ -12,6 +12,7 @@
 #include "qgpu_mmio.h"
 #include "qgpu_ring_cmd.h"
 #include "qgpu_ctx.h"
+#include "qgpu_ping.h"
 #include "qgpu_trace.h"
 
 static const u32 qgpu_ring_sizes[QGPU_NUM_ENGINES] = {
@@ -259,6 +260,8 @@ irqreturn_t qgpu_irq_handler(int irq, void *arg)
 	if (!status || status == ~0u)
 		return IRQ_NONE;
 	qgpu_wr(qdev, QGPU_REG_INT_ACK, status);
+	if (status & QGPU_INT_PING)
+		qgpu_ping_irq(qdev);
 	if (status & QGPU_INT_FAULT)
 		qgpu_handle_fault(qdev);
 	for (i = 0; i < QGPU_NUM_ENGINES; i++)

@@ -76,6 +76,10 @@ void qgpu_hw_reset(struct qgpu_device *qdev)
 	qgpu_wr(qdev, QGPU_REG_RESET, 1);
 }
 
+/*
+ * Every event the driver handles: the engines' fences, faults and (1.4)
+ * PING answers (a device without CAP_PING reads the bit as 0).
+ */
 void qgpu_hw_irq_enable(struct qgpu_device *qdev, bool on)
 {
 	qgpu_wr(qdev, QGPU_REG_INT_MASK, on ? QGPU_INT_ALL : 0);

@@ -10,7 +10,8 @@
 /*
  * BAR0 access. Only the device half of the driver includes this header:
  * qgpu_hw.c (identity, reset, interrupts, GART and host-aperture
- * registers) and qgpu_engine.c (rings, interrupts, the fault queue). The
+ * registers), qgpu_engine.c (rings, interrupts, the fault queue) and
+ * qgpu_ping.c (the PING doorbell). The
  * memory manager and the submission path program the device through
  * qgpu_hw.h and through ring commands (qgpu_ring.h), never registers.
  */

@@ -156,6 +156,18 @@ int qgpu_query_array(int fd, uint32_t type, void **out, unsigned int *count);
 int qgpu_query_device(int fd, struct drm_qgpu_device_info *info);
 
 /**
+ * qgpu_ping - one round trip through the device's PING doorbell
+ *	(DRM_IOCTL_QGPU_PING): the kernel rings it and sleeps until the
+ *	device's interrupt answers; the floor of every submit-to-signal
+ *	round trip
+ * @fd: DRM fd
+ * @seqno: if not NULL, receives the sequence number that was answered
+ * Return: 0, -EOPNOTSUPP (a device without QGPU_INFO_CAP_PING),
+ * -ETIMEDOUT, or another negative errno.
+ */
+int qgpu_ping(int fd, uint64_t *seqno);
+
+/**
  * qgpu_query_segments - segment descriptors, with the two-call pattern
  * @fd: DRM fd
  * @segs: receives a malloc'ed array (free() it), ordered by id

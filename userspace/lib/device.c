@@ -194,6 +194,16 @@ int qgpu_query_device(int fd, struct drm_qgpu_device_info *info)
 	return qgpu_query(fd, QGPU_QUERY_DEVICE, 0, info, &size, NULL);
 }
 
+int qgpu_ping(int fd, uint64_t *seqno)
+{
+	struct drm_qgpu_ping a = { 0 };
+	int ret = qgpu_ioctl(fd, DRM_IOCTL_QGPU_PING, &a);
+
+	if (!ret && seqno)
+		*seqno = a.seqno;
+	return ret;
+}
+
 /*
  * An array answer of query @type, the two-call pattern: size it, then fetch
  * it into a malloc'ed buffer; the answer may grow between the two calls

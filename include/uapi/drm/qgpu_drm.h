@@ -295,6 +295,9 @@
  * - %DRM_IOCTL_QGPU_GEM_RECLAIM, &struct drm_qgpu_gem_reclaim:
  *   ReclaimAllocations, take offered allocations back and learn whether
  *   their content survived. EINVAL, ENOENT.
+ * - %DRM_IOCTL_QGPU_PING, &struct drm_qgpu_ping: one round trip through
+ *   the device's PING doorbell (%QGPU_INFO_CAP_PING), the floor submission
+ *   latency is measured against. EINVAL, EOPNOTSUPP, ETIMEDOUT, EINTR.
  *
  * Everything else is the DRM core's: closing handles (DRM_IOCTL_GEM_CLOSE),
  * dumb buffers, PRIME, and syncobjs (DRM_IOCTL_SYNCOBJ_*).
@@ -317,12 +320,13 @@
  *   &drm_qgpu_vm_map.flags, &drm_qgpu_make_resident.flags,
  *   &drm_qgpu_invalidate_cache.flags,
  *   &drm_qgpu_gem_set_priority.flags, &drm_qgpu_gem_offer.flags,
- *   &drm_qgpu_gem_reclaim.flags) rejects unknown bits with EINVAL. A new
+ *   &drm_qgpu_gem_reclaim.flags, &drm_qgpu_ping.flags) rejects unknown bits with EINVAL. A new
  *   behaviour is a new bit: old binaries never set it, and an old kernel
  *   refuses it, which is how new user space detects it.
  * - Pad and reserved inputs: every pad field an ioctl reads
  *   (&drm_qgpu_patch_entry.pad, &drm_qgpu_ctx_destroy.pad,
- *   &drm_qgpu_gem_offer.pad, &drm_qgpu_gem_reclaim.pad) and every input
+ *   &drm_qgpu_gem_offer.pad, &drm_qgpu_gem_reclaim.pad,
+ *   &drm_qgpu_ping.pad) and every input
  *   that must be zero today (&drm_qgpu_gem_create.handle,
  *   &drm_qgpu_query.arg for types without an argument,
  *   &drm_qgpu_gem_reside.segment for evictions) is rejected with EINVAL
@@ -351,7 +355,7 @@
  * - Reserved values: 0 is not a valid query type, residency operation or
  *   context id, and DMA-buffer opcodes the kernel does not know, or
  *   command flags it does not know, are rejected (EINVAL). New ioctls take
- *   the next free DRM_QGPU_* numbers (0x17 and up). Segment ids are stable;
+ *   the next free DRM_QGPU_* numbers (0x18 and up). Segment ids are stable;
  *   new segments take new ids. User space must ignore unknown
  *   QGPU_INFO_CAP_* and QGPU_SEGF_* bits, must treat unknown QGPU_CTX_*
  *   states as lost and unknown QGPU_CPU_PATH_* values as "some other path".
@@ -387,6 +391,7 @@ extern "C" {
 #define DRM_QGPU_GEM_SET_PRIORITY	0x14
 #define DRM_QGPU_GEM_OFFER	0x15
 #define DRM_QGPU_GEM_RECLAIM	0x16
+#define DRM_QGPU_PING		0x17
 
 /**
  * enum qgpu_query_type - what &struct drm_qgpu_query asks for
@@ -469,6 +474,8 @@ struct drm_qgpu_query {
 #define QGPU_INFO_CAP_TILING		(1u << 8)
 /* The device snoops CPU caches (docs/hw-spec.md section 16; memory rules) */
 #define QGPU_INFO_CAP_IO_COHERENT	(1u << 9)
+/* The PING doorbell: %DRM_IOCTL_QGPU_PING (docs/hw-spec.md section 18) */
+#define QGPU_INFO_CAP_PING		(1u << 10)
 
 /**
  * struct drm_qgpu_device_info - identity and capabilities
@@ -1699,6 +1706,35 @@ struct drm_qgpu_vidmem_info {
 	__u64 trimmed_bytes;
 };
 
+/**
+ * struct drm_qgpu_ping - one round trip through the device's PING doorbell
+ *	(%DRM_IOCTL_QGPU_PING)
+ *
+ * The kernel writes a sequence number of its own to the device's PING
+ * register, which the device answers at once with an interrupt
+ * (docs/hw-spec.md section 18), and sleeps until its interrupt handler has
+ * seen that number answered. No command, ring, fence or scheduler is
+ * involved: the time the call takes is the floor of every submit-to-signal
+ * round trip on this device and this kernel, what qgpu-bench's latency
+ * benchmark measures submission against. It changes nothing in the device
+ * or the memory manager. Any number of callers may ping at once, from any
+ * file. Errnos: EINVAL (@flags or @pad not zero), EOPNOTSUPP (a device
+ * without %QGPU_INFO_CAP_PING), ETIMEDOUT (no answer within a second: a
+ * device that does not answer), EINTR (a signal; the ping is then simply
+ * abandoned, and calling again is always safe), ENODEV (unplugged).
+ *
+ * @flags: zero; no flags are defined yet (EINVAL otherwise).
+ * @pad: zero (EINVAL otherwise).
+ * @seqno: output: the sequence number this call wrote to the doorbell and
+ *	saw answered (device-wide, increasing, wraps at 2^32; informative
+ *	only). Its input value is ignored.
+ */
+struct drm_qgpu_ping {
+	__u32 flags;
+	__u32 pad;
+	__u64 seqno;
+};
+
 #define DRM_IOCTL_QGPU_QUERY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_QGPU_QUERY, struct drm_qgpu_query)
 #define DRM_IOCTL_QGPU_GEM_CREATE \
@@ -1745,6 +1781,8 @@ struct drm_qgpu_vidmem_info {
 	DRM_IOW(DRM_COMMAND_BASE + DRM_QGPU_GEM_OFFER, struct drm_qgpu_gem_offer)
 #define DRM_IOCTL_QGPU_GEM_RECLAIM \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_QGPU_GEM_RECLAIM, struct drm_qgpu_gem_reclaim)
+#define DRM_IOCTL_QGPU_PING \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_QGPU_PING, struct drm_qgpu_ping)
 
 #if defined(__cplusplus)
 }
