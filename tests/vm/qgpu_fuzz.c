@@ -44,7 +44,9 @@
  * allocation may not do; a discard where the UAPI says there is one, and
  * none where it says there is none; no allocation stays offered between
  * calls) and QGPU_QUERY_VIDMEM_INFO; TILE and VTILE commands in the
- * well-formed, the refused and the random buffers.
+ * well-formed, the refused and the random buffers. PING: every flag bit
+ * and pad bit refused, a valid call answered with a sequence number past
+ * the last one, its input ignored.
  * Every call must return 0 or a documented errno. Afterwards every
  * reservation is freed (the address space must then be empty and nothing
  * mapped), every handle and context is closed and the global counters
@@ -73,7 +75,7 @@ enum {
 	OP_SYNC_FD2H, OP_DUMB_CREATE, OP_DUMB_MAP, OP_DUMB_DESTROY,
 	OP_MF_CREATE, OP_MF_DESTROY, OP_MF_WAIT, OP_MF_EXPORT, OP_MF_MMAP,
 	OP_GEM_DESTROY, OP_INVALIDATE, OP_SET_PRIORITY, OP_OFFER, OP_RECLAIM,
-	OP_VM_RESERVE, OP_VM_FREE, OP_VM_MAP, OP_VM_UNMAP, OP_MAKE_RESIDENT,
+	OP_PING, OP_VM_RESERVE, OP_VM_FREE, OP_VM_MAP, OP_VM_UNMAP, OP_MAKE_RESIDENT,
 	OP_VSUBMIT, OP_RAW, NUM_OPS
 };
 
@@ -89,7 +91,7 @@ static const char *const op_name[NUM_OPS] = {
 	"QGPU_MFENCE_CREATE", "QGPU_MFENCE_DESTROY", "QGPU_MFENCE_WAIT",
 	"QGPU_MFENCE_EXPORT", "mmap of a monitored fence page",
 	"QGPU_GEM_DESTROY", "QGPU_INVALIDATE_CACHE", "QGPU_GEM_SET_PRIORITY",
-	"QGPU_GEM_OFFER", "QGPU_GEM_RECLAIM",
+	"QGPU_GEM_OFFER", "QGPU_GEM_RECLAIM", "QGPU_PING",
 	"QGPU_VM_RESERVE", "QGPU_VM_FREE", "QGPU_VM_MAP", "QGPU_VM_UNMAP",
 	"QGPU_MAKE_RESIDENT", "QGPU_SUBMIT (virtual)",
 	"raw driver ioctl numbers",
@@ -134,6 +136,9 @@ static bool errno_allowed(int op, int e)
 	case OP_MAKE_RESIDENT:
 	case OP_INVALIDATE:
 		return e == EINTR;
+	case OP_PING:
+		/* a device without PING; one that does not answer; a signal */
+		return e == EOPNOTSUPP || e == ETIMEDOUT || e == EINTR;
 	default:
 		return false;
 	}
@@ -188,6 +193,7 @@ struct fz {
 	int nsync;
 	/* objects that were destroyed (for use-after-destroy values) */
 	uint32_t dead_bo, dead_ctx, dead_sync;
+	uint64_t ping_seq;	/* the last PING answered, 0: none yet */
 	/* anchors for hostile calls: re-created when fuzzing destroyed them */
 	uint32_t abo, actx;
 	uint64_t asubs;			/* submissions actx accepted */
@@ -7119,6 +7125,59 @@ static void fz_sync_fd(struct fz *f, bool to_fd)
 		close(sfd);
 }
 
+/*
+ * PING: flags and pad must be zero, the input seqno is ignored, and every
+ * answer is a later sequence number than the last (no other file pings
+ * while the fuzzer runs; the raw calls may ping too, which only skips
+ * numbers).
+ */
+static void fz_ping(struct fz *f)
+{
+	const char *what = "valid";
+	struct drm_qgpu_ping p, *r;
+	int k, e, expect = EXPECT_ANY;
+	uint64_t a;
+
+	memset(&p, 0, sizeof(p));
+	if (one_in(f, 2))
+		p.seqno = R(f);
+	switch (R(f) % 4) {
+	case 0:
+		p.flags = 1u << (R(f) % 32);
+		expect = EINVAL;
+		what = "a flag bit";
+		break;
+	case 1:
+		p.pad = 1u << (R(f) % 32);
+		expect = EINVAL;
+		what = "pad not zero";
+		break;
+	case 2:
+		p.flags = one_in(f, 2) ? R32(f) : 0;
+		p.pad = one_in(f, 2) ? R32(f) : 0;
+		expect = p.flags || p.pad ? EINVAL : EXPECT_ANY;
+		what = "random";
+		break;
+	default:
+		break;
+	}
+	a = argp(f, &p, sizeof(p), &k);
+	e = fz_call(f, OP_PING, DRM_IOCTL_QGPU_PING, a, arg_expect(k, expect),
+		    what);
+	if (expect == EXPECT_ANY && (k == P_GOOD || k == P_MISALIGNED) &&
+	    (f->dev->info.caps & QGPU_INFO_CAP_PING) && e)
+		fz_failf(f, "QGPU_PING (%s): %s on a device with PING", what,
+			 strerror(e));
+	if (e || (k != P_GOOD && k != P_MISALIGNED))
+		return;
+	r = (void *)(uintptr_t)a;
+	if (f->ping_seq && (int32_t)(r->seqno - f->ping_seq) <= 0)
+		fz_failf(f, "QGPU_PING: answered %#llx after %#llx",
+			 (unsigned long long)r->seqno,
+			 (unsigned long long)f->ping_seq);
+	f->ping_seq = r->seqno;
+}
+
 /* Driver ioctl numbers with random directions, sizes and contents. */
 static void fz_raw(struct fz *f)
 {
@@ -7206,6 +7265,7 @@ static void one_call_op(struct fz *f, int op)
 	case OP_SET_PRIORITY: fz_set_priority(f); break;
 	case OP_OFFER: fz_offer(f); break;
 	case OP_RECLAIM: fz_reclaim(f); break;
+	case OP_PING: fz_ping(f); break;
 	case OP_VM_RESERVE: fz_vm_reserve(f); break;
 	case OP_VM_FREE: fz_vm_free(f); break;
 	case OP_VM_MAP: fz_vm_map(f); break;
