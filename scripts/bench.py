@@ -18,7 +18,12 @@ in the same run.
   figures are then the medians over the runs of each run's figures and
   ratios.
 * The other parts: the bench groups of tests/vm/tests.list (their device
-  properties and qgpu-bench arguments, paging left out), one boot each.
+  properties, extra devices and modules, and qgpu-bench arguments, paging
+  left out), one boot each. The latency part runs with a virtio-gpu device
+  beside qgpu (group bench): NOP submission against a bare ioctl, the
+  device's floor (PING) and virtio-gpu's fenced round trip, interleaved;
+  its ratios (floor_ratio, virtio_gpu_ratio, p99_ratio) go into the table
+  and results.json ("latency").
 
 Output: `bench:` lines on stdout (and in build/bench/bench.txt), a Markdown
 table (build/bench/results.md), the numbers (build/bench/results.json), a
@@ -154,8 +159,9 @@ def parse_bench_lines(text):
 QEMU = ""     # --qemu: another QEMU binary (default: build/qemu's)
 
 
-def boot(cmds, props, mem, logdir, trace=None, timeout=1200):
-    """Run @cmds in one VM (vmrun); with @trace, QEMU logs qgpu_job_done there."""
+def boot(cmds, props, mem, logdir, trace=None, timeout=1200, devices=(), modprobe=()):
+    """Run @cmds in one VM (vmrun); with @trace, QEMU logs qgpu_job_done there.
+    @devices: more QEMU -device arguments, @modprobe: guest modules to load."""
     orig = vmrun.qemu_argv
 
     def argv(cfg, initrd, serial):
@@ -163,7 +169,8 @@ def boot(cmds, props, mem, logdir, trace=None, timeout=1200):
         return a + ["-trace", "qgpu_job_done", "-D", trace] if trace else a
     vmrun.qemu_argv = argv
     try:
-        cfg = vmrun.VmConfig(props=props, mem=mem, qemu=QEMU)
+        cfg = vmrun.VmConfig(props=props, mem=mem, qemu=QEMU, devices=list(devices),
+                             modprobe=list(modprobe))
         res, problems, _ = vmrun.run_commands([vmrun.Cmd(c, timeout=timeout) for c in cmds],
                                               cfg, logdir=logdir, resume=False)
     finally:
@@ -328,7 +335,8 @@ def limit_line(op, size, o):
 # --- the other parts ------------------------------------------------------------
 
 def bench_groups():
-    """The bench groups of tests.list: [(name, props, mem, [commands])]."""
+    """The bench groups of tests.list: [(name, props, mem, [commands], {"device": [...],
+    "modprobe": [...]})]."""
     groups, cur = [], None
     for line in open(TESTS_LIST):
         line = line.strip()
@@ -337,7 +345,10 @@ def bench_groups():
         w = shlex.split(line)
         if w[0] == "group":
             opts = dict(x.partition("=")[::2] for x in w[2:])
-            cur = (w[1], opts.get("props", ""), opts.get("mem", "1G"), []) \
+            extra = {"device": [x.partition("=")[2] for x in w[2:] if x.startswith("device=")],
+                     "modprobe": [m for x in w[2:] if x.startswith("modprobe=")
+                                  for m in x.partition("=")[2].split(",") if m]}
+            cur = (w[1], opts.get("props", ""), opts.get("mem", "1G"), [], extra) \
                 if w[1].startswith("bench") else None
             if cur:
                 groups.append(cur)
@@ -378,6 +389,33 @@ def table(summary, host_info):
                             o["guest_host_memcpy_ratio"], o["pieces_per_move"],
                             o["host_memcpy_cpu_ratio"]))
     return "\n".join(rows)
+
+
+LAT_KINDS = [("nop_submit_signal", "NOP submit -> signal"), ("ping", "device floor (PING)"),
+             ("virtio_gpu", "virtio-gpu RESOURCE_CREATE + WAIT"), ("query_ioctl", "bare ioctl (QUERY)")]
+
+
+def latency_table(lat):
+    """Markdown lines for the latency part: each round trip's median and p99, and
+    the ratios qgpu-bench took within the run."""
+    if not lat:
+        return []
+    out = ["## Submission latency", "",
+           "| group | round trip | median us | p99 us |", "|---|---|---|---|"]
+    for kv in lat:
+        for key, title in LAT_KINDS:
+            if key + "_median_us" in kv:
+                out.append("| %s | %s | %s | %s |" % (kv["group"], title,
+                                                      kv[key + "_median_us"],
+                                                      kv.get(key + "_p99_us", "-")))
+    out.append("")
+    for kv in lat:
+        out.append("%s: floor_ratio=%s (target <= 2), virtio_gpu_ratio=%s (target < 1), "
+                   "p99_ratio=%s (target <= 3); %s runs, interleaved." % (
+                       kv["group"], kv.get("floor_ratio", "-"),
+                       kv.get("virtio_gpu_ratio", "-"), kv.get("p99_ratio", "-"),
+                       kv.get("runs", "?")))
+    return out + [""]
 
 
 def plot(summary, path):
@@ -453,7 +491,7 @@ def main():
         shutil.rmtree(d, ignore_errors=True)          # keep the 5 most recent
     logdir = os.path.join(a.out, "logs-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
     os.makedirs(logdir)
-    lines, failed, summary, results = [], [], [], {"paging": [], "parts": []}
+    lines, failed, summary, results = [], [], [], {"paging": [], "parts": [], "latency": []}
 
     def emit(s):
         print(s, flush=True)
@@ -490,16 +528,23 @@ def main():
         results["paging"].append({"size": size, "runs": runs, "summary": ops})
 
     if not a.paging_only:
-        for name, props, mem, cmds in bench_groups():
+        for name, props, mem, cmds, extra in bench_groups():
             if not cmds:
                 continue
-            log("%s: VM (%s): %s" % (name, props or "defaults", "; ".join(cmds)))
+            log("%s: VM (%s%s): %s" % (name, props or "defaults",
+                                       "".join(" + " + d for d in extra["device"]),
+                                       "; ".join(cmds)))
             res, problems = boot(cmds, props, mem, os.path.join(logdir, "vm-" + name),
-                                 timeout=600)
+                                 timeout=600, devices=extra["device"],
+                                 modprobe=extra["modprobe"])
             for r in res:
                 for l in r.output.splitlines():
                     if l.startswith("bench: "):
                         emit(l)
+                for n, kv in parse_bench_lines(r.output):
+                    if n == "latency" and "nop_submit_signal_median_us" in kv:
+                        results["latency"].append(dict(kv, group=name,
+                                                       devices=extra["device"]))
                 if not r.ok:
                     failed.append("%s: %s: %s" % (name, r.cmd.command, r.reason()))
                 results["parts"].append({"group": name, "props": props, "command": r.cmd.command,
@@ -518,7 +563,8 @@ def main():
           "same size, medians of %d runs just before and just after the boot. By CPU time: "
           "the same bytes over the CPU time the device's thread spent on the move and the "
           "host's memcpy took (less sensitive to other work on the machine)." % a.host_runs,
-          "", "## All bench lines", "", "```"] + lines + ["```", ""]
+          ""] + latency_table(results["latency"]) + [
+          "## All bench lines", "", "```"] + lines + ["```", ""]
     with open(os.path.join(a.out, "results.md"), "w") as f:
         f.write("\n".join(md))
     with open(os.path.join(a.out, "bench.txt"), "w") as f:

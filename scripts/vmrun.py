@@ -587,6 +587,10 @@ Exit status: 0 when every command exited 0 with a clean kernel log.""")
                     "(repeatable; e.g. virtio_gpu, sw_sync)")
     ap.add_argument("--device", action="append", default=[], metavar="DEVICE",
                     help='one more QEMU -device argument, e.g. "virtio-gpu-pci" (repeatable)')
+    ap.add_argument("--virtio-gpu", action="store_true",
+                    help="boot a virtio-gpu device beside qgpu and load its driver "
+                    "(--device virtio-gpu-pci --modprobe virtio_gpu); qgpu's tools find "
+                    "qgpu's nodes by driver name")
     ap.add_argument("-t", "--timeout", type=int, default=DEFAULT_TIMEOUT,
                     help="per-command timeout in seconds (default %(default)s)")
     ap.add_argument("-e", "--expect", action="append", default=[],
@@ -605,6 +609,9 @@ Exit status: 0 when every command exited 0 with a clean kernel log.""")
     ap.add_argument("--shell", action="store_true", help="interactive shell on the serial console")
     ap.add_argument("commands", nargs="*", metavar="COMMAND")
     a = ap.parse_args(argv)
+    if a.virtio_gpu:
+        a.device.append("virtio-gpu-pci")
+        a.modprobe.append("virtio_gpu")
 
     cfg = VmConfig(props=a.props, modparams=a.modparams, load=not a.no_load, smp=a.smp,
                    devices=a.device, modprobe=a.modprobe, mem=a.mem, append=a.append, boot_expect=a.boot_expect, image=a.image)

@@ -260,14 +260,19 @@ def parse_tests_list(path):
                 raise SystemExit("%s: group needs a name" % where)
             cur = {"name": toks[0], "props": "", "modparams": "", "smp": 1, "mem": "1G",
                    "load": True, "alone": False, "timeout": vmrun.DEFAULT_TIMEOUT, "expect": [],
-                   "tests": [], "where": where}
+                   "device": [], "modprobe": [], "tests": [], "where": where}
             for t in toks[1:]:
                 k, eq, v = t.partition("=")
                 if not eq or k not in ("props", "modparams", "smp", "mem", "load", "alone",
-                                       "timeout"):
+                                       "timeout", "device", "modprobe"):
                     raise SystemExit("%s: unknown group option %r" % (where, t))
-                cur[k] = (int(v) if k in ("smp", "timeout") else
-                          v != "0" if k in ("load", "alone") else v)
+                if k == "device":
+                    cur[k].append(v)
+                elif k == "modprobe":
+                    cur[k] += [m for m in v.split(",") if m]
+                else:
+                    cur[k] = (int(v) if k in ("smp", "timeout") else
+                              v != "0" if k in ("load", "alone") else v)
             groups.append(cur)
             last = cur
         elif kw == "test":
@@ -318,7 +323,8 @@ class Recorder:
 
 def run_group(g, picked, logdir):
     cfg = vmrun.VmConfig(props=g["props"], modparams=g["modparams"], load=g["load"],
-                         smp=g["smp"], mem=g["mem"], boot_expect=list(g["expect"]))
+                         smp=g["smp"], mem=g["mem"], boot_expect=list(g["expect"]),
+                         devices=list(g["device"]), modprobe=list(g["modprobe"]))
     rec = Recorder(logdir)
     t0 = time.monotonic()
     results, boot_problems, _ = vmrun.run_commands(picked, cfg, logdir)

@@ -3,8 +3,17 @@
  * qgpu-bench: numbers, never pass/fail on time.
  *
  *   latency   NOP DMA buffer submit -> out-syncobj signalled, median and
- *             p99 over N runs, and in the same run the floor: a bare
- *             QUERY ioctl round trip.
+ *             p99 over N runs (-n, default 1000), and interleaved with it
+ *             in the same run its baselines: a bare QUERY ioctl round
+ *             trip; the device's floor, DRM_IOCTL_QGPU_PING (a doorbell
+ *             the device answers at once with an interrupt that wakes the
+ *             caller: the cheapest round trip the hardware allows); and,
+ *             when a virtio-gpu render node is present (boot with both
+ *             devices, modprobe virtio_gpu), virtio-gpu's fenced host
+ *             round trip without virgl: RESOURCE_CREATE of a 16x16 2D
+ *             resource + VIRTGPU_WAIT. floor_ratio = NOP median / PING
+ *             median, virtio_gpu_ratio = NOP median / virtio-gpu median,
+ *             p99_ratio = NOP p99 / NOP median.
  *   paging    paging-engine bandwidth, GEM_RESIDE of one allocation of
  *             -s PAGING_SIZE (default 64 MiB; less, with a note, when
  *             visible VRAM is smaller), each move timed from the ioctl to
@@ -92,6 +101,8 @@
 #include <poll.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <linux/virtio_gpu.h>
+#include <virtgpu_drm.h>
 #include <xf86drm.h>
 
 #include "libqgpu.h"
@@ -117,58 +128,190 @@ static void percentiles(int64_t *v, int n, double *med, double *p99)
 	*p99 = v[(int)((n - 1) * 0.99)] / 1000.0;
 }
 
+/*
+ * The first render node whose driver is virtio_gpu, opened, or -1: the
+ * nodes are told apart by name (drmGetVersion), as libqgpu finds qgpu's.
+ */
+static int virtio_gpu_open(void)
+{
+	char path[64];
+	int i, fd;
+
+	for (i = 128; i < 192; i++) {
+		drmVersionPtr v;
+		bool ok;
+
+		snprintf(path, sizeof(path), "/dev/dri/renderD%d", i);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		v = drmGetVersion(fd);
+		ok = v && v->name && !strcmp(v->name, "virtio_gpu");
+		if (v)
+			drmFreeVersion(v);
+		if (ok)
+			return fd;
+		close(fd);
+	}
+	return -1;
+}
+
+/*
+ * virtio-gpu's fenced host round trip without virgl: RESOURCE_CREATE of a
+ * 16x16 2D resource (the kernel fences the command) and VIRTGPU_WAIT on
+ * it. The handle is closed after the clock stops.
+ */
+static int virtio_gpu_round_trip(int fd, int64_t *ns)
+{
+	struct drm_virtgpu_resource_create rc = {
+		.target = 2,		/* PIPE_TEXTURE_2D: the only 2D target */
+		.format = VIRTIO_GPU_FORMAT_B8G8R8X8_UNORM,
+		.width = 16,
+		.height = 16,
+		.depth = 1,
+		.array_size = 1,
+		.size = 16 * 16 * 4,
+		.stride = 16 * 4,
+	};
+	struct drm_virtgpu_3d_wait w = { 0 };
+	struct drm_gem_close cl = { 0 };
+	int64_t t0 = qgpu_now_ns();
+	int ret;
+
+	if (drmIoctl(fd, DRM_IOCTL_VIRTGPU_RESOURCE_CREATE, &rc))
+		return -errno;
+	w.handle = rc.bo_handle;
+	ret = drmIoctl(fd, DRM_IOCTL_VIRTGPU_WAIT, &w) ? -errno : 0;
+	*ns = qgpu_now_ns() - t0;
+	cl.handle = rc.bo_handle;
+	drmIoctl(fd, DRM_IOCTL_GEM_CLOSE, &cl);
+	return ret;
+}
+
+enum { LAT_QUERY, LAT_PING, LAT_NOP, LAT_VIRTIO, LAT_KINDS };
+
+struct lat_state {
+	uint32_t ctx;
+	struct drm_qgpu_sync_entry out;
+	struct qgpu_cb cb;
+	int virtio_fd;
+	bool have[LAT_KINDS];
+	int64_t *ns[LAT_KINDS];
+};
+
+/* One sample of @kind; 0 or a negative errno */
+static int lat_sample(struct lat_state *st, int kind, int64_t *ns)
+{
+	struct drm_qgpu_device_info info;
+	int64_t t0 = qgpu_now_ns();
+	int ret;
+
+	switch (kind) {
+	case LAT_QUERY:
+		ret = qgpu_query_device(dev.fd, &info);
+		break;
+	case LAT_PING:
+		ret = qgpu_ping(dev.fd, NULL);
+		break;
+	case LAT_NOP:
+		ret = qgpu_submit(dev.fd, st->ctx, &st->cb, NULL, 0, &st->out,
+				  1, NULL);
+		if (!ret)
+			ret = qgpu_syncobj_wait(dev.fd, st->out.handle, 0,
+						5000000000ll);
+		break;
+	default:
+		return virtio_gpu_round_trip(st->virtio_fd, ns);
+	}
+	*ns = qgpu_now_ns() - t0;
+	return ret;
+}
+
+static const char *const lat_names[LAT_KINDS] = {
+	"query_ioctl", "ping", "nop_submit_signal", "virtio_gpu",
+};
+
+/*
+ * Four round trips, interleaved (each run takes them in a rotating order,
+ * so that none always follows the same one): a bare QUERY ioctl, the
+ * device's floor (PING: a doorbell answered at once by an interrupt that
+ * wakes the caller), a NOP DMA buffer submitted and its out-syncobj
+ * waited for, and virtio-gpu's fenced round trip when a virtio-gpu render
+ * node is present.
+ */
 static int bench_latency(void)
 {
-	struct drm_qgpu_sync_entry out = { 0 };
-	int64_t *lat = calloc(runs, sizeof(*lat));
-	double med, p99, qmed, qp99;
-	struct qgpu_cb cb;
-	uint32_t ctx;
-	int i, ret;
+	struct lat_state st = { .virtio_fd = -1 };
+	double med[LAT_KINDS] = { 0 }, p99[LAT_KINDS] = { 0 };
+	const char *err = NULL;
+	int i, k, n, ret;
 
-	if (!lat)
-		return 1;
-	ret = qgpu_ctx_create(dev.fd, &ctx);
+	ret = qgpu_ctx_create(dev.fd, &st.ctx);
 	if (!ret)
-		ret = qgpu_syncobj_create(dev.fd, &out.handle);
+		ret = qgpu_syncobj_create(dev.fd, &st.out.handle);
 	if (!ret)
-		ret = qgpu_cb_init(&cb, dev.info.max_slots);
+		ret = qgpu_cb_init(&st.cb, dev.info.max_slots);
 	if (!ret)
-		ret = qgpu_cb_nop(&cb, 1);
+		ret = qgpu_cb_nop(&st.cb, 1);
 	if (ret) {
 		printf("bench: latency error=\"%s\"\n", strerror(-ret));
 		return 1;
 	}
-	for (i = 0; i < runs; i++) {
-		int64_t t0 = qgpu_now_ns();
-
-		ret = qgpu_submit(dev.fd, ctx, &cb, NULL, 0, &out, 1, NULL);
-		if (!ret)
-			ret = qgpu_syncobj_wait(dev.fd, out.handle, 0,
-						5000000000ll);
-		if (ret) {
-			printf("bench: latency error=\"run %d: %s\"\n", i,
-			       strerror(-ret));
-			return 1;
+	st.have[LAT_QUERY] = st.have[LAT_NOP] = true;
+	st.have[LAT_PING] = dev.info.caps & QGPU_INFO_CAP_PING;
+	st.virtio_fd = virtio_gpu_open();
+	st.have[LAT_VIRTIO] = st.virtio_fd >= 0;
+	for (k = 0; k < LAT_KINDS; k++) {
+		st.ns[k] = calloc(runs, sizeof(int64_t));
+		if (!st.ns[k])
+			err = "out of memory";
+	}
+	for (i = 0; i < runs && !err; i++) {
+		for (n = 0; n < LAT_KINDS && !err; n++) {
+			k = (i + n) % LAT_KINDS;
+			if (!st.have[k])
+				continue;
+			ret = lat_sample(&st, k, &st.ns[k][i]);
+			if (ret) {
+				printf("bench: latency error=\"run %d, %s: %s\"\n",
+				       i, lat_names[k], strerror(-ret));
+				err = "";
+			}
 		}
-		lat[i] = qgpu_now_ns() - t0;
 	}
-	percentiles(lat, runs, &med, &p99);
-	for (i = 0; i < runs; i++) {
-		struct drm_qgpu_device_info info;
-		int64_t t0 = qgpu_now_ns();
-
-		qgpu_query_device(dev.fd, &info);
-		lat[i] = qgpu_now_ns() - t0;
+	for (k = 0; k < LAT_KINDS && !err; k++)
+		if (st.have[k])
+			percentiles(st.ns[k], runs, &med[k], &p99[k]);
+	if (!err) {
+		printf("bench: latency runs=%d", runs);
+		for (k = 0; k < LAT_KINDS; k++)
+			if (st.have[k])
+				printf(" %s_median_us=%.1f %s_p99_us=%.1f",
+				       lat_names[k], med[k], lat_names[k], p99[k]);
+		printf(" ratio_median=%.1f", med[LAT_QUERY] > 0 ?
+		       med[LAT_NOP] / med[LAT_QUERY] : 0);
+		if (st.have[LAT_PING] && med[LAT_PING] > 0)
+			printf(" floor_ratio=%.2f", med[LAT_NOP] / med[LAT_PING]);
+		else
+			printf(" floor=\"the device has no PING\"");
+		if (st.have[LAT_VIRTIO] && med[LAT_VIRTIO] > 0)
+			printf(" virtio_gpu_ratio=%.2f",
+			       med[LAT_NOP] / med[LAT_VIRTIO]);
+		else
+			printf(" virtio_gpu=\"no virtio-gpu render node\"");
+		printf(" p99_ratio=%.2f\n", med[LAT_NOP] > 0 ?
+		       p99[LAT_NOP] / med[LAT_NOP] : 0);
+	} else if (*err) {
+		printf("bench: latency error=\"%s\"\n", err);
 	}
-	percentiles(lat, runs, &qmed, &qp99);
-	printf("bench: latency runs=%d nop_submit_signal_median_us=%.1f nop_submit_signal_p99_us=%.1f query_ioctl_median_us=%.1f query_ioctl_p99_us=%.1f ratio_median=%.1f\n",
-	       runs, med, p99, qmed, qp99, qmed > 0 ? med / qmed : 0);
-	qgpu_cb_fini(&cb);
-	qgpu_syncobj_destroy(dev.fd, out.handle);
-	qgpu_ctx_destroy(dev.fd, ctx);
-	free(lat);
-	return 0;
+	for (k = 0; k < LAT_KINDS; k++)
+		free(st.ns[k]);
+	if (st.virtio_fd >= 0)
+		close(st.virtio_fd);
+	qgpu_cb_fini(&st.cb);
+	qgpu_syncobj_destroy(dev.fd, st.out.handle);
+	qgpu_ctx_destroy(dev.fd, st.ctx);
+	return err ? 1 : 0;
 }
 
 /* memcpy bandwidth in guest RAM, MiB/s (best of 3) */
