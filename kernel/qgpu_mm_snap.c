@@ -21,7 +21,10 @@
  * of its traces (docs/trace-format.md, snap-begin features=)
  */
 #define QGPU_MM_FEATURE_MIGRATE_BACK	0x1	/* qgpu_mm_use_resident() */
-#define QGPU_MM_FEATURES		QGPU_MM_FEATURE_MIGRATE_BACK
+/* qgpu_mm_make_resident(): room as it is in a VRAM segment before eviction */
+#define QGPU_MM_FEATURE_ROOM_FIRST	0x2
+#define QGPU_MM_FEATURES		(QGPU_MM_FEATURE_MIGRATE_BACK | \
+					 QGPU_MM_FEATURE_ROOM_FIRST)
 
 /* How many mappings in GPU address spaces @bo has (under mm_lock) */
 static u32 qgpu_snap_mappings(struct qgpu_bo *bo)

@@ -48,6 +48,46 @@ static unsigned int qgpu_mm_order(struct qgpu_bo *bo, u32 *order)
 	return n;
 }
 
+/*
+ * The first VRAM segment of @order (those before the aperture segment)
+ * that has room for @bo as it is takes it, evicting nothing (a placement
+ * decision, recorded and replayed as any other). Return: 0 when placed, 1
+ * when no segment has room, or a negative errno.
+ */
+static int qgpu_mm_place_free(struct qgpu_bo *bo, const u32 *order,
+			      unsigned int n)
+{
+	struct qgpu_device *qdev = to_qdev(bo->base.dev);
+	u64 size = (u64)bo->npages << PAGE_SHIFT;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < n && order[i] != QGPU_SEG_APERTURE; i++) {
+		struct drm_mm_node node = {};
+		u32 id = order[i];
+
+		if (qgpu_mm_allowed(bo, id))
+			continue;
+		ret = qgpu_mm_find_room(qdev, &qdev->seg[id], size, &node);
+		if (ret == -ENOSPC)
+			continue;
+		if (ret)
+			return ret;
+		ret = qgpu_mm_move(bo, id, &node, QGPU_WHY_PLACE);
+		if (ret)
+			drm_mm_remove_node(&node);
+		return ret;
+	}
+	return 1;
+}
+
+/*
+ * Room before eviction: an allocation goes to the first VRAM segment of
+ * its order that has room as it is; only when none has is its order walked
+ * again, evicting in each segment. Evicting from a preferred segment while
+ * another VRAM segment stays empty pages bytes for nothing (a preferred
+ * segment is a hint, "DXGK_ALLOCATIONINFO", WDK).
+ */
 static int qgpu_mm_choose(struct qgpu_bo *bo, u32 seg)
 {
 	u32 order[QGPU_SEG_MAX + 4];
@@ -59,6 +99,9 @@ static int qgpu_mm_choose(struct qgpu_bo *bo, u32 seg)
 	if (bo->seg != QGPU_SEG_SYSTEM)
 		return 0;
 	n = qgpu_mm_order(bo, order);
+	r = qgpu_mm_place_free(bo, order, n);
+	if (r <= 0)
+		return r;
 	for (i = 0; i < n; i++) {
 		r = qgpu_mm_place(bo, order[i]);
 		if (!r)
@@ -106,35 +149,18 @@ static int qgpu_mm_migrate_back(struct qgpu_bo *bo)
 	struct qgpu_device *qdev = to_qdev(bo->base.dev);
 	u64 size = (u64)bo->npages << PAGE_SHIFT;
 	u32 order[QGPU_SEG_MAX + 4];
-	unsigned int n, i;
 	int ret;
 
 	if (bo->seg != QGPU_SEG_APERTURE || !bo->evicted || bo->pin_count)
 		return 0;
-	n = qgpu_mm_order(bo, order);
-	for (i = 0; i < n && order[i] != QGPU_SEG_APERTURE; i++) {
-		struct drm_mm_node node = {};
-		u32 id = order[i];
-
-		if (qgpu_mm_allowed(bo, id))
-			continue;
-		ret = qgpu_mm_find_room(qdev, &qdev->seg[id], size, &node);
-		if (ret == -ENOSPC)
-			continue;
-		if (ret)
-			return ret;
-		ret = qgpu_mm_move(bo, id, &node, QGPU_WHY_PLACE);
-		if (ret) {
-			drm_mm_remove_node(&node);
-			return ret;
-		}
-		if (!qgpu_plan_dry(qdev)) {
-			qgpu_stat_add(qdev, qdev->mm_requester,
-				      QGPU_STAT(migrations_back), 1);
-			qgpu_stat_add(qdev, qdev->mm_requester,
-				      QGPU_STAT(migrated_back_bytes), size);
-		}
-		return 0;
+	ret = qgpu_mm_place_free(bo, order, qgpu_mm_order(bo, order));
+	if (ret)
+		return ret < 0 ? ret : 0;
+	if (!qgpu_plan_dry(qdev)) {
+		qgpu_stat_add(qdev, qdev->mm_requester,
+			      QGPU_STAT(migrations_back), 1);
+		qgpu_stat_add(qdev, qdev->mm_requester,
+			      QGPU_STAT(migrated_back_bytes), size);
 	}
 	return 0;
 }

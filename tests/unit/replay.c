@@ -219,6 +219,54 @@ igt_main
 	}
 
 	/*
+	 * Room before eviction: two pages of CPU-visible VRAM, two of
+	 * non-visible, three one-page allocations that may use both and
+	 * prefer the visible one, made resident without a segment: A B C A.
+	 * A memory manager with features bit 1 puts C where there is room
+	 * (non-visible): 3 fills, no eviction, A stays. Without it, C evicts
+	 * A from its preferred segment (every policy: A is the least recent
+	 * and at the lowest offset) and A evicts B: 3 fills + 1 copy in, 2
+	 * evictions, while non-visible VRAM stays empty.
+	 */
+	igt_subtest("hand-room-before-eviction") {
+		static const unsigned int feat[] = { 0x3, 0x1 };
+		struct rp_trace t;
+		struct all a;
+		unsigned int f, p;
+
+		for (f = 0; f < 2; f++) {
+			snprintf(text, sizeof(text),
+				 "qgpu-trace 1\n"
+				 "device vram=16384 visible=8192 gart=1048576 hap=0 page=4096 slots=8 mmu=0 io_coherent=1\n"
+				 "0 snap-begin tag=1 to_vram=0 from_vram=0 vram_to_vram=0 filled=0 evictions=0 tick=0 policy=0 next_id=1 features=%u budget=100\n"
+				 "0 snap-seg seg=1 size=8192 reserved=0 used=0 allocations=0\n"
+				 "0 snap-hole seg=1 start=0 size=8192\n"
+				 "0 snap-seg seg=2 size=8192 reserved=0 used=0 allocations=0\n"
+				 "0 snap-hole seg=2 start=0 size=8192\n"
+				 "0 snap-seg seg=3 size=1048576 reserved=0 used=0 allocations=0\n"
+				 "0 snap-hole seg=3 start=0 size=1048576\n"
+				 "0 snap-end tag=1\n"
+				 "1 create id=1 size=4096 mask=0x6 flags=0 pref=0x1\n"
+				 "1 create id=2 size=4096 mask=0x6 flags=0 pref=0x1\n"
+				 "1 create id=3 size=4096 mask=0x6 flags=0 pref=0x1\n"
+				 "2 reside id=1 seg=0\n3 reside id=2 seg=0\n"
+				 "4 reside id=3 seg=0\n5 reside id=1 seg=0\n",
+				 feat[f]);
+			load(&t, text);
+			replay_all(&t, &a);
+			for (p = 0; p < QGPU_POLICY_COUNT; p++) {
+				igt_assert_eq(a.r[p].c.filled, 3 * PG);
+				igt_assert_eq(a.r[p].c.to_vram, f ? PG : 0);
+				igt_assert_eq(a.r[p].c.evictions, f ? 2 : 0);
+			}
+			/* 4 pages pooled hold all three: MIN fills only */
+			igt_assert_eq(a.min.in_bytes, 3 * PG);
+			all_free(&a);
+			rp_trace_free(&t);
+		}
+	}
+
+	/*
 	 * What is in VRAM at the start costs nothing; a use outside VRAM (an
 	 * aperture-only allocation) is not a reference of the bound. The
 	 * closing snapshot says the kernel paged nothing and holds the same

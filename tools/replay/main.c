@@ -3,7 +3,7 @@
  * qgpu-replay: replay qgpu traces (docs/trace-format.md) for every victim
  * policy of kernel/qgpu_policy.c and compare them with the offline bounds.
  *
- * usage: qgpu-replay [-p POLICY] [--check] [--csv] [--log FILE]
+ * usage: qgpu-replay [-p POLICY] [--check] [--csv] [--why] [--log FILE]
  *                    [--visible SIZE] [--local SIZE] [--aperture SIZE]
  *                    [--hap SIZE] TRACE...
  *
@@ -25,6 +25,11 @@
  * K, M or G); the books then start empty (what was resident starts in
  * system memory). --log FILE: the replay's moves with the kernel's policy.
  * --csv: the figures as comma-separated lines (tools/replay/plots.py).
+ * --why: per policy, where its bytes went: what it paged in by why the
+ * allocation was out of VRAM (first placement, a victim paged back by the
+ * submission that evicted it or later, a forced eviction, migrating back),
+ * and its victims: beyond the shortfall, evicted while another VRAM
+ * segment had room, used again by the submission being walked.
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -85,9 +90,21 @@ static void ratio(char *buf, size_t len, u64 v, u64 bound)
 		snprintf(buf, len, "%.3f", (double)v / bound);
 }
 
+/* --why: where a policy's bytes went */
+static void print_why(const struct rp_waste *w)
+{
+	printf("  %-14s in: fill %.1f, first %.1f, victims back in the same submission %.1f, later %.1f, after forced evictions %.1f, migrated back %.1f\n",
+	       "", mib(w->fill), mib(w->first), mib(w->back_same),
+	       mib(w->back_later), mib(w->back_forced), mib(w->migrated));
+	printf("  %-14s victims %.1f: beyond the shortfall %.1f, with room in another VRAM segment %.1f, used later by the same submission %.1f\n",
+	       "", mib(w->victim), mib(w->excess), mib(w->other_room),
+	       mib(w->same_sub));
+}
+
 struct args {
 	int policy;		/* -1: all */
-	bool check, csv;
+	bool check, csv, why, features_set;
+	u32 features;
 	const char *log;
 	u64 visible, local, aperture, hap;
 	bool other;
@@ -248,7 +265,10 @@ static int one_trace(const char *path, const struct args *a)
 	for (i = 0; i < t.nrefs; i++)
 		served[i] = RP_REF_VRAM;
 	for (p = 0; p < QGPU_POLICY_COUNT; p++) {
-		rp_replay(&t, &cfg, p, NULL, &res[p]);
+		struct rp_options o = { .features_set = a->features_set,
+					.features = a->features };
+
+		rp_replay(&t, &cfg, p, &o, &res[p]);
 		for (i = 0; i < t.nrefs; i++)
 			if (res[p].ref[i] != RP_REF_VRAM)
 				served[i] = RP_REF_SKIPPED;
@@ -299,6 +319,8 @@ static int one_trace(const char *path, const struct args *a)
 			       (unsigned long long)r->c.evictions,
 			       (unsigned long long)r->splits,
 			       (unsigned long long)r->failed_submits, rb);
+		if (a->why && !a->csv)
+			print_why(&r->w);
 		if (r->unknown && !a->csv)
 			printf("  %-14s (%llu requests on allocations it never saw)\n",
 			       "", (unsigned long long)r->unknown);
@@ -350,6 +372,8 @@ int main(int argc, char **argv)
 	static const struct option lopts[] = {
 		{ "check", no_argument, NULL, 'c' },
 		{ "csv", no_argument, NULL, 'C' },
+		{ "why", no_argument, NULL, 'W' },
+		{ "features", required_argument, NULL, 'F' },
 		{ "log", required_argument, NULL, 'l' },
 		{ "visible", required_argument, NULL, 'V' },
 		{ "local", required_argument, NULL, 'L' },
@@ -369,6 +393,13 @@ int main(int argc, char **argv)
 			break;
 		case 'C':
 			a.csv = true;
+			break;
+		case 'W':
+			a.why = true;
+			break;
+		case 'F':
+			a.features = strtoul(optarg, NULL, 0);
+			a.features_set = true;
 			break;
 		case 'l':
 			a.log = optarg;
@@ -399,7 +430,7 @@ int main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr,
-				"usage: qgpu-replay [-p POLICY] [--check] [--csv] [--log FILE]\n"
+				"usage: qgpu-replay [-p POLICY] [--check] [--csv] [--why] [--log FILE]\n"
 				"                   [--visible SIZE] [--local SIZE] [--aperture SIZE] [--hap SIZE]\n"
 				"                   TRACE...\n");
 			return opt == 'h' ? 0 : 2;

@@ -243,6 +243,10 @@ struct bo {
 	u32 offer_priority, mappings;
 	bool pristine, dead, import, submit_write, offered;
 	bool evicted;		/* an eviction for room put it where it is */
+	/* --why: why it last left VRAM, during which event */
+	bool was_vram;
+	int out_why;
+	const struct rp_ev *out_ev;
 };
 
 struct pt {
@@ -314,6 +318,7 @@ struct dev {
 	size_t nktouches, ktouch;
 	const struct rp_ev *cur;	/* the event being replayed */
 	bool migrate_back;	/* the kernel migrates evicted allocations back */
+	u32 features;		/* RP_FEATURE_*: the recorded memory manager's */
 	u32 budget_pct;		/* every process's budget */
 	struct owner **owners;	/* by id */
 	size_t nowners;
@@ -716,6 +721,26 @@ static void book_move(struct dev *d, struct bo *bo, u32 dst,
 	bo->tick = ++d->lru_tick;
 }
 
+/* --why: what a move into VRAM pays for */
+static void waste_in(struct dev *d, struct bo *bo)
+{
+	struct rp_waste *w = &d->r->w;
+
+	if (bo->pristine)
+		w->fill += bo->size;
+	else if (bo->seg == SEG_APERTURE && bo->evicted)
+		w->migrated += bo->size;
+	else if (!bo->was_vram)
+		w->first += bo->size;
+	else if (bo->out_why != RP_WHY_VICTIM)
+		w->back_forced += bo->size;
+	else if (bo->out_ev == d->cur)
+		w->back_same += bo->size;
+	else
+		w->back_later += bo->size;
+	bo->was_vram = true;
+}
+
 /* qgpu_mm_move(): the books, and what the paging buffer would count */
 static int mm_move(struct dev *d, struct bo *bo, u32 dst,
 		   struct mm_node *dst_node)
@@ -729,6 +754,8 @@ static int mm_move(struct dev *d, struct bo *bo, u32 dst,
 		return 0;
 	}
 	/* an offered allocation leaving VRAM is discarded, unless GPU-mapped */
+	if (dst_vram && !src_vram)
+		waste_in(d, bo);
 	if (bo->offered && src_vram && dst == SEG_SYSTEM &&
 	    !(d->t->mmu && bo->mappings))
 		;
@@ -918,6 +945,36 @@ static int pick_victims(struct dev *d, struct seg *seg, u64 size,
 
 static int evict_one(struct dev *d, struct bo *bo, bool to_system, int why);
 
+/* --why: how the victims of one eviction for @size bytes in @seg were chosen */
+static void waste_victims(struct dev *d, struct seg *seg, u64 size,
+			  struct bo *self, struct bo **victims, u32 n)
+{
+	struct rp_waste *w = &d->r->w;
+	u64 free_b = seg->size - seg->used, sum = 0;
+	u64 short_b = size > free_b ? size - free_b : 0;
+	bool other = false;
+	u32 i, j, s;
+
+	for (s = SEG_VISIBLE; self && s <= SEG_LOCAL; s++)
+		if (&d->seg[s] != seg && d->seg[s].present &&
+		    !mm_allowed(d, self, s) && best_hole(&d->seg[s].mm, size))
+			other = true;
+	for (i = 0; i < n; i++) {
+		sum += victims[i]->size;
+		for (j = d->future ? d->future->pos : 0;
+		     d->future && j < d->future->n; j++)
+			if (d->future->bos[j] == victims[i]) {
+				w->same_sub += victims[i]->size;
+				break;
+			}
+	}
+	w->victim += sum;
+	if (sum > short_b)
+		w->excess += sum - short_b;
+	if (other)
+		w->other_room += sum;
+}
+
 /* qgpu_mm_find_space() */
 static int find_space(struct dev *d, struct seg *seg, u64 size,
 		      struct mm_node *node, struct bo *self)
@@ -946,6 +1003,8 @@ static int find_space(struct dev *d, struct seg *seg, u64 size,
 		if (plan_dry(d))
 			plan_record(d, ret, 0, victims, n);
 	}
+	if (!ret && !plan_dry(d))
+		waste_victims(d, seg, size, self, victims, n);
 	for (i = 0; !ret && i < n; i++) {
 		ret = evict_one(d, victims[i], false, RP_WHY_VICTIM);
 		/* under pressure: it may migrate back when room returns */
@@ -965,11 +1024,14 @@ static int evict_one(struct dev *d, struct bo *bo, bool to_system, int why)
 	struct mm_node node = { 0 };
 	int ret;
 
-	(void)why;
 	if (bo->seg == SEG_SYSTEM)
 		return 0;
 	if (bo->dead)
 		return mm_drop(d, bo);
+	if (!plan_dry(d) && bo->seg != SEG_APERTURE) {
+		bo->out_why = why;
+		bo->out_ev = d->cur;
+	}
 	/* OfferAllocations: out of VRAM, an offered one is discarded */
 	if (bo->offered && bo->seg != SEG_APERTURE)
 		to_system = true;
@@ -1013,21 +1075,65 @@ static int mm_place(struct dev *d, struct bo *bo, u32 id)
 	return mm_move(d, bo, id, &node);
 }
 
+/* qgpu_mm_order(): its preferred segments, then its set by id */
+static unsigned int mm_order(struct bo *bo, u32 *order)
+{
+	unsigned int n = 0, i;
+
+	for (i = 0; i < 4 && bo->pref[i]; i++)
+		order[n++] = bo->pref[i];
+	for (i = SEG_VISIBLE; i <= RP_SEG_MAX; i++)
+		if (bo->mask & (1u << i))
+			order[n++] = i;
+	return n;
+}
+
+static int find_room(struct dev *d, struct seg *seg, u64 size,
+		     struct mm_node *node);
+
+/*
+ * qgpu_mm_place_free(): the first VRAM segment of @bo's order, before the
+ * aperture, that has room as it is (evicting nothing); 1 when none has.
+ * Migrating back, and, when the trace's features say so, every placement
+ * before its evicting walk (qgpu_mm_choose())
+ */
+static int mm_place_free(struct dev *d, struct bo *bo, const u32 *order,
+			 unsigned int n)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < n && order[i] != SEG_APERTURE; i++) {
+		struct mm_node node = { 0 };
+
+		if (mm_allowed(d, bo, order[i]))
+			continue;
+		ret = find_room(d, &d->seg[order[i]], bo->size, &node);
+		if (ret == -ENOSPC)
+			continue;
+		if (ret)
+			return ret;
+		return mm_move(d, bo, order[i], &node);
+	}
+	return 1;
+}
+
 static int mm_choose(struct dev *d, struct bo *bo, u32 seg)
 {
 	u32 order[RP_SEG_MAX + 4];
-	unsigned int n = 0, i;
+	unsigned int n, i;
 	int ret = -ENOSPC, r;
 
 	if (seg)
 		return mm_place(d, bo, seg);
 	if (bo->seg != SEG_SYSTEM)
 		return 0;
-	for (i = 0; i < 4 && bo->pref[i]; i++)
-		order[n++] = bo->pref[i];
-	for (i = SEG_VISIBLE; i <= RP_SEG_MAX; i++)
-		if (bo->mask & (1u << i))
-			order[n++] = i;
+	n = mm_order(bo, order);
+	if (d->features & RP_FEATURE_ROOM_FIRST) {
+		r = mm_place_free(d, bo, order, n);
+		if (r <= 0)
+			return r;
+	}
 	for (i = 0; i < n; i++) {
 		r = mm_place(d, bo, order[i]);
 		if (!r)
@@ -1062,29 +1168,12 @@ static int find_room(struct dev *d, struct seg *seg, u64 size,
 static int migrate_back(struct dev *d, struct bo *bo)
 {
 	u32 order[RP_SEG_MAX + 4];
-	unsigned int n = 0, i;
 	int ret;
 
 	if (bo->seg != SEG_APERTURE || !bo->evicted || bo->pin_count)
 		return 0;
-	for (i = 0; i < 4 && bo->pref[i]; i++)
-		order[n++] = bo->pref[i];
-	for (i = SEG_VISIBLE; i <= RP_SEG_MAX; i++)
-		if (bo->mask & (1u << i))
-			order[n++] = i;
-	for (i = 0; i < n && order[i] != SEG_APERTURE; i++) {
-		struct mm_node node = { 0 };
-
-		if (mm_allowed(d, bo, order[i]))
-			continue;
-		ret = find_room(d, &d->seg[order[i]], bo->size, &node);
-		if (ret == -ENOSPC)
-			continue;
-		if (ret)
-			return ret;
-		return mm_move(d, bo, order[i], &node);
-	}
-	return 0;
+	ret = mm_place_free(d, bo, order, mm_order(bo, order));
+	return ret < 0 ? ret : 0;
 }
 
 /* qgpu_mm_use_resident(): a use (a submission's walk, MakeResident) */
@@ -1856,7 +1945,9 @@ int rp_replay(const struct rp_trace *t, const struct rp_config *cfg,
 			if (!started) {
 				started = true;
 				/* decisions of the recorded memory manager */
-				d->migrate_back = e->v[9] &
+				d->features = d->opt->features_set ?
+					      d->opt->features : e->v[9];
+				d->migrate_back = d->features &
 						  RP_FEATURE_MIGRATE_BACK;
 				/* 0: a trace from before budgets (100 %) */
 				d->budget_pct = e->v[10] ? e->v[10] : 100;

@@ -61,6 +61,9 @@ enum { RP_WHY_PLACE, RP_WHY_VICTIM, RP_WHY_REQUEST, RP_WHY_CPU };
 enum { RP_NODE_BO, RP_NODE_PT, RP_NODE_PBUF };
 /* snap-begin features=: what the recorded memory manager does */
 #define RP_FEATURE_MIGRATE_BACK	0x1
+/* an allocation with no segment asked for takes room as it is in a VRAM
+ * segment of its order before any eviction */
+#define RP_FEATURE_ROOM_FIRST	0x2
 
 /* A physical submission: its patch-location entries */
 struct rp_entry {
@@ -128,6 +131,23 @@ int rp_config_from_trace(const struct rp_trace *t, struct rp_config *cfg);
 
 /* --- a replay ----------------------------------------------------------- */
 
+/*
+ * Where a policy's bytes went (--why): what it paged into VRAM, by why the
+ * allocation had been out of it, and how its victims were chosen.
+ */
+struct rp_waste {
+	u64 fill;		/* zero fills (first placements) */
+	u64 first;		/* first transfers of allocations never in VRAM here */
+	u64 back_same;		/* victims paged back in by the submission that evicted them */
+	u64 back_later;		/* victims paged back in later */
+	u64 back_forced;	/* paged back in after a forced eviction (Lock2, requests) */
+	u64 migrated;		/* migrated back from the aperture */
+	u64 victim;		/* bytes evicted by victim choices */
+	u64 excess;		/* of them, beyond the shortfall (the segment's free bytes short of the size) */
+	u64 other_room;		/* of them, while another VRAM segment the allocation may use had the room free */
+	u64 same_sub;		/* of them, allocations the submission being walked uses later */
+};
+
 /* What a replay served, per reference of the bounds */
 enum { RP_REF_SKIPPED = 0, RP_REF_VRAM = 1, RP_REF_OTHER = 2 };
 
@@ -147,6 +167,7 @@ struct rp_result {
 	char tick_diff[160];
 	bool state_match;	/* the books at snap-end equal the kernel's */
 	char state_diff[256];
+	struct rp_waste w;
 };
 
 struct rp_options {
@@ -154,6 +175,9 @@ struct rp_options {
 				 * follow the kernel's policy changes */
 	bool verbose;
 	FILE *log;		/* the replay's own moves, one a line (or NULL) */
+	bool features_set;	/* replay as a memory manager with @features,
+				 * whatever the trace's snapshot says */
+	u32 features;
 };
 
 int rp_replay(const struct rp_trace *t, const struct rp_config *cfg,
