@@ -27,6 +27,7 @@ static const char * const qgpu_stat_names[] = {
 	"submissions", "split_portions", "faults", "resets",
 	"cache_invalidations", "cache_invalidated_bytes", "offer_discards",
 	"offer_discarded_bytes", "migrations_back", "migrated_back_bytes",
+	"vram_discards", "vram_discarded_bytes", "vram_committed",
 };
 
 static_assert(ARRAY_SIZE(qgpu_stat_names) ==
@@ -48,6 +49,7 @@ static int qgpu_stats_show(struct seq_file *m, void *unused)
 		seq_printf(m, "segment %u: size %llu used %llu allocations %u\n",
 			   st[i].id, st[i].size, st[i].used, st[i].allocations);
 	qgpu_query_stats(&qdev->stats, &s);
+	s.vram_committed = qgpu_hw_vram_committed(qdev);
 	for (i = 0; i < ARRAY_SIZE(qgpu_stat_names); i++)
 		seq_printf(m, "%s %llu\n", qgpu_stat_names[i], v[i]);
 	seq_printf(m, "device_faults %u\n", qgpu_hw_fault_count(qdev));

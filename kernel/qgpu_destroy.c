@@ -24,8 +24,20 @@
  * placed there next is written only after that work is done. Nothing here
  * waits. The backing pages are freed by the caller once every fence in the
  * allocation's reservation object (that job's among them) has signalled.
+ *
+ * With @discard, a VRAM range is also given back to the host: that job
+ * DISCARDs it (docs/hw-spec.md section 19). Whatever is placed there next
+ * gets its content by a later paging job (a new allocation is zero-filled,
+ * which costs the host nothing on discarded pages; a move copies), so the
+ * discard never loses data. An eviction of a dead allocation does not
+ * discard: the range is taken at once by what needed the room.
  */
-int qgpu_mm_drop(struct qgpu_bo *bo)
+static bool qgpu_drop_vram(struct qgpu_bo *bo)
+{
+	return bo->seg == QGPU_SEG_VISIBLE || bo->seg == QGPU_SEG_LOCAL;
+}
+
+static int qgpu_mm_drop_range(struct qgpu_bo *bo, bool discard)
 {
 	struct qgpu_device *qdev = to_qdev(bo->base.dev);
 	struct qgpu_paging pb;
@@ -48,6 +60,9 @@ int qgpu_mm_drop(struct qgpu_bo *bo)
 				ret = qgpu_paging_unmap_aperture(&pb,
 								 bo->node.start >> PAGE_SHIFT,
 								 bo->npages);
+			else if (discard && qgpu_drop_vram(bo))
+				ret = qgpu_paging_discard(&pb, bo->node.size,
+							  qgpu_bo_gpu_addr(bo));
 			if (!ret)
 				ret = qgpu_paging_nop(&pb);
 			qgpu_mm_paging_end(bo, &pb, ret);
@@ -55,12 +70,23 @@ int qgpu_mm_drop(struct qgpu_bo *bo)
 		drm_dev_exit(idx);
 		if (ret)
 			return ret;
+		if (discard && qgpu_drop_vram(bo)) {
+			qgpu_stat_add(qdev, NULL, QGPU_STAT(vram_discards), 1);
+			qgpu_stat_add(qdev, NULL, QGPU_STAT(vram_discarded_bytes),
+				      bo->node.size);
+		}
 	}
 	qgpu_seg_account(qdev, bo, false);
 	if (drm_mm_node_allocated(&bo->node))
 		drm_mm_remove_node(&bo->node);
 	bo->seg = QGPU_SEG_SYSTEM;
 	return 0;
+}
+
+/* An eviction of a dead allocation: the range is reused at once. */
+int qgpu_mm_drop(struct qgpu_bo *bo)
+{
+	return qgpu_mm_drop_range(bo, false);
 }
 
 /**
@@ -94,7 +120,7 @@ void qgpu_mm_bo_gone(struct qgpu_bo *bo)
 int qgpu_mm_bo_reap(struct qgpu_bo *bo)
 {
 	lockdep_assert_held(&to_qdev(bo->base.dev)->mm_lock);
-	return qgpu_mm_drop(bo);
+	return qgpu_mm_drop_range(bo, true);
 }
 
 /**

@@ -7,6 +7,7 @@
  * ring commands.
  */
 #include <linux/pci.h>
+#include <drm/drm_drv.h>
 
 #include "qgpu_hw.h"
 #include "qgpu_mmio.h"
@@ -118,6 +119,23 @@ void qgpu_hw_hap_unmap(struct qgpu_device *qdev, u64 first, u64 count)
 u32 qgpu_hw_fault_count(struct qgpu_device *qdev)
 {
 	return qgpu_rd(qdev, QGPU_REG_FAULT_COUNT);
+}
+
+/*
+ * Bytes of VRAM the device holds in host memory (1.4, VRAM_COMMITTED); 0
+ * without the capability or once the device is gone.
+ */
+u64 qgpu_hw_vram_committed(struct qgpu_device *qdev)
+{
+	u64 v = 0;
+	int idx;
+
+	if (!(qdev->caps & QGPU_CAP_VRAM_COMMITTED) ||
+	    !drm_dev_enter(&qdev->drm, &idx))
+		return 0;
+	v = qgpu_rd64(qdev, QGPU_REG_VRAM_COMMITTED_LO);
+	drm_dev_exit(idx);
+	return v;
 }
 
 /* CPU accesses to unmapped host-aperture pages since reset. */

@@ -13,6 +13,7 @@ void qgpu_hw_hap_map(struct qgpu_device *qdev, u64 first, u64 count,
 		     u64 vram_page);
 void qgpu_hw_hap_unmap(struct qgpu_device *qdev, u64 first, u64 count);
 u32 qgpu_hw_fault_count(struct qgpu_device *qdev);
+u64 qgpu_hw_vram_committed(struct qgpu_device *qdev);
 u32 qgpu_hw_hap_fault_count(struct qgpu_device *qdev);
 bool qgpu_hw_has_mmu(struct qgpu_device *qdev);
 bool qgpu_hw_io_coherent(struct qgpu_device *qdev);

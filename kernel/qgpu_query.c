@@ -8,6 +8,7 @@
 
 #include "qgpu_device.h"
 #include "qgpu_ctx.h"
+#include "qgpu_hw.h"
 #include "qgpu_mm.h"
 #include "qgpu_paging.h"
 #include "qgpu_query.h"
@@ -171,6 +172,8 @@ int qgpu_query_ioctl(struct drm_device *drm, void *data,
 		break;
 	case QGPU_QUERY_STATS:
 		qgpu_query_stats(&qdev->stats, buf);
+		((struct drm_qgpu_stats *)buf)->vram_committed =
+			qgpu_hw_vram_committed(qdev);
 		qgpu_mm_lock(qdev, NULL);
 		qgpu_mm_segment_stats(qdev, buf + sizeof(struct drm_qgpu_stats),
 				      &count);

@@ -16,6 +16,7 @@
 #include "qemu/bitops.h"
 #include "qgpu-state.h"
 #include "qgpu-addr.h"
+#include "qgpu-vram.h"
 
 /* GART_BASE_LO, GART_BASE_HI, GART_CTRL */
 uint32_t qgpu_addr_reg_read(QGPUState *s, hwaddr addr)
@@ -418,7 +419,9 @@ int qgpu_addr_fill(QGPUState *s, QGPUAddrCtx *c, uint64_t addr,
             return fault;
         }
         if (seg.host) {
-            qgpu_addr_pattern(seg.host, seg.len, pattern, phase);
+            if (pattern || !qgpu_vram_zero(s, seg.host, seg.len)) {
+                qgpu_addr_pattern(seg.host, seg.len, pattern, phase);
+            }
             qgpu_addr_written(&seg, seg.len);
         } else {
             uint64_t done = 0;

@@ -26,6 +26,7 @@
 #include "qgpu-mmu.h"
 #include "qgpu-context.h"
 #include "qgpu-engine.h"
+#include "qgpu-vram.h"
 #include "trace.h"
 
 /* Limits on device properties (see docs/hw-spec.md, "Device properties") */
@@ -70,7 +71,8 @@ static uint32_t qgpu_caps(QGPUState *s)
 {
     uint32_t caps = QGPU_CAP_FENCE | QGPU_CAP_PAGING | QGPU_CAP_RENDER |
                     QGPU_CAP_CTX_SAVE | QGPU_CAP_FAULT_QUEUE | QGPU_CAP_MMU |
-                    QGPU_CAP_TILING | QGPU_CAP_PING;
+                    QGPU_CAP_TILING | QGPU_CAP_PING |
+                    QGPU_CAP_VRAM_COMMITTED;
 
     if (s->gart_size) {
         caps |= QGPU_CAP_GART;
@@ -94,6 +96,7 @@ static uint32_t qgpu_caps(QGPUState *s)
 static bool qgpu_reg_read_own(QGPUState *s, hwaddr addr, uint32_t *val)
 {
     uint64_t cycles = s->work_cmds + s->work_bytes / 64;
+    uint64_t committed;
 
     switch (addr) {
     case QGPU_REG_ID:
@@ -139,6 +142,12 @@ static bool qgpu_reg_read_own(QGPUState *s, hwaddr addr, uint32_t *val)
     case QGPU_REG_CYCLES_LO:
     case QGPU_REG_CYCLES_HI:
         *val = addr == QGPU_REG_CYCLES_LO ? cycles : cycles >> 32;
+        break;
+    case QGPU_REG_VRAM_COMMITTED_LO:
+    case QGPU_REG_VRAM_COMMITTED_HI:
+        committed = qgpu_vram_committed(s);
+        *val = addr == QGPU_REG_VRAM_COMMITTED_LO ? committed
+                                                  : committed >> 32;
         break;
     default:
         return false;

@@ -43,6 +43,7 @@
 #define QGPU_CAP_TILING			(1u << 8)	/* 1.3: tiled surfaces, DMA TILE/VTILE */
 #define QGPU_CAP_IO_COHERENT		(1u << 9)	/* 1.3: snoops CPU caches (io-coherent) */
 #define QGPU_CAP_PING			(1u << 10)	/* 1.4: PING doorbell, INT_PING */
+#define QGPU_CAP_VRAM_COMMITTED		(1u << 11)	/* 1.4: VRAM_COMMITTED */
 
 #define QGPU_REG_VRAM_SIZE_LO		0x010	/* RO */
 #define QGPU_REG_VRAM_SIZE_HI		0x014
@@ -114,6 +115,8 @@
 /* Device counters (RO, 64-bit) */
 #define QGPU_REG_CYCLES_LO		0x0c0	/* device work units executed */
 #define QGPU_REG_CYCLES_HI		0x0c4
+#define QGPU_REG_VRAM_COMMITTED_LO	0x0c8	/* 1.4: VRAM bytes in host memory */
+#define QGPU_REG_VRAM_COMMITTED_HI	0x0cc
 
 /*
  * Ping (1.4, QGPU_CAP_PING): a doorbell the device answers inside the

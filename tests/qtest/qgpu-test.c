@@ -1085,6 +1085,76 @@ static void test_fill_discard(void)
     qgpu_stop(g);
 }
 
+/*
+ * VRAM_COMMITTED (1.4): the bytes of VRAM in host memory. Writing VRAM
+ * commits it, DISCARD gives whole pages back, and a FILL of zero over
+ * discarded pages commits nothing (they read zero already) while it still
+ * zeroes every page that holds data, whatever the mix.
+ */
+static void test_vram_committed(void)
+{
+    QGPU *g = qgpu_start("vram-size=16M,visible-vram-size=8M");
+    uint64_t base, c;
+    int i;
+
+    g_assert_cmphex(rd(g, QGPU_REG_CAPS) & QGPU_CAP_VRAM_COMMITTED, ==,
+                    QGPU_CAP_VRAM_COMMITTED);
+    base = rd64(g, QGPU_REG_VRAM_COMMITTED_LO);
+    g_assert_cmpuint(base, <=, 16 * MiB);
+    /* 1 MiB of data at 2 MiB commits 1 MiB */
+    cmd_fill(g, MiB, 2 * MiB, 0xa5a5a5a5, 0);
+    run(g, 0);
+    c = rd64(g, QGPU_REG_VRAM_COMMITTED_LO);
+    g_assert_cmpuint(c, >=, base + MiB);
+    /* DISCARD gives it back */
+    cmd_discard(g, MiB, 2 * MiB);
+    run(g, 0);
+    g_assert_cmpuint(rd64(g, QGPU_REG_VRAM_COMMITTED_LO), ==, c - MiB);
+    /* zeroing discarded VRAM commits nothing and reads zero */
+    c = rd64(g, QGPU_REG_VRAM_COMMITTED_LO);
+    cmd_fill(g, MiB, 2 * MiB, 0, 0);
+    run(g, 0);
+    g_assert_cmpuint(rd64(g, QGPU_REG_VRAM_COMMITTED_LO), ==, c);
+    g_assert_cmphex(vram_rd(g, 2 * MiB), ==, 0);
+    g_assert_cmphex(vram_rd(g, 3 * MiB - 4), ==, 0);
+    /*
+     * A mix: data in every other page of 64 KiB at 5 MiB (written by the
+     * CPU through BAR2 and by FILL), then a zero FILL over all of it at an
+     * odd start and length: every byte in range zero, the bytes around
+     * kept, only the data pages still committed.
+     */
+    for (i = 0; i < 16; i += 2) {
+        vram_wr(g, 5 * MiB + i * 4096, 0x1000 + i);
+        vram_wr(g, 5 * MiB + i * 4096 + 4092, 0x2000 + i);
+    }
+    cmd_fill(g, 4096, 5 * MiB + 6 * 4096, 0x5a5a5a5a, 0);
+    vram_wr(g, 5 * MiB + 16 * 4096, 0x3333);
+    run(g, 0);
+    c = rd64(g, QGPU_REG_VRAM_COMMITTED_LO);
+    cmd_fill(g, 16 * 4096 - 8, 5 * MiB + 4, 0, 0);
+    run(g, 0);
+    g_assert_cmpuint(rd64(g, QGPU_REG_VRAM_COMMITTED_LO), ==, c);
+    g_assert_cmphex(vram_rd(g, 5 * MiB), ==, 0x1000);
+    for (i = 0; i < 16; i++) {
+        g_assert_cmphex(vram_rd(g, 5 * MiB + i * 4096 + (i ? 0 : 4)), ==, 0);
+        g_assert_cmphex(vram_rd(g, 5 * MiB + i * 4096 + 2048), ==, 0);
+        if (i < 15) {
+            g_assert_cmphex(vram_rd(g, 5 * MiB + i * 4096 + 4092), ==, 0);
+        }
+    }
+    g_assert_cmphex(vram_rd(g, 5 * MiB + 16 * 4096 - 4), ==, 0);
+    g_assert_cmphex(vram_rd(g, 5 * MiB + 16 * 4096), ==, 0x3333);
+    /* a zero FILL of data pages keeps them (they are not discarded) */
+    g_assert_cmpuint(rd64(g, QGPU_REG_VRAM_COMMITTED_LO), >=, base + 8 * 4096);
+    /* read-only: a write is a register fault, the value unchanged */
+    c = rd64(g, QGPU_REG_VRAM_COMMITTED_LO);
+    wr(g, QGPU_REG_VRAM_COMMITTED_LO, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_REASON), ==,
+                     QGPU_FAULT_BAD_REGISTER);
+    g_assert_cmpuint(rd64(g, QGPU_REG_VRAM_COMMITTED_LO), ==, c);
+    qgpu_stop(g);
+}
+
 static void test_gart(void)
 {
     QGPU *g = qgpu_start(NULL);
@@ -5767,6 +5837,7 @@ int main(int argc, char **argv)
     qtest_add_func("/qgpu/transfer", test_transfer);
     qtest_add_func("/qgpu/bar2", test_bar2);
     qtest_add_func("/qgpu/fill-discard", test_fill_discard);
+    qtest_add_func("/qgpu/vram-committed", test_vram_committed);
     qtest_add_func("/qgpu/gart", test_gart);
     qtest_add_func("/qgpu/hap", test_hap);
     qtest_add_func("/qgpu/hap-fragmented", test_hap_fragmented);

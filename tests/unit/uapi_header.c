@@ -230,7 +230,11 @@ static const struct member layout[] = {
 	/* appended (migrating back) */
 	M(drm_qgpu_stats, migrations_back, 160),
 	M(drm_qgpu_stats, migrated_back_bytes, 168),
-	END(drm_qgpu_stats, 176),
+	/* appended (VRAM given back to the host) */
+	M(drm_qgpu_stats, vram_discards, 176),
+	M(drm_qgpu_stats, vram_discarded_bytes, 184),
+	M(drm_qgpu_stats, vram_committed, 192),
+	END(drm_qgpu_stats, 200),
 
 	M(drm_qgpu_gem_create, size, 0), M(drm_qgpu_gem_create, segment_mask, 8),
 	M(drm_qgpu_gem_create, flags, 12), M(drm_qgpu_gem_create, preferred, 16),

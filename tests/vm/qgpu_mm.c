@@ -4,7 +4,8 @@
  * residency, oversubscription and eviction under CPU mappings ("Mapping
  * Virtual Addresses to a Memory Segment"), the CPU host aperture and its
  * exhaustion, the Lock2 rules ("Allocation Usage Tracking"), zero-filled
- * new allocations ("GpuMmu Example Scenarios"), allocation bad input.
+ * new allocations ("GpuMmu Example Scenarios"), a destroyed allocation's
+ * VRAM given back to the host, allocation bad input.
  *
  * Arguments: the device properties, key=value (tests/vm/qgpu_test.h).
  * Meant for a device with non-visible VRAM and a host aperture, e.g.
@@ -825,6 +826,60 @@ igt_main
 		igt_assert(!set_policy("lru2"));
 		igt_assert(!set_policy("-1"));
 		igt_assert(set_policy("lru"));
+	}
+
+	/*
+	 * A destroyed allocation's VRAM goes back to the host (a DISCARD once
+	 * its work is done: the device's committed VRAM falls by its size),
+	 * and zero-filling a new allocation there takes nothing back from the
+	 * host, while it still reads zero (docs/hw-spec.md section 19).
+	 */
+	igt_subtest("destroy-gives-vram-back") {
+		const uint64_t size = 8 * MiB;
+		struct drm_qgpu_stats s0, s1, s2, s3;
+		struct qgpu_cb *cb;
+		uint32_t a, b, seg = have_local ? QGPU_SEG_LOCAL
+						: QGPU_SEG_VISIBLE;
+		int64_t t0;
+
+		qt_stats(dev.fd, &s0);
+		igt_require_f(dev.info.caps & QGPU_INFO_CAP_VRAM_COMMITTED,
+			      "device without VRAM_COMMITTED\n");
+		a = qt_bo(dev.fd, size, QGPU_SEGBIT(seg), 0, 0);
+		qt_reside(dev.fd, a, QGPU_RESIDE_MAKE_RESIDENT, seg);
+		cb = qt_cb(&dev);
+		qgpu_cb_bind(cb, 0, a, 0, size);
+		qgpu_cb_fill(cb, 0, 0, size, 0x5eed0001);
+		qt_run(dev.fd, ctx, cb, 30);
+		qt_cb_free(cb);
+		qt_stats(dev.fd, &s1);
+		igt_assert_lte_u64(size, s1.vram_committed);
+		qt_close(dev.fd, a);
+		/* destruction is deferred: the range is given back once idle */
+		t0 = qgpu_now_ns();
+		do {
+			usleep(10000);
+			qt_stats(dev.fd, &s2);
+		} while (s2.vram_discards == s0.vram_discards &&
+			 qgpu_now_ns() - t0 < 10 * SEC_NS);
+		igt_assert_eq_u64(s2.vram_discards - s0.vram_discards, 1);
+		igt_assert_eq_u64(s2.vram_discarded_bytes -
+				  s0.vram_discarded_bytes, size);
+		igt_info("committed VRAM: %llu KiB with the allocation, %llu KiB after\n",
+			 (unsigned long long)s1.vram_committed >> 10,
+			 (unsigned long long)s2.vram_committed >> 10);
+		igt_assert_lte_u64(s2.vram_committed + size, s1.vram_committed);
+		/* a new allocation: zero-filled, for nothing */
+		b = qt_bo(dev.fd, size, QGPU_SEGBIT(seg), 0, 0);
+		qt_reside(dev.fd, b, QGPU_RESIDE_MAKE_RESIDENT, seg);
+		qt_stats(dev.fd, &s3);
+		igt_assert_lte_u64(size, s3.bytes_filled - s2.bytes_filled);
+		igt_assert_eq_u64(s3.vram_committed, s2.vram_committed);
+		igt_assert_eq(gpu_csum(b, size), qt_csum_const(0, size / 4));
+		qt_close(dev.fd, b);
+		/* per file: the device-wide value is not a file's */
+		igt_assert_eq(qgpu_query_file_stats(dev.fd, &s3), 0);
+		igt_assert_eq_u64(s3.vram_committed, 0);
 	}
 
 	igt_subtest("counters-back-to-zero") {

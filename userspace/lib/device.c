@@ -378,7 +378,8 @@ const char *qgpu_stat_name(unsigned int index)
 		"split_portions", "faults", "resets", "cache_invalidations",
 		"cache_invalidated_bytes", "offer_discards",
 		"offer_discarded_bytes", "migrations_back",
-		"migrated_back_bytes",
+		"migrated_back_bytes", "vram_discards", "vram_discarded_bytes",
+		"vram_committed",
 	};
 	_Static_assert(sizeof(names) / sizeof(names[0]) == QGPU_NUM_STATS,
 		       "stat names out of step with struct drm_qgpu_stats");
@@ -434,6 +435,7 @@ char *qgpu_format_caps(uint32_t caps, char *buf, size_t len)
 	static const char *const names[] = {
 		"FENCE", "GART", "HOST_APERTURE", "PAGING", "RENDER",
 		"CTX_SAVE", "FAULT_QUEUE", "MMU", "TILING", "IO_COHERENT",
+		"PING", "VRAM_COMMITTED",
 	};
 
 	return qgpu_format_bits(caps, names, sizeof(names) / sizeof(names[0]),

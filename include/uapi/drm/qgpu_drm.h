@@ -227,6 +227,22 @@
  */
 
 /**
+ * DOC: qgpu VRAM and host memory
+ *
+ * On a device with %QGPU_INFO_CAP_VRAM_COMMITTED, VRAM takes host memory
+ * only where something was written (docs/hw-spec.md section 19), and the
+ * driver keeps it so: once a destroyed allocation's last work is done, its
+ * VRAM range is discarded (given back to the host; counted in
+ * &drm_qgpu_stats.vram_discards and &drm_qgpu_stats.vram_discarded_bytes),
+ * and a new allocation, zero-filled, takes no host memory for that until
+ * it is written. A range that an eviction frees is not discarded: what
+ * needed the room takes it at once. &drm_qgpu_stats.vram_committed is the
+ * device's own count of VRAM bytes in host memory, so a process can watch
+ * the host's memory for VRAM follow what it allocates and frees. Nothing a
+ * process reads changes: a new allocation reads zero either way.
+ */
+
+/**
  * DOC: qgpu ioctls
  *
  * Each ioctl takes one struct, documented below with every rule the kernel
@@ -476,6 +492,11 @@ struct drm_qgpu_query {
 #define QGPU_INFO_CAP_IO_COHERENT	(1u << 9)
 /* The PING doorbell: %DRM_IOCTL_QGPU_PING (docs/hw-spec.md section 18) */
 #define QGPU_INFO_CAP_PING		(1u << 10)
+/*
+ * The device reports its VRAM in host memory (&drm_qgpu_stats.vram_committed)
+ * and gives destroyed allocations' VRAM back (docs/hw-spec.md section 19)
+ */
+#define QGPU_INFO_CAP_VRAM_COMMITTED	(1u << 11)
 
 /**
  * struct drm_qgpu_device_info - identity and capabilities
@@ -600,6 +621,14 @@ struct drm_qgpu_segment_stats {
  *	(see "qgpu priorities, budgets and offers"; also counted in
  *	@bytes_to_vram). Appended, see "qgpu UAPI growth".
  * @migrated_back_bytes: their bytes.
+ * @vram_discards: destroyed allocations whose VRAM range the driver gave
+ *	back to the host with a DISCARD once their last work was done (so
+ *	that VRAM no live allocation holds takes no host memory; see "qgpu
+ *	VRAM and host memory"). Appended, see "qgpu UAPI growth".
+ * @vram_discarded_bytes: their bytes.
+ * @vram_committed: bytes of VRAM the device holds in host memory now
+ *	(current value, the device's VRAM_COMMITTED register; device-wide:
+ *	0 in %QGPU_QUERY_FILE_STATS).
  */
 struct drm_qgpu_stats {
 	__u64 allocations;
@@ -624,6 +653,9 @@ struct drm_qgpu_stats {
 	__u64 offer_discarded_bytes;
 	__u64 migrations_back;
 	__u64 migrated_back_bytes;
+	__u64 vram_discards;
+	__u64 vram_discarded_bytes;
+	__u64 vram_committed;
 };
 
 /* &drm_qgpu_gem_create.flags */
