@@ -68,6 +68,16 @@
  *             older allocations when VRAM is short. time_ms, bytes paged,
  *             evictions, and the virtual/physical ratios; the checksums
  *             are checked against the host and the physical run.
+ *   vram-memory
+ *             VRAM given back to the host (docs/hw-spec.md section 19):
+ *             -s SIZE (the paging size, default 64 MiB) of allocations of
+ *             64 MiB in VRAM only, made resident (zero-filled) and
+ *             written by the GPU (a FILL), held 3 s, destroyed; then the
+ *             wait until the driver has discarded all of them. Reports the
+ *             device's committed VRAM (vram_committed) before, while held
+ *             and after, and the bytes discarded; scripts/bench.py
+ *             samples the QEMU process's resident memory meanwhile (idle,
+ *             peak, after) and reports rss_ratio = after / idle.
  *   stream    the streaming update of "Allocation Usage Tracking": each
  *             frame (-f FRAMES, default 200) the CPU locks a 512 KiB
  *             resource (libqgpu's usage tracking), writes the frame's data
@@ -1649,11 +1659,86 @@ static int bench_stream(void)
 	return fail;
 }
 
+#define VRAM_MEMORY_CHUNK	(64ull << 20)
+
+static int bench_vram_memory(void)
+{
+	uint64_t n = (paging_size + VRAM_MEMORY_CHUNK - 1) / VRAM_MEMORY_CHUNK;
+	uint32_t mask = QGPU_SEGBIT(QGPU_SEG_VISIBLE) |
+			QGPU_SEGBIT(QGPU_SEG_LOCAL);
+	struct drm_qgpu_stats s0, s1, s2;
+	struct qgpu_cb cb;
+	uint32_t *h, ctx = 0;
+	uint64_t i, made = 0;
+	int64_t t0;
+	int ret;
+
+	h = calloc(n, sizeof(*h));
+	if (!h || qgpu_cb_init(&cb, dev.info.max_slots))
+		return 1;
+	ret = qgpu_ctx_create(dev.fd, &ctx);
+	if (!ret)
+		ret = qgpu_query_stats(dev.fd, &s0, NULL, 0, NULL);
+	for (i = 0; i < n && !ret; i++) {
+		ret = qgpu_bo_create(dev.fd, VRAM_MEMORY_CHUNK, mask, 0, 0,
+				     &h[i]);
+		if (ret)
+			break;
+		made++;
+		ret = qgpu_bo_reside(dev.fd, h[i], QGPU_RESIDE_MAKE_RESIDENT,
+				     0, NULL);
+		if (ret)
+			break;
+		qgpu_cb_reset(&cb);
+		qgpu_cb_bind(&cb, 0, h[i], 0, VRAM_MEMORY_CHUNK);
+		qgpu_cb_fill(&cb, 0, 0, VRAM_MEMORY_CHUNK, 0x5eed0000 + i);
+		ret = cb.error ? cb.error :
+		      qgpu_submit_wait(dev.fd, ctx, &cb, 60000000000ll, NULL);
+	}
+	if (!ret)
+		ret = qgpu_query_stats(dev.fd, &s1, NULL, 0, NULL);
+	if (ret) {
+		printf("bench: vram-memory error=\"allocation %llu of %llu: %s\"\n",
+		       (unsigned long long)i, (unsigned long long)n,
+		       strerror(-ret));
+	} else {
+		printf("bench: vram-memory phase=held size_mib=%.0f committed_mib=%.1f\n",
+		       n * VRAM_MEMORY_CHUNK / MiB, s1.vram_committed / MiB);
+		fflush(stdout);
+		sleep(3);
+	}
+	for (i = 0; i < made; i++)
+		qgpu_bo_destroy(dev.fd, h[i]);
+	qgpu_cb_fini(&cb);
+	if (ctx)
+		qgpu_ctx_destroy(dev.fd, ctx);
+	free(h);
+	if (ret)
+		return 1;
+	/* destruction is deferred: wait for the discards */
+	t0 = qgpu_now_ns();
+	do {
+		usleep(20000);
+		if (qgpu_query_stats(dev.fd, &s2, NULL, 0, NULL))
+			return 1;
+	} while (s2.vram_discards - s0.vram_discards < made &&
+		 qgpu_now_ns() - t0 < 30000000000ll);
+	printf("bench: vram-memory size_mib=%.0f allocations=%llu committed_before_mib=%.1f committed_held_mib=%.1f committed_after_mib=%.1f discards=%llu discarded_mib=%.0f wait_ms=%.0f\n",
+	       n * VRAM_MEMORY_CHUNK / MiB, (unsigned long long)made,
+	       s0.vram_committed / MiB, s1.vram_committed / MiB,
+	       s2.vram_committed / MiB,
+	       (unsigned long long)(s2.vram_discards - s0.vram_discards),
+	       (s2.vram_discarded_bytes - s0.vram_discarded_bytes) / MiB,
+	       (qgpu_now_ns() - t0) / 1e6);
+	return s2.vram_discards - s0.vram_discards < made;
+}
+
 int main(int argc, char **argv)
 {
 	const char *node = NULL;
 	bool lat = false, pag = false, cpu = false, spl = false;
 	bool vres = false, vpt = false, vspl = false, str = false;
+	bool vmem = false;
 	int c, i, ret, fail = 0;
 	int64_t v;
 
@@ -1694,7 +1779,7 @@ int main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr,
-				"usage: %s [-d NODE] [-f FRAMES] [-H HOST_MEMCPY_MIB_S] [-n RUNS] [-r PAGING_RUNS] [-s PAGING_SIZE] [-w WORKING_SET] [latency|paging|cpu|split|vm|vm-resident|vm-pagetables|split-virtual|stream|all]...\n",
+				"usage: %s [-d NODE] [-f FRAMES] [-H HOST_MEMCPY_MIB_S] [-n RUNS] [-r PAGING_RUNS] [-s PAGING_SIZE] [-w WORKING_SET] [latency|paging|cpu|split|vm|vm-resident|vm-pagetables|split-virtual|stream|vram-memory|all]...\n",
 				argv[0]);
 			return c == 'h' ? 0 : 2;
 		}
@@ -1718,6 +1803,8 @@ int main(int argc, char **argv)
 			vspl = true;
 		else if (!strcmp(argv[i], "stream"))
 			str = true;
+		else if (!strcmp(argv[i], "vram-memory"))
+			vmem = true;
 		else if (!strcmp(argv[i], "all"))
 			lat = pag = cpu = spl = vres = vpt = vspl = str = true;
 		else {
@@ -1726,7 +1813,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!lat && !pag && !cpu && !spl && !vres && !vpt && !vspl && !str)
+	if (!lat && !pag && !cpu && !spl && !vres && !vpt && !vspl && !str &&
+	    !vmem)
 		lat = pag = cpu = spl = vres = vpt = vspl = str = true;
 	ret = node ? qgpu_open_path(&dev, node) :
 		     qgpu_open(&dev, QGPU_NODE_RENDER);
@@ -1750,6 +1838,8 @@ int main(int argc, char **argv)
 		fail |= bench_vm(vres, vpt, vspl);
 	if (str)
 		fail |= bench_stream();
+	if (vmem)
+		fail |= bench_vram_memory();
 	qgpu_close(&dev);
 	return fail;
 }
