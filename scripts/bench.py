@@ -24,6 +24,10 @@ in the same run.
   device's floor (PING) and virtio-gpu's fenced round trip, interleaved;
   its ratios (floor_ratio, virtio_gpu_ratio, p99_ratio) go into the table
   and results.json ("latency").
+* VRAM given back to the host (scripts/bench_memory.py, BENCH_MEMORY_SIZE,
+  default 1G): the QEMU process's resident memory idle, with a working set
+  of that size in VRAM and after it was freed; rss_ratio = after / idle
+  ("memory" in results.json).
 
 Output: `bench:` lines on stdout (and in build/bench/bench.txt), a Markdown
 table (build/bench/results.md), the numbers (build/bench/results.json), a
@@ -50,6 +54,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import vmrun  # noqa: E402
+import bench_memory  # noqa: E402
 
 MIB = 1 << 20
 TESTS_LIST = os.path.join(ROOT, "tests", "vm", "tests.list")
@@ -477,6 +482,9 @@ def main():
     ap.add_argument("--mem", default=os.environ.get("BENCH_MEM", "3G"),
                     help="guest memory of the paging boot (default 3G)")
     ap.add_argument("--paging-only", action="store_true", help="skip the other parts")
+    ap.add_argument("--memory-size", default=os.environ.get("BENCH_MEMORY_SIZE", "1G"),
+                    help="the working set whose VRAM must go back to the host (default 1G; "
+                    "0 skips that part)")
     ap.add_argument("--qemu", default=os.environ.get("BENCH_QEMU", ""),
                     help="the QEMU binary to measure (default build/qemu/qemu-system-x86_64; "
                     "keep another build's binary in the same build directory, where it "
@@ -491,7 +499,8 @@ def main():
         shutil.rmtree(d, ignore_errors=True)          # keep the 5 most recent
     logdir = os.path.join(a.out, "logs-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
     os.makedirs(logdir)
-    lines, failed, summary, results = [], [], [], {"paging": [], "parts": [], "latency": []}
+    lines, failed, summary, results = [], [], [], {"paging": [], "parts": [], "latency": [],
+                                                   "memory": {}}
 
     def emit(s):
         print(s, flush=True)
@@ -526,6 +535,21 @@ def main():
             if op in ops:
                 emit(limit_line(op, size, ops[op]))
         results["paging"].append({"size": size, "runs": runs, "summary": ops})
+
+    msize = parse_size(a.memory_size) if a.memory_size not in ("", "0") else 0
+    if not a.paging_only and msize:
+        if mem_available() < 3 * msize + 1024 * MIB:
+            emit('bench: vram-memory-host size_mib=%d note="skipped: needs %d MiB free on '
+                 'the host"' % (msize // MIB, (3 * msize + 1024 * MIB) // MIB))
+        else:
+            log("vram-memory: VM (%s): the host's memory for a %d MiB working set in VRAM"
+                % (bench_memory.PROPS, msize // MIB))
+            mlines, results["memory"], why = bench_memory.run(
+                msize, QEMU, os.path.join(logdir, "vm-memory"))
+            for l in mlines:
+                emit(l)
+            if why:
+                failed.append("vram-memory: %s" % why)
 
     if not a.paging_only:
         for name, props, mem, cmds, extra in bench_groups():
@@ -563,7 +587,7 @@ def main():
           "same size, medians of %d runs just before and just after the boot. By CPU time: "
           "the same bytes over the CPU time the device's thread spent on the move and the "
           "host's memcpy took (less sensitive to other work on the machine)." % a.host_runs,
-          ""] + latency_table(results["latency"]) + [
+          ""] + latency_table(results["latency"]) + bench_memory.table(results["memory"]) + [
           "## All bench lines", "", "```"] + lines + ["```", ""]
     with open(os.path.join(a.out, "results.md"), "w") as f:
         f.write("\n".join(md))

@@ -1723,6 +1723,16 @@ static int bench_vram_memory(void)
 			return 1;
 	} while (s2.vram_discards - s0.vram_discards < made &&
 		 qgpu_now_ns() - t0 < 30000000000ll);
+	/* counted when queued: wait until the device's figure stops falling */
+	do {
+		uint64_t last = s2.vram_committed;
+
+		usleep(100000);
+		if (qgpu_query_stats(dev.fd, &s2, NULL, 0, NULL))
+			return 1;
+		if (s2.vram_committed >= last)
+			break;
+	} while (qgpu_now_ns() - t0 < 30000000000ll);
 	printf("bench: vram-memory size_mib=%.0f allocations=%llu committed_before_mib=%.1f committed_held_mib=%.1f committed_after_mib=%.1f discards=%llu discarded_mib=%.0f wait_ms=%.0f\n",
 	       n * VRAM_MEMORY_CHUNK / MiB, (unsigned long long)made,
 	       s0.vram_committed / MiB, s1.vram_committed / MiB,
