@@ -150,6 +150,9 @@ static uint8_t *qgpu_addr_ram(QGPUState *s, QGPUAddrCtx *c, dma_addr_t gpa,
                 r = &c->ram[i];
             }
         }
+        if (r->used && c->hold) {
+            return NULL;
+        }
         if (r->used) {
             address_space_cache_destroy(&r->mrc);
         }
@@ -393,6 +396,16 @@ static void qgpu_addr_pattern(uint8_t *p, uint64_t len, uint32_t pattern,
 }
 
 /*
+ * Fill the host piece @seg with a 32-bit pattern starting at @phase; needs
+ * no device state, so the device thread may run it without the BQL
+ */
+void qgpu_addr_fill_host(QGPUSeg *seg, uint32_t pattern, uint64_t phase)
+{
+    qgpu_addr_pattern(seg->host, seg->len, pattern, phase);
+    qgpu_addr_written(seg, seg->len);
+}
+
+/*
  * Fill [addr, addr + len) with a 32-bit pattern starting at phase: in place
  * where the piece is host memory (VRAM; guest RAM through @c), else
  * staged and written by DMA, in writes that end at page boundaries with
@@ -418,8 +431,7 @@ int qgpu_addr_fill(QGPUState *s, QGPUAddrCtx *c, uint64_t addr,
             return fault;
         }
         if (seg.host) {
-            qgpu_addr_pattern(seg.host, seg.len, pattern, phase);
-            qgpu_addr_written(&seg, seg.len);
+            qgpu_addr_fill_host(&seg, pattern, phase);
         } else {
             uint64_t done = 0;
 
