@@ -12,6 +12,7 @@
  * carry no restriction), and the walk goes on.
  */
 #include <linux/dma-mapping.h>
+#include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/uaccess.h>
@@ -86,6 +87,7 @@ struct qgpu_submit {
 	struct drm_qgpu_submit *args;
 	struct qgpu_dmabuf *buf;
 	u32 *dw;			/* buf->cpu */
+	void *arrays;			/* the arrays below, one allocation */
 	struct drm_qgpu_alloc_entry *ae;
 	struct qgpu_bo **bos;		/* per allocation entry, may be NULL */
 	struct drm_qgpu_patch_entry *pe;
@@ -110,6 +112,15 @@ struct qgpu_submit {
 	struct qgpu_future future;	/* the rest of the walk, for eviction */
 };
 
+/* Carve @n elements of @size bytes at *@off of a block, 8-byte aligned. */
+static size_t qgpu_submit_carve(size_t *off, size_t n, size_t size)
+{
+	size_t at = *off;
+
+	*off = size_add(at, ALIGN(size_mul(n, size), 8));
+	return at;
+}
+
 /*
  * Parse the DMA buffer (qgpu_dma_parse.c): nothing the device executes was
  * not parsed and validated here. Each patch entry tells the parser what
@@ -122,19 +133,21 @@ static int qgpu_submit_parse(struct qgpu_submit *s)
 	u32 nslots = s->qdev->max_slots;
 	struct qgpu_parse_slot *slots;
 	struct qgpu_parse_patch *pp;
+	size_t off = 0, o_pp, o_slots;
 	enum qgpu_parse_rule rule;
 	u32 *starts;
+	u8 *p;
 
-	starts = kvcalloc(QGPU_PARSE_STARTS_WORDS(ndw), sizeof(*starts),
-			  GFP_KERNEL);
-	pp = kvmalloc_array(npe + 1, sizeof(*pp), GFP_KERNEL);
-	slots = kvcalloc(nslots, sizeof(*slots), GFP_KERNEL);
-	if (!starts || !pp || !slots) {
-		kvfree(starts);
-		kvfree(pp);
-		kvfree(slots);
+	/* one allocation (see qgpu_submit_alloc_arrays()) */
+	qgpu_submit_carve(&off, QGPU_PARSE_STARTS_WORDS(ndw), sizeof(*starts));
+	o_pp = qgpu_submit_carve(&off, npe + 1, sizeof(*pp));
+	o_slots = qgpu_submit_carve(&off, nslots, sizeof(*slots));
+	p = kvzalloc(off, GFP_KERNEL);
+	if (!p)
 		return -ENOMEM;
-	}
+	starts = (void *)p;
+	pp = (void *)(p + o_pp);
+	slots = (void *)(p + o_slots);
 	for (i = 0; i < npe; i++) {
 		struct qgpu_bo *bo = s->bos[s->pe[i].alloc_index];
 
@@ -149,9 +162,7 @@ static int qgpu_submit_parse(struct qgpu_submit *s)
 	if (rule != QGPU_PARSE_OK)
 		drm_dbg(&s->qdev->drm, "submit: %s (offset %u)\n",
 			qgpu_parse_rule_name(rule), at);
-	kvfree(starts);
-	kvfree(pp);
-	kvfree(slots);
+	kvfree(p);
 	return rule == QGPU_PARSE_OK ? 0 : -EINVAL;
 }
 
@@ -180,6 +191,47 @@ static void qgpu_submit_collect_slots(struct qgpu_submit *s)
 		s->mark[s->slots[i]] = 0;
 }
 
+/*
+ * The submission's arrays, zeroed, in one allocation: they were ten
+ * allocations and ten frees before, a measurable part of a small
+ * submission's latency (README, "Benchmarks"). The counts are bounded by
+ * the caller's checks.
+ */
+static int qgpu_submit_alloc_arrays(struct qgpu_submit *s)
+{
+	size_t na = s->args->num_allocs + 1, np = s->args->num_patches + 1;
+	size_t nslots = s->qdev->max_slots, off = 0;
+	size_t o_ae, o_bos, o_pe, o_table, o_devslot, o_mark, o_undo;
+	size_t o_slots, o_unbind, o_pinned;
+	u8 *p;
+
+	o_ae = qgpu_submit_carve(&off, na, sizeof(*s->ae));
+	o_bos = qgpu_submit_carve(&off, na, sizeof(*s->bos));
+	o_pe = qgpu_submit_carve(&off, np, sizeof(*s->pe));
+	o_table = qgpu_submit_carve(&off, nslots, sizeof(*s->table));
+	o_devslot = qgpu_submit_carve(&off, nslots, sizeof(*s->devslot));
+	o_mark = qgpu_submit_carve(&off, nslots, sizeof(*s->mark));
+	o_undo = qgpu_submit_carve(&off, np, sizeof(*s->undo));
+	o_slots = qgpu_submit_carve(&off, np, sizeof(*s->slots));
+	o_unbind = qgpu_submit_carve(&off, np, sizeof(*s->unbind));
+	o_pinned = qgpu_submit_carve(&off, na, sizeof(*s->pinned));
+	p = kvzalloc(off, GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	s->arrays = p;
+	s->ae = (void *)(p + o_ae);
+	s->bos = (void *)(p + o_bos);
+	s->pe = (void *)(p + o_pe);
+	s->table = (void *)(p + o_table);
+	s->devslot = (void *)(p + o_devslot);
+	s->mark = (void *)(p + o_mark);
+	s->undo = (void *)(p + o_undo);
+	s->slots = (void *)(p + o_slots);
+	s->unbind = (void *)(p + o_unbind);
+	s->pinned = (void *)(p + o_pinned);
+	return 0;
+}
+
 static int qgpu_submit_copy(struct qgpu_submit *s)
 {
 	struct drm_qgpu_submit *a = s->args;
@@ -201,21 +253,9 @@ static int qgpu_submit_copy(struct qgpu_submit *s)
 		return ret;
 	s->dw = s->buf->cpu;
 
-	s->ae = kvmalloc_array(a->num_allocs + 1, sizeof(*s->ae), GFP_KERNEL);
-	s->bos = kvcalloc(a->num_allocs + 1, sizeof(*s->bos), GFP_KERNEL);
-	s->pe = kvmalloc_array(a->num_patches + 1, sizeof(*s->pe), GFP_KERNEL);
-	s->table = kvcalloc(qdev->max_slots, sizeof(*s->table), GFP_KERNEL);
-	s->devslot = kvcalloc(qdev->max_slots, sizeof(*s->devslot),
-			      GFP_KERNEL);
-	s->mark = kvcalloc(qdev->max_slots, sizeof(*s->mark), GFP_KERNEL);
-	s->undo = kvcalloc(a->num_patches + 1, sizeof(*s->undo), GFP_KERNEL);
-	s->slots = kvcalloc(a->num_patches + 1, sizeof(*s->slots), GFP_KERNEL);
-	s->unbind = kvcalloc(a->num_patches + 1, sizeof(*s->unbind),
-			     GFP_KERNEL);
-	s->pinned = kvcalloc(a->num_allocs + 1, sizeof(*s->pinned), GFP_KERNEL);
-	if (!s->ae || !s->bos || !s->pe || !s->table || !s->devslot ||
-	    !s->mark || !s->undo || !s->slots || !s->unbind || !s->pinned)
-		return -ENOMEM;
+	ret = qgpu_submit_alloc_arrays(s);
+	if (ret)
+		return ret;
 	if (copy_from_user(s->ae, u64_to_user_ptr(a->allocs),
 			   a->num_allocs * sizeof(*s->ae)) ||
 	    copy_from_user(s->pe, u64_to_user_ptr(a->patches),
@@ -519,21 +559,27 @@ static int qgpu_submit_precheck(struct qgpu_submit *s)
 	unsigned long long cap[QGPU_SEG_MAX + 1] = {};
 	struct qgpu_split_entry *e;
 	struct qgpu_split_alloc *al;
+	size_t off = 0, o_al, o_table, o_refs;
 	unsigned int *refs;
 	int *table, bad;
+	u8 *p;
 	u32 i;
 
 	for (i = QGPU_SEG_VISIBLE; i <= QGPU_SEG_MAX; i++)
 		if (qgpu_mm_seg_present(qdev, i))
 			cap[i] = qdev->seg[i].size - qdev->seg[i].reserved;
-	e = kvmalloc_array(a->num_patches + 1, sizeof(*e), GFP_KERNEL);
-	al = kvmalloc_array(a->num_allocs + 1, sizeof(*al), GFP_KERNEL);
-	table = kvmalloc_array(qdev->max_slots, sizeof(*table), GFP_KERNEL);
-	refs = kvmalloc_array(a->num_allocs + 1, sizeof(*refs), GFP_KERNEL);
-	if (!e || !al || !table || !refs) {
-		bad = -2;
-		goto out;
-	}
+	/* one allocation (see qgpu_submit_alloc_arrays()) */
+	qgpu_submit_carve(&off, a->num_patches + 1, sizeof(*e));
+	o_al = qgpu_submit_carve(&off, a->num_allocs + 1, sizeof(*al));
+	o_table = qgpu_submit_carve(&off, qdev->max_slots, sizeof(*table));
+	o_refs = qgpu_submit_carve(&off, a->num_allocs + 1, sizeof(*refs));
+	p = kvmalloc(off, GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	e = (void *)p;
+	al = (void *)(p + o_al);
+	table = (void *)(p + o_table);
+	refs = (void *)(p + o_refs);
 	for (i = 0; i < a->num_allocs; i++) {
 		al[i].size = s->bos[i] ? s->bos[i]->base.size : 0;
 		al[i].mask = s->bos[i] ? s->bos[i]->segment_mask : 0;
@@ -546,12 +592,8 @@ static int qgpu_submit_precheck(struct qgpu_submit *s)
 	}
 	bad = qgpu_split_check(e, a->num_patches, al, a->num_allocs, cap,
 			       QGPU_SEG_MAX + 1, table, qdev->max_slots, refs);
-out:
-	kvfree(refs);
-	kvfree(e);
-	kvfree(al);
-	kvfree(table);
-	return bad == -1 ? 0 : bad == -2 ? -ENOMEM : -ENOSPC;
+	kvfree(p);
+	return bad == -1 ? 0 : -ENOSPC;
 }
 
 struct qgpu_group_bo {
@@ -783,16 +825,7 @@ static void qgpu_submit_cleanup(struct qgpu_submit *s)
 	if (s->buf)
 		qgpu_dmabuf_put(s->buf);
 	dma_fence_put(s->last);
-	kvfree(s->ae);
-	kvfree(s->bos);
-	kvfree(s->pe);
-	kvfree(s->table);
-	kvfree(s->devslot);
-	kvfree(s->mark);
-	kvfree(s->undo);
-	kvfree(s->slots);
-	kvfree(s->unbind);
-	kvfree(s->pinned);
+	kvfree(s->arrays);
 }
 
 int qgpu_submit_ioctl(struct drm_device *drm, void *data,
