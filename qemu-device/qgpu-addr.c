@@ -151,6 +151,9 @@ static uint8_t *qgpu_addr_ram(QGPUState *s, QGPUAddrCtx *c, dma_addr_t gpa,
                 r = &c->ram[i];
             }
         }
+        if (r->used && c->hold) {
+            return NULL;
+        }
         if (r->used) {
             address_space_cache_destroy(&r->mrc);
         }
@@ -394,6 +397,21 @@ static void qgpu_addr_pattern(uint8_t *p, uint64_t len, uint32_t pattern,
 }
 
 /*
+ * Fill the host piece @seg with a 32-bit pattern starting at @phase; needs
+ * no device state but VRAM's mapping and memfd (fixed from realize to
+ * unrealize), so the device thread may run it without the BQL. Zero over
+ * VRAM writes only the pages that hold host memory (qgpu-vram.c).
+ */
+void qgpu_addr_fill_host(QGPUState *s, QGPUSeg *seg, uint32_t pattern,
+                         uint64_t phase)
+{
+    if (pattern || !qgpu_vram_zero(s, seg->host, seg->len)) {
+        qgpu_addr_pattern(seg->host, seg->len, pattern, phase);
+    }
+    qgpu_addr_written(seg, seg->len);
+}
+
+/*
  * Fill [addr, addr + len) with a 32-bit pattern starting at phase: in place
  * where the piece is host memory (VRAM; guest RAM through @c), else
  * staged and written by DMA, in writes that end at page boundaries with
@@ -419,10 +437,7 @@ int qgpu_addr_fill(QGPUState *s, QGPUAddrCtx *c, uint64_t addr,
             return fault;
         }
         if (seg.host) {
-            if (pattern || !qgpu_vram_zero(s, seg.host, seg.len)) {
-                qgpu_addr_pattern(seg.host, seg.len, pattern, phase);
-            }
-            qgpu_addr_written(&seg, seg.len);
+            qgpu_addr_fill_host(s, &seg, pattern, phase);
         } else {
             uint64_t done = 0;
 

@@ -35,11 +35,16 @@ typedef struct QGPURamCache {
  * host pointers to the guest RAM they touch, so that a contiguous run is
  * one memmove and a page is not a DMA call. A context lives for one round
  * only (the memory map may change between rounds); any access that is not
- * to RAM drops its caches (DMA to MMIO may change the memory map).
+ * to RAM drops its caches (DMA to MMIO may change the memory map). While
+ * @hold is set, host pointers already handed out stay valid: RAM that no
+ * cache covers and that would need a used one is given out for DMA
+ * instead (the caller moves what it holds, clears @hold and translates
+ * again).
  */
 typedef struct QGPUAddrCtx {
     QGPURamCache ram[QGPU_RAM_CACHES];
     uint64_t tick;
+    bool hold;                  /* pointers are in use: replace no cache */
 } QGPUAddrCtx;
 
 /* One contiguous piece of a GPU address range */
@@ -64,6 +69,8 @@ int qgpu_addr_access(QGPUState *s, uint64_t addr, void *buf, uint64_t len,
                      bool is_write, uint64_t *fault_addr);
 int qgpu_addr_read(QGPUState *s, QGPUAddrCtx *c, uint64_t addr, void *buf,
                    uint64_t len, uint64_t *done, uint64_t *fault_addr);
+void qgpu_addr_fill_host(QGPUState *s, QGPUSeg *seg, uint32_t pattern,
+                         uint64_t phase);
 int qgpu_addr_fill(QGPUState *s, QGPUAddrCtx *c, uint64_t addr,
                    uint64_t len, uint32_t pattern, uint64_t phase,
                    bool page_dma, uint64_t *fault_addr);

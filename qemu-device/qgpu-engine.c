@@ -2,10 +2,13 @@
  * qgpu: engines -- ring registers, command fetch, scheduling, NOP and
  * FENCE, and what a fault does to a ring or a DMA buffer.
  *
- * Nothing executes inside an MMIO write: the doorbell (RING_TAIL) schedules a
- * bottom half, which runs the paging engine (0) and then the render engine
- * (1), each with a work budget, and reschedules itself while work remains.
- * A large command keeps its progress in QGPUEngine.job and resumes.
+ * Nothing executes inside an MMIO write: the doorbell (RING_TAIL) kicks the
+ * device thread (qgpu-thread.c), whose rounds run the paging engine (0) and
+ * then the render engine (1), each with a work budget, while work remains.
+ * A large command keeps its progress in QGPUEngine.job and resumes. A
+ * round holds the BQL except around bulk copies; whatever abandons a
+ * command bumps QGPUEngine.gen, so that a copy that ran without the BQL
+ * meanwhile records no progress.
  * Decoding is the paging engine's (qgpu-paging.c) or the render engine's
  * (qgpu-render.c); the work itself is the executors' (qgpu-exec.c).
  *
@@ -22,13 +25,14 @@
 #include "qgpu-context.h"
 #include "qgpu-paging.h"
 #include "qgpu-render.h"
+#include "qgpu-thread.h"
 #include "qgpu-engine.h"
 #include "trace.h"
 
 /*
- * Work budget of one engine in one bottom-half run. Every command costs
- * QGPU_CMD_COST budget units and every byte moved costs one unit, so one run
- * moves at most ~4 MiB or executes at most 256 commands per engine.
+ * Work budget of one engine in one round. Every command costs
+ * QGPU_CMD_COST budget units and every byte moved costs one unit, so one
+ * round moves at most ~4 MiB or executes at most 256 commands per engine.
  */
 #define QGPU_BH_BUDGET          (4 * MiB)
 #define QGPU_CMD_COST           (16 * KiB)
@@ -68,9 +72,14 @@ static void qgpu_engine_clear_fault_vm(QGPUEngine *e)
     e->fault_vm = 0;
 }
 
-/* Drop any command in progress (HEAD stays where it is). */
-static void qgpu_engine_abandon(QGPUEngine *e)
+/*
+ * Drop any command in progress (HEAD stays where it is). A copy running
+ * without the BQL sees the new generation and records nothing.
+ */
+static void qgpu_engine_abandon(QGPUState *s, QGPUEngine *e)
 {
+    qgpu_thread_quiesce(s);
+    e->gen++;
     memset(&e->job, 0, sizeof(e->job));
     memset(&e->dma, 0, sizeof(e->dma));
     e->cmd_bytes = 0;
@@ -96,7 +105,7 @@ static void qgpu_engine_reset_ring(QGPUState *s, unsigned n)
     QGPUEngine *e = &s->eng[n];
 
     trace_qgpu_engine_reset(n);
-    qgpu_engine_abandon(e);
+    qgpu_engine_abandon(s, e);
     e->head = 0;
     e->tail = 0;
     e->halted = false;
@@ -146,7 +155,7 @@ static void qgpu_ring_fault(QGPUState *s, unsigned n, int fault,
     QGPUEngine *e = &s->eng[n];
 
     qgpu_engine_record(s, n, fault, ctx, addr, e->head);
-    qgpu_engine_abandon(e);
+    qgpu_engine_abandon(s, e);
     e->halted = true;
 }
 
@@ -294,12 +303,15 @@ static bool qgpu_engine_run(QGPUState *s, unsigned n)
     uint64_t fault_addr;
     int fault;
 
-    while (budget > 0 && qgpu_engine_has_work(e)) {
+    while (budget > 0 && qgpu_engine_has_work(e) && !s->thread_quit) {
         fault_addr = 0;
         qgpu_engine_clear_fault_vm(e);
         if (e->job.kind != QGPU_JOB_NONE) {
             fault = qgpu_exec_run(s, n, &budget, &fault_addr);
-            if (fault) {
+            if (fault == QGPU_EXEC_ABANDONED) {
+                /* reset while the copy ran: the job is gone already */
+                continue;
+            } else if (fault) {
                 qgpu_engine_cmd_fault(s, n, fault, fault_addr);
             } else if (e->job.done >= e->job.size) {
                 memset(&e->job, 0, sizeof(e->job));
@@ -355,37 +367,36 @@ static void qgpu_engine_poll_wait(QGPUState *s)
     }
 }
 
-static void qgpu_engine_bh(void *opaque)
+/* One round on the device thread, BQL held; true if work remains */
+static bool qgpu_engine_round(QGPUState *s)
 {
-    QGPUState *s = opaque;
     bool more = false;
     unsigned n;
 
-    s->in_engine = true;
     qgpu_engine_poll_wait(s);
     for (n = 0; n < QGPU_NUM_ENGINES; n++) {
         more |= qgpu_engine_run(s, n);
+    }
+    if (s->thread_quit) {
+        return false;
     }
     qgpu_engine_poll_wait(s);
     for (n = 0; n < QGPU_NUM_ENGINES; n++) {
         more |= qgpu_engine_has_work(&s->eng[n]);
     }
-    s->in_engine = false;
-    if (more) {
-        qemu_bh_schedule(s->bh);
-    }
+    return more;
 }
 
 static void qgpu_engine_wait_timer(void *opaque)
 {
     QGPUState *s = opaque;
 
-    qemu_bh_schedule(s->bh);
+    qgpu_thread_kick(s);
 }
 
 static void qgpu_engine_kick(QGPUState *s)
 {
-    qemu_bh_schedule(s->bh);
+    qgpu_thread_kick(s);
 }
 
 /* Engine registers */
@@ -443,7 +454,7 @@ static void qgpu_engine_ctrl(QGPUState *s, unsigned n, uint32_t val)
     if (!(val & QGPU_ENG_CTRL_ENABLE)) {
         if (e->enabled) {
             /* stop; a command in progress restarts from its beginning */
-            qgpu_engine_abandon(e);
+            qgpu_engine_abandon(s, e);
             e->enabled = false;
         }
         return;
@@ -502,16 +513,14 @@ bool qgpu_engine_write(QGPUState *s, unsigned n, hwaddr reg, uint32_t val)
 
 void qgpu_engine_realize(QGPUState *s)
 {
-    s->bh = qemu_bh_new(qgpu_engine_bh, s);
     s->wait_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, qgpu_engine_wait_timer, s);
+    qgpu_thread_start(s, qgpu_engine_round);
 }
 
 void qgpu_engine_unrealize(QGPUState *s)
 {
-    if (s->bh) {
-        qemu_bh_delete(s->bh);
-        s->bh = NULL;
-    }
+    /* first: the thread may be copying with the BQL dropped */
+    qgpu_thread_stop(s);
     if (s->wait_timer) {
         timer_free(s->wait_timer);
         s->wait_timer = NULL;

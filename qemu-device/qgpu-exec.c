@@ -5,18 +5,22 @@
  * A command that moves data leaves a job (QGPUJob) on its engine: TRANSFER
  * and DMA COPY a copy, FILL and DMA FILL a fill, MAP/UNMAP_APERTURE a GART
  * table write, DMA ADD/XOR/CHECKSUM an ALU pass, UPDATE_PT a page-table
- * write, DMA TILE/VTILE a tiling pass (1.3) that runs tile by tile. Each side of a job has an address space (QGPUSpace): physical GPU
- * addresses, or VAs through the GPU MMU (qgpu-mmu.c) for the 1.2 virtual
- * commands, translated page by page. The engine runs the job
+ * write, DMA TILE/VTILE a tiling pass (1.3) that runs tile by tile. Each
+ * side of a job has an address space (QGPUSpace): physical GPU addresses,
+ * or VAs through the GPU MMU (qgpu-mmu.c) for the 1.2 virtual commands,
+ * translated page by page. The engine runs the job
  * in chunks bounded by its work budget, so a large command never holds up
  * the vCPU; progress is kept in the job. Every byte moved is counted in
- * the engine's BYTES and in CYCLES.
+ * the engine's BYTES and in CYCLES. The bulk of copies and fills between
+ * host pointers runs without the BQL (qgpu-thread.c); progress is recorded
+ * only once the BQL is held again and the engine was not reset meanwhile.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
 #include "qemu/osdep.h"
 #include "qemu/bitops.h"
+#include "qemu/rcu.h"
 #ifdef CONFIG_LINUX
 #include <linux/falloc.h>
 #endif
@@ -24,6 +28,7 @@
 #include "qgpu-irq.h"
 #include "qgpu-addr.h"
 #include "qgpu-mmu.h"
+#include "qgpu-thread.h"
 #include "qgpu-exec.h"
 #include "trace.h"
 
@@ -343,42 +348,54 @@ static uint64_t qgpu_exec_move(QGPUState *s, QGPUAddrCtx *c, QGPUSeg *ss,
 }
 
 /*
- * Copy one piece at job->done: @a and @d are the physical GPU addresses of
- * the two sides; a fault reports the address in the side's own space.
+ * Translate the piece at byte @done of a copy: @a and @d are the physical
+ * GPU addresses of the two sides; a fault reports the address in the
+ * side's own space. The piece is ds->len bytes.
  */
-static uint64_t qgpu_exec_copy_piece(QGPUState *s, unsigned n,
-                                     QGPUAddrCtx *c, QGPUJob *job,
-                                     uint64_t a, uint64_t d, uint64_t want,
-                                     bool src_list, bool dst_list,
-                                     uint8_t **bounce, int *fault,
-                                     uint64_t *fault_addr)
+static int qgpu_exec_copy_xlate(QGPUState *s, unsigned n, QGPUAddrCtx *c,
+                                QGPUJob *job, uint64_t done, uint64_t a,
+                                uint64_t d, uint64_t want, bool src_list,
+                                bool dst_list, QGPUSeg *ss, QGPUSeg *ds,
+                                uint64_t *fault_addr)
 {
-    uint64_t va = job->src + job->done, vd = job->dst + job->done, moved;
-    QGPUSeg ss, ds;
-    bool dst_failed;
+    uint64_t va = job->src + done, vd = job->dst + done;
+    int fault;
 
-    *fault = qgpu_addr_translate(s, c, a, want, false, &ss);
-    if (*fault) {
-        *fault = qgpu_mmu_data_fault(s, n, job->src_as,
-                                     job->src_as.virt ? va : a, false,
-                                     *fault, fault_addr);
-        return 0;
+    fault = qgpu_addr_translate(s, c, a, want, false, ss);
+    if (fault) {
+        return qgpu_mmu_data_fault(s, n, job->src_as,
+                                   job->src_as.virt ? va : a, false, fault,
+                                   fault_addr);
     }
     /* DMA of a page-list run goes page by page: a page faults on its own */
-    if (!ss.host && src_list) {
-        ss.len = MIN(ss.len, QGPU_PAGE_SIZE - (a & (QGPU_PAGE_SIZE - 1)));
+    if (!ss->host && src_list) {
+        ss->len = MIN(ss->len, QGPU_PAGE_SIZE - (a & (QGPU_PAGE_SIZE - 1)));
     }
-    *fault = qgpu_addr_translate(s, c, d, ss.len, true, &ds);
-    if (*fault) {
-        *fault = qgpu_mmu_data_fault(s, n, job->dst_as,
-                                     job->dst_as.virt ? vd : d, true,
-                                     *fault, fault_addr);
-        return 0;
+    fault = qgpu_addr_translate(s, c, d, ss->len, true, ds);
+    if (fault) {
+        return qgpu_mmu_data_fault(s, n, job->dst_as,
+                                   job->dst_as.virt ? vd : d, true, fault,
+                                   fault_addr);
     }
-    if (!ds.host && dst_list) {
-        ds.len = MIN(ds.len, QGPU_PAGE_SIZE - (d & (QGPU_PAGE_SIZE - 1)));
+    if (!ds->host && dst_list) {
+        ds->len = MIN(ds->len, QGPU_PAGE_SIZE - (d & (QGPU_PAGE_SIZE - 1)));
     }
-    moved = qgpu_exec_move(s, c, &ss, &ds, bounce, &dst_failed);
+    return QGPU_FAULT_NONE;
+}
+
+/*
+ * Move a translated piece at job->done that is not host memory on both
+ * sides, with the BQL held; the bytes moved, or 0 and *fault
+ */
+static uint64_t qgpu_exec_copy_dma(QGPUState *s, unsigned n, QGPUAddrCtx *c,
+                                   QGPUJob *job, uint64_t a, uint64_t d,
+                                   QGPUSeg *ss, QGPUSeg *ds, uint8_t **bounce,
+                                   int *fault, uint64_t *fault_addr)
+{
+    uint64_t va = job->src + job->done, vd = job->dst + job->done, moved;
+    bool dst_failed;
+
+    moved = qgpu_exec_move(s, c, ss, ds, bounce, &dst_failed);
     if (!moved) {
         *fault = dst_failed
             ? qgpu_mmu_data_fault(s, n, job->dst_as,
@@ -389,6 +406,70 @@ static uint64_t qgpu_exec_copy_piece(QGPUState *s, unsigned n,
                                   QGPU_FAULT_DMA_ERROR, fault_addr);
     }
     return moved;
+}
+
+/*
+ * Pieces of a copy that are host memory on both sides, gathered with the
+ * BQL held and then moved together, without the BQL when they are big
+ * enough. Gathering stops before any translation that reads guest memory
+ * (a page-list batch not read yet, a GART entry, a page-table walk) and
+ * before any DMA, so that every translation and every DMA still comes
+ * after the writes of the pieces before it, as if each piece moved at once.
+ */
+#define QGPU_BATCH_PIECES       256
+#define QGPU_BATCH_BYTES        (1 * MiB)
+
+typedef struct QGPUBatch {
+    QGPUSeg src[QGPU_BATCH_PIECES];
+    QGPUSeg dst[QGPU_BATCH_PIECES];
+    unsigned n;
+    uint64_t bytes;
+} QGPUBatch;
+
+/* Move the gathered pieces and record them in engine @n's job */
+static int qgpu_exec_batch_flush(QGPUState *s, unsigned n, QGPUAddrCtx *c,
+                                 QGPUBatch *b)
+{
+    QGPUEngine *e = &s->eng[n];
+    uint32_t gen = e->gen;
+    bool unlocked;
+    unsigned i;
+
+    if (!b->n) {
+        return QGPU_FAULT_NONE;
+    }
+    unlocked = b->bytes >= QGPU_THREAD_UNLOCK_MIN && qgpu_thread_unlock(s);
+    WITH_RCU_READ_LOCK_GUARD() {
+        for (i = 0; i < b->n; i++) {
+            memmove(b->dst[i].host, b->src[i].host, b->dst[i].len);
+            qgpu_addr_written(&b->dst[i], b->dst[i].len);
+        }
+    }
+    c->hold = false;
+    if (unlocked && (!qgpu_thread_relock(s) || e->gen != gen)) {
+        b->n = 0;
+        b->bytes = 0;
+        return QGPU_EXEC_ABANDONED;
+    }
+    e->job.done += b->bytes;
+    e->job.pieces += b->n;
+    qgpu_exec_account(s, e, b->bytes);
+    b->n = 0;
+    b->bytes = 0;
+    return QGPU_FAULT_NONE;
+}
+
+/* Byte @done of a side can be translated without reading guest memory */
+static bool qgpu_exec_list_ready(QGPUList *l, uint64_t done)
+{
+    uint64_t idx = done >> QGPU_PAGE_SHIFT;
+
+    return !l || (idx >= l->first && idx - l->first < l->count);
+}
+
+static bool qgpu_exec_is_gart(QGPUState *s, uint64_t addr)
+{
+    return addr >= s->vram_size && !(addr & QGPU_SYS_BIT);
 }
 
 /* The read-ahead of a side's page list, if it has one (@flag) */
@@ -405,44 +486,118 @@ static QGPUList *qgpu_exec_list_new(QGPUJob *job, QGPUSpace as, uint32_t flag)
     return l;
 }
 
+/* Translate both sides of the piece at @done (see qgpu_exec_side) */
+static int qgpu_exec_copy_sides(QGPUState *s, unsigned n, QGPUAddrCtx *c,
+                                QGPUList *sl, QGPUList *dl, uint64_t done,
+                                uint64_t *a, uint64_t *d, uint64_t *max,
+                                uint64_t *fault_addr)
+{
+    QGPUJob *job = &s->eng[n].job;
+    uint64_t amax, dmax;
+    int fault;
+
+    fault = qgpu_exec_side(s, n, c, sl, job->src_as, job->src, job->size,
+                           false, done, a, &amax, fault_addr);
+    if (fault) {
+        return fault;
+    }
+    fault = qgpu_exec_side(s, n, c, dl, job->dst_as, job->dst, job->size,
+                           true, done, d, &dmax, fault_addr);
+    *max = MIN(amax, dmax);
+    return fault;
+}
+
 static int qgpu_exec_copy_run(QGPUState *s, unsigned n, QGPUAddrCtx *c,
                               int64_t *budget, uint64_t *fault_addr)
 {
     g_autofree uint8_t *bounce = NULL;
+    g_autofree QGPUBatch *b = g_new(QGPUBatch, 1);
     QGPUEngine *e = &s->eng[n];
     QGPUJob *job = &e->job;
     g_autofree QGPUList *sl = qgpu_exec_list_new(job, job->src_as,
                                                  QGPU_XFER_SRC_PAGELIST);
     g_autofree QGPUList *dl = qgpu_exec_list_new(job, job->dst_as,
                                                  QGPU_XFER_DST_PAGELIST);
+    bool virt = job->src_as.virt || job->dst_as.virt;
+    int fault = QGPU_FAULT_NONE, r;
 
-    while (job->done < job->size && *budget > 0) {
-        uint64_t want = MIN(job->size - job->done, (uint64_t)*budget);
-        uint64_t a, d, amax, dmax, moved;
-        int fault;
+    b->n = 0;
+    b->bytes = 0;
+    while (job->done + b->bytes < job->size && *budget > 0) {
+        uint64_t done = job->done + b->bytes;
+        uint64_t want = MIN(job->size - done, (uint64_t)*budget);
+        uint64_t a, d, max, moved;
+        QGPUSeg ss, ds;
 
-        fault = qgpu_exec_side(s, n, c, sl, job->src_as, job->src,
-                               job->size, false, job->done, &a, &amax,
-                               fault_addr);
-        if (fault) {
-            return fault;
+        if (b->n && (virt || !qgpu_exec_list_ready(sl, done) ||
+                     !qgpu_exec_list_ready(dl, done))) {
+            goto flush;
         }
-        fault = qgpu_exec_side(s, n, c, dl, job->dst_as, job->dst,
-                               job->size, true, job->done, &d, &dmax,
-                               fault_addr);
+        fault = qgpu_exec_copy_sides(s, n, c, sl, dl, done, &a, &d, &max,
+                                     fault_addr);
         if (fault) {
-            return fault;
+            break;
         }
-        want = MIN(want, MIN(amax, dmax));
-        moved = qgpu_exec_copy_piece(s, n, c, job, a, d, want, sl != NULL,
-                                     dl != NULL, &bounce, &fault, fault_addr);
+        if (b->n && (qgpu_exec_is_gart(s, a) || qgpu_exec_is_gart(s, d))) {
+            goto flush;
+        }
+        c->hold = b->n > 0;
+        fault = qgpu_exec_copy_xlate(s, n, c, job, done, a, d,
+                                     MIN(want, max), sl != NULL, dl != NULL,
+                                     &ss, &ds, fault_addr);
+        if (fault) {
+            break;
+        }
+        if (ss.host && ds.host) {
+            b->src[b->n] = ss;
+            b->dst[b->n++] = ds;
+            b->bytes += ds.len;
+            *budget -= ds.len;
+            if (b->n < QGPU_BATCH_PIECES && b->bytes < QGPU_BATCH_BYTES) {
+                continue;
+            }
+            goto flush;
+        }
+        if (b->n) {
+            /* after the pieces before it, translated again */
+            goto flush;
+        }
+        moved = qgpu_exec_copy_dma(s, n, c, job, a, d, &ss, &ds, &bounce,
+                                   &fault, fault_addr);
         if (!moved) {
-            return fault;
+            break;
         }
         job->done += moved;
         job->pieces++;
         *budget -= moved;
         qgpu_exec_account(s, e, moved);
+        continue;
+flush:
+        r = qgpu_exec_batch_flush(s, n, c, b);
+        if (r) {
+            return r;
+        }
+    }
+    /* what moved before a fault stays moved; an abandoned job records none */
+    r = qgpu_exec_batch_flush(s, n, c, b);
+    return r ? r : fault;
+}
+
+/*
+ * Fill the host piece @seg with the BQL dropped (see qgpu_exec_batch_flush)
+ */
+static int qgpu_exec_fill_unlocked(QGPUState *s, unsigned n, QGPUSeg *seg,
+                                   uint32_t pattern, uint64_t phase)
+{
+    QGPUEngine *e = &s->eng[n];
+    uint32_t gen = e->gen;
+    bool unlocked = qgpu_thread_unlock(s);
+
+    WITH_RCU_READ_LOCK_GUARD() {
+        qgpu_addr_fill_host(s, seg, pattern, phase);
+    }
+    if (unlocked && (!qgpu_thread_relock(s) || e->gen != gen)) {
+        return QGPU_EXEC_ABANDONED;
     }
     return QGPU_FAULT_NONE;
 }
@@ -458,6 +613,7 @@ static int qgpu_exec_fill_run(QGPUState *s, unsigned n, QGPUAddrCtx *c,
     while (job->done < job->size && *budget > 0) {
         uint64_t want = MIN(job->size - job->done, (uint64_t)*budget);
         uint64_t d, dmax;
+        QGPUSeg seg;
         int fault;
 
         fault = qgpu_exec_side(s, n, c, dl, job->dst_as, job->dst, job->size,
@@ -466,6 +622,19 @@ static int qgpu_exec_fill_run(QGPUState *s, unsigned n, QGPUAddrCtx *c,
             return fault;
         }
         want = MIN(want, dmax);
+        if (want >= QGPU_THREAD_UNLOCK_MIN && !qgpu_exec_is_gart(s, d) &&
+            !qgpu_addr_translate(s, c, d, want, true, &seg) && seg.host) {
+            fault = qgpu_exec_fill_unlocked(s, n, &seg, job->pattern,
+                                            job->done);
+            if (fault) {
+                return fault;
+            }
+            job->done += seg.len;
+            job->pieces++;
+            *budget -= seg.len;
+            qgpu_exec_account(s, e, seg.len);
+            continue;
+        }
         fault = qgpu_addr_fill(s, c, d, want, job->pattern, job->done,
                                dl != NULL, fault_addr);
         if (fault) {
@@ -813,6 +982,9 @@ int qgpu_exec_run(QGPUState *s, unsigned n, int64_t *budget,
     default:
         job->done = job->size;
         return QGPU_FAULT_NONE;
+    }
+    if (fault == QGPU_EXEC_ABANDONED) {
+        return fault;
     }
     if (timed) {
         job->cpu_ns += qgpu_exec_cpu_ns() - cpu0;

@@ -38,7 +38,13 @@ void qgpu_exec_start_tile(QGPUState *s, unsigned n, QGPUSpace as,
                           bool untile, uint64_t src, uint64_t dst,
                           uint32_t width, uint32_t height, uint32_t pitch);
 
-/* Run engine @n's job until done or out of @budget; a fault stops it. */
+/*
+ * Run engine @n's job until done or out of @budget; a fault stops it.
+ * QGPU_EXEC_ABANDONED (not a fault): the engine was reset or the device
+ * is going away while a copy ran without the BQL; the job is gone.
+ */
+#define QGPU_EXEC_ABANDONED     (-1)
+
 int qgpu_exec_run(QGPUState *s, unsigned n, int64_t *budget,
                   uint64_t *fault_addr);
 

@@ -16,6 +16,7 @@
  *   qgpu-addr.c     the GPU address space: VRAM, GART, system memory
  *   qgpu-faultq.c   the fault queue
  *   qgpu-irq.c      interrupts
+ *   qgpu-thread.c   the device thread the engines run on, and the BQL
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -27,6 +28,7 @@
 #include "qemu/rcu.h"
 #include "hw/pci/pci.h"
 #include "qemu/timer.h"
+#include "qemu/thread.h"
 #include "qom/object.h"
 #include "qgpu_regs.h"
 
@@ -131,6 +133,7 @@ typedef struct QGPUEngine {
     QGPUTlb tlb;                /* qgpu-mmu.c */
     uint32_t fault_info;        /* FAULT_INFO/FAULT_VM of the fault being */
     uint64_t fault_vm;          /* returned (virtual accesses), else 0 */
+    uint32_t gen;               /* bumped when the command is abandoned */
 } QGPUEngine;
 
 /* One fault record (docs/hw-spec.md section 10) */
@@ -143,6 +146,9 @@ typedef struct QGPUFault {
     uint32_t info;              /* 1.2: QGPU_FAULT_INFO_*, 0 if physical */
     uint64_t vm;                /* 1.2: root descriptor, 0 if physical */
 } QGPUFault;
+
+/* One round of engine work on the device thread: true if work remains */
+typedef bool QGPUThreadRound(QGPUState *s);
 
 typedef struct QGPUHapRun {
     struct rcu_head rcu;        /* must be first (call_rcu) */
@@ -202,9 +208,20 @@ struct QGPUState {
 
     /* engines (qgpu-engine.c) */
     QGPUEngine eng[QGPU_NUM_ENGINES];
-    QEMUBH *bh;
     QEMUTimer *wait_timer;
     bool in_engine;             /* device DMA/MSI in progress: BAR0 refuses */
+
+    /* the device thread (qgpu-thread.c) */
+    QemuThread thread;
+    QemuMutex thread_lock;      /* kicked, quit (with BQL), in_flight */
+    QemuCond thread_cond;       /* kicked or quit */
+    QemuCond thread_landed;     /* in_flight cleared */
+    bool thread_started;
+    bool thread_kicked;
+    bool thread_in_flight;      /* moving a piece without the BQL */
+    bool thread_quit;           /* written with both locks held */
+    uint64_t thread_unlocks;    /* times the thread dropped the BQL */
+    QGPUThreadRound *thread_round;
 
     /* render contexts (qgpu-context.c): max_contexts x max_slots */
     uint32_t ctx_sel;           /* CTX_SEL */

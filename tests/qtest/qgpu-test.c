@@ -5820,6 +5820,132 @@ static void test_hotplug(void)
     qtest_quit(qts);
 }
 
+/* ---- the device thread: work in flight ---- */
+
+/*
+ * Queue 1 GiB of VRAM fills (4 x 256 MiB; the first touch of VRAM alone
+ * takes the host a good part of a second) and a fence; true when the
+ * engine is still busy with them after the doorbell and a register read
+ */
+static bool thread_start_fills(QGPU *g)
+{
+    int i;
+
+    qtest_writeq(g->qts, FENCE_MEM, 0);
+    for (i = 0; i < 4; i++) {
+        cmd_fill(g, 256 * MiB, 0, 0x11111111u * (i + 1), 0);
+    }
+    cmd_fence(g, 0, SYS(FENCE_MEM), 1, false);
+    kick(g, 0);
+    /* registers answer and tell the truth while the thread works */
+    g_assert_cmphex(rd(g, QGPU_REG_ID), ==, QGPU_ID_MAGIC);
+    return erd(g, 0, QGPU_ENG_STATUS) == QGPU_ENG_STATUS_BUSY;
+}
+
+/* Nothing of the abandoned fills lands later or is counted later */
+static void thread_check_abandoned(QGPU *g)
+{
+    uint64_t bytes = rd64(g, QGPU_ENGINE_BASE(0) + QGPU_ENG_BYTES_LO);
+    uint64_t cycles = rd64(g, QGPU_REG_CYCLES_LO);
+
+    vram_wr(g, 0, 0xdeadbeef);
+    vram_wr(g, 4 * MiB + 4, 0xdeadbeef);
+    vram_wr(g, 64 * MiB - 4, 0xdeadbeef);
+    g_usleep(100 * 1000);
+    g_assert_cmphex(vram_rd(g, 0), ==, 0xdeadbeef);
+    g_assert_cmphex(vram_rd(g, 4 * MiB + 4), ==, 0xdeadbeef);
+    g_assert_cmphex(vram_rd(g, 64 * MiB - 4), ==, 0xdeadbeef);
+    g_assert_cmpuint(rd64(g, QGPU_ENGINE_BASE(0) + QGPU_ENG_BYTES_LO), ==,
+                     bytes);
+    g_assert_cmpuint(rd64(g, QGPU_REG_CYCLES_LO), ==, cycles);
+    g_assert_cmpuint(bytes % 4096, ==, 0);
+    g_assert_cmpuint(bytes, <, 1 * GiB);
+    g_assert_cmpuint(qtest_readq(g->qts, FENCE_MEM), ==, 0);
+}
+
+/* The engine still works: a small fill and a fence */
+static void thread_check_usable(QGPU *g)
+{
+    vram_wr(g, 12288, 0x600d);
+    cmd_fill(g, 8192, 4096, 0x5a5a5a5a, 0);
+    cmd_fence(g, 0, SYS(FENCE_MEM), 2, false);
+    run(g, 0);
+    g_assert_cmpuint(qtest_readq(g->qts, FENCE_MEM), ==, 2);
+    g_assert_cmphex(vram_rd(g, 4096), ==, 0x5a5a5a5a);
+    g_assert_cmphex(vram_rd(g, 12284), ==, 0x5a5a5a5a);
+    g_assert_cmphex(vram_rd(g, 12288), ==, 0x600d);
+}
+
+static void test_thread_in_flight(void)
+{
+    QGPU *g = qgpu_start("vram-size=256M,visible-vram-size=64M");
+    uint32_t head;
+
+    /* CTRL.RESET in the middle of a fill */
+    g_assert_true(thread_start_fills(g));
+    engine_reset(g, 0);
+    thread_check_abandoned(g);
+    thread_check_usable(g);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+
+    /* disable: HEAD stays at the fill, for inspection */
+    engine_reset(g, 0);
+    g_assert_true(thread_start_fills(g));
+    ewr(g, 0, QGPU_ENG_CTRL, 0);
+    head = erd(g, 0, QGPU_ENG_RING_HEAD);
+    g_assert_cmpuint(head % (QGPU_CMD_FILL_LEN * 4), ==, 0);
+    g_assert_cmpuint(head, <, 4 * QGPU_CMD_FILL_LEN * 4);
+    g_assert_cmphex(erd(g, 0, QGPU_ENG_STATUS), ==, 0);
+    thread_check_abandoned(g);
+    ewr(g, 0, QGPU_ENG_CTRL, QGPU_ENG_CTRL_ENABLE);
+    g->tail[0] = 0;
+    thread_check_usable(g);
+
+    /* device RESET: the rings are gone; set them up again */
+    g_assert_true(thread_start_fills(g));
+    wr(g, QGPU_REG_RESET, 1);
+    g_assert_cmphex(erd(g, 0, QGPU_ENG_STATUS), ==, 0);
+    g_assert_cmphex(erd(g, 0, QGPU_ENG_CTRL), ==, 0);
+    thread_check_abandoned(g);
+    qgpu_ring_init(g, 0, RING0, RING_SIZE);
+    thread_check_usable(g);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+    qgpu_stop(g);
+}
+
+/* Unplug while the thread fills VRAM: no hang, no crash; plug in again */
+static void test_thread_unplug(void)
+{
+    g_autofree char *bios = qgpu_bios_dir();
+    QTestState *qts = qtest_initf("%s -machine pc -nodefaults -m 128M", bios);
+    int i;
+
+    for (i = 0; i < 3; i++) {
+        QGPU g = { .qts = qts };
+
+        qtest_qmp_device_add(qts, "qgpu", "gpu1",
+                             "{'addr': '0x06', 'vram-size': '256M', "
+                             "'visible-vram-size': '64M'}");
+        g.bus = qpci_new_pc(qts, NULL);
+        g.dev = qpci_device_find(g.bus, QPCI_DEVFN(6, 0));
+        g_assert(g.dev);
+        qpci_device_enable(g.dev);
+        g.bar0 = qpci_iomap(g.dev, QGPU_BAR_MMIO, NULL);
+        g.bar2 = qpci_iomap(g.dev, QGPU_BAR_VRAM, NULL);
+        qgpu_ring_init(&g, 0, RING0, RING_SIZE);
+        if (i < 2) {
+            g_assert_true(thread_start_fills(&g));
+        } else {
+            thread_check_usable(&g);
+        }
+        g_free(g.dev);
+        qpci_free_pc(g.bus);
+        qpci_unplug_acpi_device_test(qts, "gpu1", 0x06);
+        qtest_clock_step(qts, 5 * 1000 * 1000);
+    }
+    qtest_quit(qts);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -5842,6 +5968,8 @@ int main(int argc, char **argv)
     qtest_add_func("/qgpu/hap", test_hap);
     qtest_add_func("/qgpu/hap-fragmented", test_hap_fragmented);
     qtest_add_func("/qgpu/large-transfer", test_large_transfer);
+    qtest_add_func("/qgpu/thread/in-flight", test_thread_in_flight);
+    qtest_add_func("/qgpu/thread/unplug", test_thread_unplug);
     qtest_add_func("/qgpu/paging/fast-linear", test_fast_linear);
     qtest_add_func("/qgpu/paging/fast-pagelist", test_fast_pagelist);
     qtest_add_func("/qgpu/paging/pagelist-faults", test_fast_pagelist_faults);

@@ -95,13 +95,26 @@
  *             lock and the GPU's (median of the frames' DMA buffers); and
  *             fps(discard)/fps(sync). Every frame's checksum of both modes
  *             is checked against the host's.
+ *   progress  how much guest CPU work goes on while the device pages:
+ *             a child process runs a fixed arithmetic loop for 2 s and
+ *             counts its iterations, once with the device idle and once
+ *             while the parent moves an allocation of -s PAGING_SIZE
+ *             (default 256 MiB here) into VRAM and back again and again
+ *             (TRANSFER through page lists, as "paging" does); -r rounds
+ *             (default 5) of both, alternating. With more than one CPU the
+ *             child runs on the last one and the parent on the first.
+ *             Medians of idle_iters_s and busy_iters_s, and
+ *             progress_ratio = busy / idle (ratios within a round, their
+ *             median); the bytes moved while the child ran (busy_mib_s).
+ *             Not part of "all" (it takes about 25 s).
  *
  * usage: qgpu-bench [-d NODE] [-f FRAMES] [-H HOST_MEMCPY_MIB_S] [-n RUNS]
  *                   [-r PAGING_RUNS] [-s PAGING_SIZE] [-w WORKING_SET]
  *                   [latency|paging|cpu|split|vm|vm-resident|vm-pagetables|
- *                    split-virtual|stream|all]...
+ *                    split-virtual|stream|progress|all]...
  * Output lines start with "bench:" and are key=value, for scripts.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -109,7 +122,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <sched.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <linux/virtio_gpu.h>
 #include <virtgpu_drm.h>
@@ -122,6 +138,7 @@
 static struct qgpu_dev dev;
 static int runs = 1000;
 static uint64_t paging_size = 64ull << 20;
+static bool paging_size_set;
 static uint64_t working_set = 32ull << 20;
 
 static int cmp_i64(const void *a, const void *b)
@@ -654,6 +671,196 @@ static int bench_paging(void)
 		return 1;
 	}
 	paging_report("fill", size, fill, paging_runs, ref);
+	return 0;
+}
+
+/* Guest CPU progress during paging (benchmark "progress")                   */
+
+#define PROGRESS_SIZE		(256ull << 20)
+#define PROGRESS_NS		(2000000000ll)
+#define PROGRESS_CHUNK		100000	/* loop iterations between clock reads */
+
+struct progress_result {
+	double iters_s;
+	int64_t ns;
+};
+
+/* The fixed arithmetic loop: a 64-bit LCG, PROGRESS_CHUNK steps */
+static uint64_t progress_chunk(uint64_t x)
+{
+	int i;
+
+	for (i = 0; i < PROGRESS_CHUNK; i++)
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+	return x;
+}
+
+static void progress_pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/*
+ * Fork the child that loops for PROGRESS_NS and writes its result to the
+ * pipe it returns (read end); -errno on failure
+ */
+static int progress_start(pid_t *pid)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int p[2];
+
+	if (pipe(p))
+		return -errno;
+	*pid = fork();
+	if (*pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -errno;
+	}
+	if (*pid == 0) {
+		struct progress_result r;
+		volatile uint64_t sink;
+		uint64_t x = 1, chunks = 0;
+		int64_t t0, t;
+
+		close(p[0]);
+		if (cpus > 1)
+			progress_pin(cpus - 1);
+		t0 = qgpu_now_ns();
+		do {
+			x = progress_chunk(x);
+			chunks++;
+			t = qgpu_now_ns() - t0;
+		} while (t < PROGRESS_NS);
+		sink = x;
+		(void)sink;
+		r.ns = t;
+		r.iters_s = (double)chunks * PROGRESS_CHUNK / (t / 1e9);
+		_exit(write(p[1], &r, sizeof(r)) == sizeof(r) ? 0 : 1);
+	}
+	close(p[1]);
+	return p[0];
+}
+
+static int progress_finish(pid_t pid, int fd, struct progress_result *r)
+{
+	ssize_t n;
+	int st;
+
+	do {
+		n = read(fd, r, sizeof(*r));
+	} while (n < 0 && errno == EINTR);
+	close(fd);
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) ||
+	    n != sizeof(*r))
+		return -EIO;
+	return 0;
+}
+
+static bool progress_done(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) > 0;
+}
+
+/*
+ * One round: the loop with the device idle, then with the allocation @h
+ * moving system -> VRAM -> system until the loop ends
+ */
+static int progress_round(uint32_t h, int dmabuf, uint64_t size,
+			  struct progress_result *idle,
+			  struct progress_result *busy, double *mib_s_busy)
+{
+	int64_t ns, t0, moved = 0;
+	int fd, ret;
+	pid_t pid;
+
+	fd = progress_start(&pid);
+	if (fd < 0)
+		return fd;
+	ret = progress_finish(pid, fd, idle);
+	if (ret)
+		return ret;
+	fd = progress_start(&pid);
+	if (fd < 0)
+		return fd;
+	t0 = qgpu_now_ns();
+	while (!ret && !progress_done(fd)) {
+		ret = timed_move(h, dmabuf, QGPU_RESIDE_MAKE_RESIDENT,
+				 QGPU_SEG_VISIBLE, &ns);
+		if (!ret)
+			ret = timed_move(h, dmabuf, QGPU_RESIDE_EVICT_SYSTEM, 0,
+					 &ns);
+		if (!ret)
+			moved += 2 * size;
+	}
+	ns = qgpu_now_ns() - t0;
+	if (ret) {
+		kill(pid, SIGKILL);
+		progress_finish(pid, fd, busy);
+		return ret;
+	}
+	ret = progress_finish(pid, fd, busy);
+	*mib_s_busy = mib_s(moved, ns);
+	return ret;
+}
+
+static int bench_progress(void)
+{
+	const struct drm_qgpu_segment *vis = qgpu_dev_segment(&dev,
+							       QGPU_SEG_VISIBLE);
+	double idle[PAGING_MAX_RUNS], busy[PAGING_MAX_RUNS];
+	double ratio[PAGING_MAX_RUNS], bw[PAGING_MAX_RUNS];
+	uint64_t size = paging_size_set ? paging_size : PROGRESS_SIZE;
+	struct progress_result ri, rb;
+	int64_t ns;
+	uint32_t h;
+	int i, fd, ret;
+
+	if (!vis || size > vis->size - vis->reserved_size) {
+		printf("bench: progress error=\"visible VRAM cannot hold %.0f MiB\"\n",
+		       size / MiB);
+		return 1;
+	}
+	if (sysconf(_SC_NPROCESSORS_ONLN) > 1)
+		progress_pin(0);
+	ret = paging_alloc(size, QGPU_SEGBIT(QGPU_SEG_VISIBLE) |
+			   QGPU_SEGBIT(QGPU_SEG_APERTURE), QGPU_SEG_VISIBLE,
+			   true, &h, &fd);
+	if (ret)
+		goto out;
+	/* warm-up: the device commits VRAM's host memory on first touch */
+	ret = timed_move(h, fd, QGPU_RESIDE_MAKE_RESIDENT, QGPU_SEG_VISIBLE,
+			 &ns);
+	if (!ret)
+		ret = timed_move(h, fd, QGPU_RESIDE_EVICT_SYSTEM, 0, &ns);
+	for (i = 0; i < paging_runs && !ret; i++) {
+		ret = progress_round(h, fd, size, &ri, &rb, &bw[i]);
+		idle[i] = ri.iters_s;
+		busy[i] = rb.iters_s;
+		ratio[i] = ri.iters_s > 0 ? rb.iters_s / ri.iters_s : 0;
+		if (!ret)
+			printf("bench: progress round=%d idle_iters_s=%.0f busy_iters_s=%.0f ratio=%.3f busy_mib_s=%.0f\n",
+			       i, ri.iters_s, rb.iters_s, ratio[i], bw[i]);
+	}
+	if (!ret)
+		ret = paging_check(h, size);
+	close(fd);
+	qgpu_bo_destroy(dev.fd, h);
+out:
+	if (ret) {
+		printf("bench: progress error=\"%s\"\n", strerror(-ret));
+		return 1;
+	}
+	printf("bench: progress size_mib=%.0f rounds=%d cpus=%ld idle_iters_s=%.0f busy_iters_s=%.0f busy_mib_s=%.0f progress_ratio=%.3f\n",
+	       size / MiB, paging_runs, sysconf(_SC_NPROCESSORS_ONLN),
+	       median(idle, paging_runs), median(busy, paging_runs),
+	       median(bw, paging_runs), median(ratio, paging_runs));
 	return 0;
 }
 
@@ -1749,6 +1956,7 @@ int main(int argc, char **argv)
 	bool lat = false, pag = false, cpu = false, spl = false;
 	bool vres = false, vpt = false, vspl = false, str = false;
 	bool vmem = false;
+	bool prog = false;
 	int c, i, ret, fail = 0;
 	int64_t v;
 
@@ -1779,8 +1987,10 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			v = qgpu_parse_size(optarg);
-			if (v > 0)
+			if (v > 0) {
 				paging_size = v < 4096 ? (uint64_t)v << 20 : (uint64_t)v;
+				paging_size_set = true;
+			}
 			break;
 		case 'w':
 			v = qgpu_parse_size(optarg);
@@ -1789,7 +1999,7 @@ int main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr,
-				"usage: %s [-d NODE] [-f FRAMES] [-H HOST_MEMCPY_MIB_S] [-n RUNS] [-r PAGING_RUNS] [-s PAGING_SIZE] [-w WORKING_SET] [latency|paging|cpu|split|vm|vm-resident|vm-pagetables|split-virtual|stream|vram-memory|all]...\n",
+				"usage: %s [-d NODE] [-f FRAMES] [-H HOST_MEMCPY_MIB_S] [-n RUNS] [-r PAGING_RUNS] [-s PAGING_SIZE] [-w WORKING_SET] [latency|paging|cpu|split|vm|vm-resident|vm-pagetables|split-virtual|stream|vram-memory|progress|all]...\n",
 				argv[0]);
 			return c == 'h' ? 0 : 2;
 		}
@@ -1815,6 +2025,8 @@ int main(int argc, char **argv)
 			str = true;
 		else if (!strcmp(argv[i], "vram-memory"))
 			vmem = true;
+		else if (!strcmp(argv[i], "progress"))
+			prog = true;
 		else if (!strcmp(argv[i], "all"))
 			lat = pag = cpu = spl = vres = vpt = vspl = str = true;
 		else {
@@ -1824,7 +2036,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!lat && !pag && !cpu && !spl && !vres && !vpt && !vspl && !str &&
-	    !vmem)
+	    !vmem && !prog)
 		lat = pag = cpu = spl = vres = vpt = vspl = str = true;
 	ret = node ? qgpu_open_path(&dev, node) :
 		     qgpu_open(&dev, QGPU_NODE_RENDER);
@@ -1850,6 +2062,8 @@ int main(int argc, char **argv)
 		fail |= bench_stream();
 	if (vmem)
 		fail |= bench_vram_memory();
+	if (prog)
+		fail |= bench_progress();
 	qgpu_close(&dev);
 	return fail;
 }

@@ -1,0 +1,177 @@
+/*
+ * qgpu: the device thread -- the engines run on a thread of their own, not
+ * in QEMU's main loop, so that a large TRANSFER or FILL holds up neither
+ * the vCPUs nor the monitor.
+ *
+ * The thread sleeps until a kick (a doorbell, CTRL.ENABLE, the WAIT poll
+ * timer), then runs engine rounds (QGPUState.thread_round) while they
+ * report work left. A round runs with the BQL held, like any device code:
+ * it fetches and decodes commands, updates registers, raises interrupts
+ * and records faults. Only the bulk of a copy or fill between host
+ * pointers (VRAM, guest RAM) drops the BQL (qgpu_thread_unlock() and
+ * qgpu_thread_relock()); whoever dropped it checks, once it holds it
+ * again, that the engine was not reset meanwhile (QGPUEngine.gen) before
+ * it records any progress. Between rounds the BQL is released too.
+ *
+ * An engine or device reset, or a disable, waits (qgpu_thread_quiesce())
+ * until a piece in flight without the BQL has landed, so that nothing of
+ * an abandoned command is written after the register write that
+ * abandoned it; the piece is bounded (a 1 MiB batch, a 4 MiB fill).
+ *
+ * This file knows nothing about engines: qgpu-engine.c gives it the round.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/main-loop.h"
+#include "qemu/rcu.h"
+#include "qgpu-state.h"
+#include "qgpu-thread.h"
+
+/* Sleep until kicked or told to quit; true to run a round */
+static bool qgpu_thread_wait(QGPUState *s, bool more)
+{
+    bool quit;
+
+    qemu_mutex_lock(&s->thread_lock);
+    while (!more && !s->thread_kicked && !s->thread_quit) {
+        qemu_cond_wait(&s->thread_cond, &s->thread_lock);
+    }
+    s->thread_kicked = false;
+    quit = s->thread_quit;
+    qemu_mutex_unlock(&s->thread_lock);
+    return !quit;
+}
+
+static void *qgpu_thread_main(void *opaque)
+{
+    QGPUState *s = opaque;
+    bool more = false;
+
+    rcu_register_thread();
+    while (qgpu_thread_wait(s, more)) {
+        uint64_t unlocks;
+
+        qemu_mutex_lock_iothread();
+        if (s->thread_quit) {
+            qemu_mutex_unlock_iothread();
+            break;
+        }
+        unlocks = s->thread_unlocks;
+        s->in_engine = true;
+        more = s->thread_round(s);
+        s->in_engine = false;
+        qemu_mutex_unlock_iothread();
+        if (more && unlocks == s->thread_unlocks) {
+            /*
+             * A round that held the BQL throughout (work that is not a
+             * bulk copy): let whoever waits for the lock have it first.
+             */
+            g_usleep(1);
+        }
+    }
+    rcu_unregister_thread();
+    return NULL;
+}
+
+void qgpu_thread_start(QGPUState *s, QGPUThreadRound *round)
+{
+    s->thread_round = round;
+    s->thread_kicked = false;
+    s->thread_quit = false;
+    s->thread_in_flight = false;
+    qemu_mutex_init(&s->thread_lock);
+    qemu_cond_init(&s->thread_cond);
+    qemu_cond_init(&s->thread_landed);
+    qemu_thread_create(&s->thread, "qgpu", qgpu_thread_main, s,
+                       QEMU_THREAD_JOINABLE);
+    s->thread_started = true;
+}
+
+/* Stop and join the thread; the caller holds the BQL */
+void qgpu_thread_stop(QGPUState *s)
+{
+    if (!s->thread_started) {
+        return;
+    }
+    qemu_mutex_lock(&s->thread_lock);
+    s->thread_quit = true;
+    qemu_cond_signal(&s->thread_cond);
+    qemu_mutex_unlock(&s->thread_lock);
+    /*
+     * The thread may be waiting for the BQL (to start a round, or after a
+     * copy): let it have it; it then sees thread_quit and stops at once.
+     */
+    qemu_mutex_unlock_iothread();
+    qemu_thread_join(&s->thread);
+    qemu_mutex_lock_iothread();
+    qemu_cond_destroy(&s->thread_cond);
+    qemu_cond_destroy(&s->thread_landed);
+    qemu_mutex_destroy(&s->thread_lock);
+    s->thread_started = false;
+}
+
+/* Make the thread run a round (any thread, BQL held or not) */
+void qgpu_thread_kick(QGPUState *s)
+{
+    if (!s->thread_started) {
+        return;
+    }
+    qemu_mutex_lock(&s->thread_lock);
+    s->thread_kicked = true;
+    qemu_cond_signal(&s->thread_cond);
+    qemu_mutex_unlock(&s->thread_lock);
+}
+
+/*
+ * Drop the BQL for bulk work, on the device thread only; true if it was
+ * dropped (then qgpu_thread_relock() must follow). Nothing of the device's
+ * state may be touched until then.
+ */
+bool qgpu_thread_unlock(QGPUState *s)
+{
+    if (!s->thread_started || !qemu_thread_is_self(&s->thread) ||
+        !qemu_mutex_iothread_locked()) {
+        return false;
+    }
+    s->thread_unlocks++;
+    s->in_engine = false;
+    qemu_mutex_lock(&s->thread_lock);
+    s->thread_in_flight = true;
+    qemu_mutex_unlock(&s->thread_lock);
+    qemu_mutex_unlock_iothread();
+    return true;
+}
+
+/*
+ * Take the BQL again after qgpu_thread_unlock(); false if the device is
+ * going away (stop now, touching nothing but what the caller owns).
+ */
+bool qgpu_thread_relock(QGPUState *s)
+{
+    qemu_mutex_lock(&s->thread_lock);
+    s->thread_in_flight = false;
+    qemu_cond_broadcast(&s->thread_landed);
+    qemu_mutex_unlock(&s->thread_lock);
+    qemu_mutex_lock_iothread();
+    s->in_engine = true;
+    return !s->thread_quit;
+}
+
+/*
+ * Wait until the piece the thread moves without the BQL, if any, has
+ * landed (the caller holds the BQL and is about to abandon work). The
+ * thread does not need the BQL to finish the piece.
+ */
+void qgpu_thread_quiesce(QGPUState *s)
+{
+    if (!s->thread_started || qemu_thread_is_self(&s->thread)) {
+        return;
+    }
+    qemu_mutex_lock(&s->thread_lock);
+    while (s->thread_in_flight) {
+        qemu_cond_wait(&s->thread_landed, &s->thread_lock);
+    }
+    qemu_mutex_unlock(&s->thread_lock);
+}
