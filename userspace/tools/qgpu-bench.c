@@ -68,6 +68,14 @@
  *             older allocations when VRAM is short. time_ms, bytes paged,
  *             evictions, and the virtual/physical ratios; the checksums
  *             are checked against the host and the physical run.
+ *   submit-scale
+ *             the submit ioctl's cost per patch-location entry: DMA buffers
+ *             of 1024, 4096 and 16384 BINDs (each a patch entry; slots
+ *             in turn, over up to 1024 resident allocations of 4 KiB)
+ *             and a FENCE; medians of -r PAGING_RUNS (default 5) of the
+ *             ioctl alone (the walk, patching, pinning, queueing) and of
+ *             submit to signal, per entry; scale_ratio = per-entry cost
+ *             at 16384 / at 1024 (flat is 1).
  *   vram-memory
  *             VRAM given back to the host (docs/hw-spec.md section 19):
  *             -s SIZE (the paging size, default 64 MiB) of allocations of
@@ -1866,6 +1874,92 @@ static int bench_stream(void)
 	return fail;
 }
 
+#define SCALE_ALLOCS		1024
+
+static int submit_scale_one(uint32_t ctx, const uint32_t *h, uint32_t n,
+			    double *ioctl_ns, double *total_ns)
+{
+	double io[PAGING_MAX_RUNS], tot[PAGING_MAX_RUNS];
+	struct drm_qgpu_sync_entry out = { 0 };
+	struct qgpu_cb cb;
+	uint32_t i;
+	int r, ret;
+
+	ret = qgpu_cb_init(&cb, dev.info.max_slots);
+	if (!ret)
+		ret = qgpu_syncobj_create(dev.fd, &out.handle);
+	for (i = 0; i < n && !ret; i++)
+		qgpu_cb_bind(&cb, i % dev.info.max_slots, h[i % SCALE_ALLOCS],
+			     0, 4096);
+	qgpu_cb_fence(&cb, 0, 0, n);
+	if (!ret)
+		ret = cb.error;
+	for (r = 0; r < paging_runs + 1 && !ret; r++) {
+		int64_t t0 = qgpu_now_ns(), t1;
+
+		ret = qgpu_submit(dev.fd, ctx, &cb, NULL, 0, &out, 1, NULL);
+		t1 = qgpu_now_ns();
+		if (!ret)
+			ret = qgpu_syncobj_wait(dev.fd, out.handle, 0,
+						60000000000ll);
+		/* the first run is a warm-up (pages pinned, tables built) */
+		if (r) {
+			io[r - 1] = t1 - t0;
+			tot[r - 1] = qgpu_now_ns() - t0;
+		}
+	}
+	if (out.handle)
+		qgpu_syncobj_destroy(dev.fd, out.handle);
+	qgpu_cb_fini(&cb);
+	if (ret)
+		return ret;
+	*ioctl_ns = median(io, paging_runs);
+	*total_ns = median(tot, paging_runs);
+	return 0;
+}
+
+static int bench_submit_scale(void)
+{
+	static const uint32_t sizes[] = { 1024, 4096, 16384 };
+	double io[3], tot[3];
+	uint32_t *h, ctx = 0, i, made = 0;
+	int ret;
+
+	h = calloc(SCALE_ALLOCS, sizeof(*h));
+	if (!h)
+		return 1;
+	ret = qgpu_ctx_create(dev.fd, &ctx);
+	for (i = 0; i < SCALE_ALLOCS && !ret; i++) {
+		ret = qgpu_bo_create(dev.fd, 4096,
+				     QGPU_SEGBIT(QGPU_SEG_VISIBLE) |
+				     QGPU_SEGBIT(QGPU_SEG_APERTURE), 0, 0,
+				     &h[i]);
+		if (!ret)
+			made++;
+	}
+	for (i = 0; i < 3 && !ret; i++) {
+		ret = submit_scale_one(ctx, h, sizes[i], &io[i], &tot[i]);
+		if (!ret)
+			printf("bench: submit-scale entries=%u allocations=%u ioctl_us=%.1f ioctl_ns_per_entry=%.0f signal_us=%.1f signal_ns_per_entry=%.0f runs=%d\n",
+			       sizes[i], sizes[i] < SCALE_ALLOCS ? sizes[i]
+								 : SCALE_ALLOCS,
+			       io[i] / 1e3, io[i] / sizes[i], tot[i] / 1e3,
+			       tot[i] / sizes[i], paging_runs);
+	}
+	if (!ret)
+		printf("bench: submit-scale scale_ratio=%.3f signal_scale_ratio=%.3f\n",
+		       (io[2] / sizes[2]) / (io[0] / sizes[0]),
+		       (tot[2] / sizes[2]) / (tot[0] / sizes[0]));
+	else
+		printf("bench: submit-scale error=\"%s\"\n", strerror(-ret));
+	for (i = 0; i < made; i++)
+		qgpu_bo_destroy(dev.fd, h[i]);
+	if (ctx)
+		qgpu_ctx_destroy(dev.fd, ctx);
+	free(h);
+	return ret ? 1 : 0;
+}
+
 #define VRAM_MEMORY_CHUNK	(64ull << 20)
 
 static int bench_vram_memory(void)
@@ -1955,7 +2049,7 @@ int main(int argc, char **argv)
 	const char *node = NULL;
 	bool lat = false, pag = false, cpu = false, spl = false;
 	bool vres = false, vpt = false, vspl = false, str = false;
-	bool vmem = false;
+	bool vmem = false, sscale = false;
 	bool prog = false;
 	int c, i, ret, fail = 0;
 	int64_t v;
@@ -1999,7 +2093,7 @@ int main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr,
-				"usage: %s [-d NODE] [-f FRAMES] [-H HOST_MEMCPY_MIB_S] [-n RUNS] [-r PAGING_RUNS] [-s PAGING_SIZE] [-w WORKING_SET] [latency|paging|cpu|split|vm|vm-resident|vm-pagetables|split-virtual|stream|vram-memory|progress|all]...\n",
+				"usage: %s [-d NODE] [-f FRAMES] [-H HOST_MEMCPY_MIB_S] [-n RUNS] [-r PAGING_RUNS] [-s PAGING_SIZE] [-w WORKING_SET] [latency|paging|cpu|split|vm|vm-resident|vm-pagetables|split-virtual|stream|vram-memory|submit-scale|progress|all]...\n",
 				argv[0]);
 			return c == 'h' ? 0 : 2;
 		}
@@ -2025,6 +2119,8 @@ int main(int argc, char **argv)
 			str = true;
 		else if (!strcmp(argv[i], "vram-memory"))
 			vmem = true;
+		else if (!strcmp(argv[i], "submit-scale"))
+			sscale = true;
 		else if (!strcmp(argv[i], "progress"))
 			prog = true;
 		else if (!strcmp(argv[i], "all"))
@@ -2036,7 +2132,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!lat && !pag && !cpu && !spl && !vres && !vpt && !vspl && !str &&
-	    !vmem && !prog)
+	    !vmem && !prog && !sscale)
 		lat = pag = cpu = spl = vres = vpt = vspl = str = true;
 	ret = node ? qgpu_open_path(&dev, node) :
 		     qgpu_open(&dev, QGPU_NODE_RENDER);
@@ -2062,6 +2158,8 @@ int main(int argc, char **argv)
 		fail |= bench_stream();
 	if (vmem)
 		fail |= bench_vram_memory();
+	if (sscale)
+		fail |= bench_submit_scale();
 	if (prog)
 		fail |= bench_progress();
 	qgpu_close(&dev);
