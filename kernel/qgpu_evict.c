@@ -70,17 +70,22 @@ unsigned int qgpu_mm_default_policy(void)
 	return qgpu_default_policy;
 }
 
-/*
- * The known future of @qdev's walk (qgpu_device.future): every allocation
- * it still uses gets the position of its next use; this scan's stamp says
- * which allocations that is.
+/**
+ * qgpu_mm_mark_future - mark what the rest of the walk uses
+ * @qdev: device, its walk's known future set (&qgpu_device.future)
+ *
+ * Every allocation that the entries from &qgpu_future.pos on use gets the
+ * position of its next use; the stamp returned says which allocations
+ * those are (&qgpu_bo.future_stamp equal to it). Under mm_lock.
+ * Return: the stamp.
  */
-static u64 qgpu_mm_mark_future(struct qgpu_device *qdev)
+u64 qgpu_mm_mark_future(struct qgpu_device *qdev)
 {
 	const struct qgpu_future *f = qdev->future;
 	u64 stamp = ++qdev->future_stamp;
 	u32 j;
 
+	lockdep_assert_held(&qdev->mm_lock);
 	for (j = f->n; j-- > f->pos;) {
 		struct qgpu_bo *bo = f->bos[f->pe[j].alloc_index];
 
@@ -187,6 +192,9 @@ static int qgpu_mm_pick_victims(struct qgpu_device *qdev,
 	qgpu_policy_order(qdev->policy, v, cand);
 	/* processes over their budget are trimmed first (qgpu_budget.c) */
 	qgpu_budget_flag(qdev, seg->id, v, cand);
+	/* the walk's first try spares what its DMA buffer uses later */
+	if (stamp && qdev->future->spare)
+		cand = qgpu_policy_spare(v, cand);
 
 	drm_mm_scan_init(&scan, &seg->mm, size, PAGE_SIZE, 0, 0);
 	for (added = 0; added < cand && !found; added++)

@@ -12,13 +12,19 @@
  * @pe: the patch-location list
  * @n: its entries
  * @pos: the walk's position: entries from here on are still to come
+ * @spare: eviction takes only allocations that the entries from @pos on do
+ *	not use (the walk's first try at each placement; see
+ *	qgpu_submit_place())
  */
 struct qgpu_future {
 	struct qgpu_bo *const *bos;
 	const struct drm_qgpu_patch_entry *pe;
 	u32 n;
 	u32 pos;
+	bool spare;
 };
+
+u64 qgpu_mm_mark_future(struct qgpu_device *qdev);
 
 int qgpu_policy_parse(const char *buf, unsigned int *policy);
 unsigned int qgpu_mm_default_policy(void);

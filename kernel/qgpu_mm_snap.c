@@ -23,8 +23,15 @@
 #define QGPU_MM_FEATURE_MIGRATE_BACK	0x1	/* qgpu_mm_use_resident() */
 /* qgpu_mm_make_resident(): room as it is in a VRAM segment before eviction */
 #define QGPU_MM_FEATURE_ROOM_FIRST	0x2
+/*
+ * qgpu_submit_place(): the walk evicts what its DMA buffer uses later only
+ * when nothing else makes room, and splits early to release what it no
+ * longer needs
+ */
+#define QGPU_MM_FEATURE_SPLIT_EARLY	0x4
 #define QGPU_MM_FEATURES		(QGPU_MM_FEATURE_MIGRATE_BACK | \
-					 QGPU_MM_FEATURE_ROOM_FIRST)
+					 QGPU_MM_FEATURE_ROOM_FIRST | \
+					 QGPU_MM_FEATURE_SPLIT_EARLY)
 
 /* How many mappings in GPU address spaces @bo has (under mm_lock) */
 static u32 qgpu_snap_mappings(struct qgpu_bo *bo)

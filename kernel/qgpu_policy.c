@@ -143,3 +143,24 @@ int qgpu_policy_order(unsigned int policy, struct qgpu_victim *v,
 	}
 	return 0;
 }
+
+/**
+ * qgpu_policy_spare - keep the candidates that the known future does not use
+ * @v: candidates in eviction order (qgpu_policy_order())
+ * @n: number of candidates
+ *
+ * A submission's walk first looks for room among the allocations that the
+ * rest of its DMA buffer does not use (&qgpu_victim.next_use
+ * %QGPU_VICTIM_NOT_NEEDED): they move to the front of @v in the order they
+ * had, the others are dropped.
+ * Return: how many are left.
+ */
+unsigned int qgpu_policy_spare(struct qgpu_victim *v, unsigned int n)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (v[i].next_use == QGPU_VICTIM_NOT_NEEDED)
+			v[k++] = v[i];
+	return k;
+}

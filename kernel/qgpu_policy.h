@@ -78,5 +78,6 @@ const char *qgpu_policy_name(unsigned int policy);
 unsigned long long qgpu_policy_gdsf_key(const struct qgpu_victim *v);
 int qgpu_policy_order(unsigned int policy, struct qgpu_victim *v,
 		      unsigned int n);
+unsigned int qgpu_policy_spare(struct qgpu_victim *v, unsigned int n);
 
 #endif /* QGPU_POLICY_H */

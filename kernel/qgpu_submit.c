@@ -617,7 +617,8 @@ static int qgpu_cmp_group(const void *a, const void *b)
  * Place the allocations of one split point (entries @i .. while their
  * SplitOffset is the same) before patching any of them, most constrained
  * first, so that the order of the list does not decide whether they fit.
- * Stops at the first that does not fit; the walk then splits there.
+ * Stops at the first that does not fit (-ENOSPC); called again, it goes
+ * on from there (those placed stay where they are).
  */
 static int qgpu_submit_place_group(struct qgpu_submit *s, u32 i)
 {
@@ -648,7 +649,78 @@ static int qgpu_submit_place_group(struct qgpu_submit *s, u32 i)
 			qgpu_submit_pin(s, g[j].bo);
 	}
 	kvfree(g);
-	return ret == -ENOSPC ? 0 : ret;
+	return ret;
+}
+
+/*
+ * Split early: would a split at entry @i's split point (the current
+ * portion starts at @start) release an allocation pinned for the current
+ * portion that the entries from that split point on do not use? What the
+ * split keeps pinned is what qgpu_submit_split_state() pins: the resource
+ * table's slots not reprogrammed there, and allocations whose BINDs are
+ * patched already but lie after it.
+ */
+static bool qgpu_submit_split_frees(struct qgpu_submit *s, u32 i, u32 start)
+{
+	u32 n = s->args->num_patches, x = s->pe[i].split_offset, i0 = i;
+	u32 ran = s->ran, j, k;
+	u64 stamp;
+
+	if (x <= start)
+		return false;
+	while (i0 && s->pe[i0 - 1].split_offset == x)
+		i0--;
+	/* stamped: used from i0 on, or kept pinned by the split */
+	s->future.pos = i0;
+	stamp = qgpu_mm_mark_future(s->qdev);
+	s->future.pos = i;
+	while (ran < n && s->pe[ran].patch_offset < x)
+		ran++;
+	s->gen++;
+	for (j = i0; j < n && s->pe[j].split_offset == x; j++)
+		s->mark[s->pe[j].slot] = s->gen;
+	for (k = 0; k < s->nslots; k++) {
+		struct qgpu_bo *bo = s->table[s->slots[k]];
+
+		if (bo && s->mark[s->slots[k]] != s->gen)
+			bo->future_stamp = stamp;
+	}
+	for (j = ran; j < i0; j++)
+		if (qgpu_submit_bo(s, j))
+			qgpu_submit_bo(s, j)->future_stamp = stamp;
+	for (k = 0; k < s->npinned; k++)
+		if (s->pinned[k]->future_stamp != stamp)
+			return true;
+	return false;
+}
+
+/*
+ * Make entry @i's allocation resident, or with @group the allocations of
+ * its split point (qgpu_submit_place_group()). Eviction first takes only
+ * allocations that the rest of the DMA buffer does not use
+ * (&qgpu_future.spare); evicting one that it uses later would page it back
+ * in before the buffer ends. When that finds no room and a split at this
+ * entry's split point would release allocations of the current portion
+ * that the buffer no longer needs, the walk splits there first (return 1:
+ * split early); else anything unpinned may go, in the victim policy's
+ * order. Return: 0, 1, or a negative errno (-ENOSPC: no room even so).
+ */
+static int qgpu_submit_place(struct qgpu_submit *s, u32 i, u32 start,
+			     bool group)
+{
+	struct qgpu_bo *bo = qgpu_submit_bo(s, i);
+	int ret;
+
+	s->future.spare = true;
+	ret = group ? qgpu_submit_place_group(s, i) :
+		      qgpu_mm_use_resident(bo);
+	s->future.spare = false;
+	if (ret != -ENOSPC)
+		return ret;
+	if (qgpu_submit_split_frees(s, i, start))
+		return 1;
+	return group ? qgpu_submit_place_group(s, i) :
+		       qgpu_mm_use_resident(bo);
 }
 
 /*
@@ -668,31 +740,35 @@ static int qgpu_submit_walk(struct qgpu_submit *s)
 
 		cond_resched();
 		s->future.pos = i;
+		ret = 0;
 		if (!i || pe->split_offset != s->pe[i - 1].split_offset) {
-			ret = qgpu_submit_place_group(s, i);
-			if (ret)
+			ret = qgpu_submit_place(s, i, start, true);
+			if (ret == -ENOSPC)
+				ret = 0;	/* the entries find which one */
+			if (ret < 0)
 				return ret;
 		}
-		if (bo) {
-			ret = qgpu_mm_use_resident(bo);
-			if (ret == -ENOSPC && pe->split_offset > start) {
-				u32 x = pe->split_offset;
+		if (bo && !ret)
+			ret = qgpu_submit_place(s, i, start, false);
+		if (ret == 1 || (ret == -ENOSPC && pe->split_offset > start)) {
+			u32 x = pe->split_offset;
 
-				/* split: run what precedes this split point */
-				ret = qgpu_submit_portion(s, start, x, false);
-				if (ret)
-					return ret;
-				start = x;
-				/* entries reprogramming slots at x: placed anew */
-				while (i && s->pe[i - 1].split_offset == x) {
-					i--;
-					s->table[s->pe[i].slot] = s->undo[i];
-				}
-				qgpu_submit_split_state(s, i, x);
-				continue;
-			}
+			/* split: run what precedes this split point */
+			ret = qgpu_submit_portion(s, start, x, false);
 			if (ret)
 				return ret;
+			start = x;
+			/* entries reprogramming slots at x: placed anew */
+			while (i && s->pe[i - 1].split_offset == x) {
+				i--;
+				s->table[s->pe[i].slot] = s->undo[i];
+			}
+			qgpu_submit_split_state(s, i, x);
+			continue;
+		}
+		if (ret)
+			return ret;
+		if (bo) {
 			if (bo->seg == QGPU_SEG_SYSTEM)
 				return -EBUSY;
 			qgpu_submit_pin(s, bo);

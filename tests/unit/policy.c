@@ -2,8 +2,9 @@
 /*
  * Host unit tests for kernel/qgpu_policy.c: the eviction victim orderings
  * (lru, largest, lowest-offset, gdsf, future-use), the classes every
- * policy takes first (offered, over budget, priority) and the heap sort
- * behind them.
+ * policy takes first (offered, over budget, priority), the heap sort
+ * behind them, and the walk's first try that spares what its DMA buffer
+ * uses later.
  *
  * unit-sources: kernel/qgpu_policy.c */
 #include <stdint.h>
@@ -498,5 +499,38 @@ igt_main
 
 		for (p = 0; p < QGPU_POLICY_COUNT; p++)
 			random_case(p, 100000, 1u << 30);
+	}
+
+	/*
+	 * A walk's first try: only the candidates its DMA buffer does not use
+	 * again, in the order the policy gave them; nothing else, and none of
+	 * them lost.
+	 */
+	igt_subtest("spare-keeps-order-of-the-not-needed") {
+		struct qgpu_victim v[64];
+		uintptr_t want[64];
+		unsigned int t, i, n, k, got;
+
+		for (t = 0; t < 200; t++) {
+			n = rnd() % 65;
+			for (i = 0, k = 0; i < n; i++) {
+				mk(&v[i], 4096, rnd() % 100, i * 4096, i + 1);
+				v[i].next_use = rnd() % 3 ?
+						QGPU_VICTIM_NOT_NEEDED :
+						1 + rnd() % 10;
+			}
+			igt_assert_eq(qgpu_policy_order(QGPU_POLICY_LRU, v, n),
+				      0);
+			for (i = 0; i < n; i++)
+				if (v[i].next_use == QGPU_VICTIM_NOT_NEEDED)
+					want[k++] = (uintptr_t)v[i].cookie;
+			got = qgpu_policy_spare(v, n);
+			igt_assert_eq(got, k);
+			for (i = 0; i < got; i++) {
+				igt_assert(v[i].cookie == (void *)want[i]);
+				igt_assert(v[i].next_use ==
+					   QGPU_VICTIM_NOT_NEEDED);
+			}
+		}
 	}
 }

@@ -267,6 +267,75 @@ igt_main
 	}
 
 	/*
+	 * Splitting early: three pages of VRAM, four one-page allocations A B
+	 * C D (VRAM only), two submissions of the DMA buffer A B C D, each at
+	 * a split point of its own in slot 0.
+	 *
+	 * The first: A B C filled, D splits there and evicts A (lru). VRAM:
+	 * B C D. Before the feature, the second buffer's walk pins A, then
+	 * B, then C for its first portion, each placement evicting the one
+	 * the buffer needs next (B, C, D), and D splits and evicts A: 4
+	 * copies in. With it (features bit 2): A evicts B (all of B C D are
+	 * used later and nothing can be released yet); B finds only C and D,
+	 * both used later, while the portion holds A, which the buffer no
+	 * longer needs: it splits before B and evicts A; C and D are there:
+	 * 2 copies in, 2 out. MIN: 4 fills + 1 (A evicts D, used last; D
+	 * evicts A).
+	 */
+	igt_subtest("hand-split-early") {
+		static const unsigned int feat[] = { 0x3, 0x7 };
+		struct rp_trace t;
+		struct all a;
+		unsigned int f, p, q, k;
+		size_t len;
+
+		for (f = 0; f < 2; f++) {
+			struct rp_result *lru;
+
+			len = snprintf(text, sizeof(text),
+				 "qgpu-trace 1\n"
+				 "device vram=12288 visible=12288 gart=1048576 hap=0 page=4096 slots=8 mmu=0 io_coherent=1\n"
+				 "0 snap-begin tag=1 to_vram=0 from_vram=0 vram_to_vram=0 filled=0 evictions=0 tick=0 policy=0 next_id=1 features=%u budget=100\n"
+				 "0 snap-seg seg=1 size=12288 reserved=0 used=0 allocations=0\n"
+				 "0 snap-hole seg=1 start=0 size=12288\n"
+				 "0 snap-seg seg=3 size=1048576 reserved=0 used=0 allocations=0\n"
+				 "0 snap-hole seg=3 start=0 size=1048576\n"
+				 "0 snap-end tag=1\n"
+				 "1 create id=1 size=4096 mask=0x2 flags=0 pref=0x1\n"
+				 "1 create id=2 size=4096 mask=0x2 flags=0 pref=0x1\n"
+				 "1 create id=3 size=4096 mask=0x2 flags=0 pref=0x1\n"
+				 "1 create id=4 size=4096 mask=0x2 flags=0 pref=0x1\n",
+				 feat[f]);
+			for (q = 1; q <= 2; q++) {
+				len += snprintf(text + len, sizeof(text) - len,
+						"2 submit seq=%u ctx=1 allocs=4 patches=4 dma=64\n",
+						q);
+				for (k = 0; k < 4; k++)
+					len += snprintf(text + len,
+							sizeof(text) - len,
+							"2 entry seq=%u i=%u id=%u slot=0 split=%u patch=%u write=1 alloc=%u\n",
+							q, k, k + 1, 16 * k,
+							16 * k + 8, k);
+			}
+			load(&t, text);
+			replay_all(&t, &a);
+			lru = &a.r[policy("lru")];
+			igt_assert_eq(lru->c.filled, 4 * PG);
+			igt_assert_eq(lru->c.to_vram, (f ? 2 : 4) * PG);
+			igt_assert_eq(lru->c.from_vram, (f ? 3 : 5) * PG);
+			/* one split in each buffer, before D, then before B */
+			igt_assert_eq(lru->splits, 2);
+			igt_assert_eq(a.min.in_bytes, 5 * PG);
+			for (p = 0; p < QGPU_POLICY_COUNT; p++) {
+				igt_assert_eq(a.r[p].failed_submits, 0);
+				igt_assert(in(&a.r[p]) >= a.min.in_bytes);
+			}
+			all_free(&a);
+			rp_trace_free(&t);
+		}
+	}
+
+	/*
 	 * What is in VRAM at the start costs nothing; a use outside VRAM (an
 	 * aperture-only allocation) is not a reference of the bound. The
 	 * closing snapshot says the kernel paged nothing and holds the same

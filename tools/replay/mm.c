@@ -293,6 +293,7 @@ struct plan {
 struct future {
 	struct bo **bos;	/* per entry */
 	u32 n, pos;
+	bool spare;		/* qgpu_future.spare */
 };
 
 struct dev {
@@ -924,6 +925,8 @@ static int pick_victims(struct dev *d, struct seg *seg, u64 size,
 	}
 	qgpu_policy_order(d->policy, v, cand);
 	budget_flag(d, seg, v, cand);
+	if (stamp && d->future->spare)
+		cand = qgpu_policy_spare(v, cand);
 	for (added = 0; added < cand && !found; added++)
 		found = scan_add_block(&scan,
 				       &((struct bo *)v[added].cookie)->node);
@@ -1388,7 +1391,59 @@ static int place_group(struct walk *s, u32 i)
 			pin(s, g[j].bo);
 	}
 	free(g);
-	return ret == -ENOSPC ? 0 : ret;
+	return ret;
+}
+
+/* qgpu_submit_split_frees() */
+static bool split_frees(struct walk *s, u32 i, u32 start)
+{
+	const struct rp_entry *e = s->sub->e;
+	u32 n = s->sub->ne, x = e[i].split, i0 = i, ran = s->ran, j, k;
+	u64 stamp;
+
+	if (x <= start)
+		return false;
+	while (i0 && e[i0 - 1].split == x)
+		i0--;
+	s->future.pos = i0;
+	stamp = mark_future(s->d);
+	s->future.pos = i;
+	while (ran < n && e[ran].patch < x)
+		ran++;
+	s->gen++;
+	for (j = i0; j < n && e[j].split == x; j++)
+		s->mark[e[j].slot] = s->gen;
+	for (k = 0; k < s->nslots; k++) {
+		struct bo *bo = s->table[s->slots[k]];
+
+		if (bo && s->mark[s->slots[k]] != s->gen)
+			bo->future_stamp = stamp;
+	}
+	for (j = ran; j < i0; j++)
+		if (s->bos[j])
+			s->bos[j]->future_stamp = stamp;
+	for (k = 0; k < s->npinned; k++)
+		if (s->pinned[k]->future_stamp != stamp)
+			return true;
+	return false;
+}
+
+/* qgpu_submit_place(); as before the feature: the victim policy's order */
+static int place(struct walk *s, u32 i, u32 start, bool group)
+{
+	struct bo *bo = s->bos[i];
+	int ret;
+
+	if (!(s->d->features & RP_FEATURE_SPLIT_EARLY))
+		return group ? place_group(s, i) : use_resident(s->d, bo);
+	s->future.spare = true;
+	ret = group ? place_group(s, i) : use_resident(s->d, bo);
+	s->future.spare = false;
+	if (ret != -ENOSPC)
+		return ret;
+	if (split_frees(s, i, start))
+		return 1;
+	return group ? place_group(s, i) : use_resident(s->d, bo);
 }
 
 static int walk(struct walk *s)
@@ -1402,27 +1457,31 @@ static int walk(struct walk *s)
 		struct bo *bo = s->bos[i];
 
 		s->future.pos = i;
+		ret = 0;
 		if (!i || e[i].split != e[i - 1].split) {
-			ret = place_group(s, i);
-			if (ret)
+			ret = place(s, i, start, true);
+			if (ret == -ENOSPC)
+				ret = 0;
+			if (ret < 0)
 				return ret;
 		}
-		if (bo) {
-			ret = use_resident(s->d, bo);
-			if (ret == -ENOSPC && e[i].split > start) {
-				u32 x = e[i].split;
+		if (bo && !ret)
+			ret = place(s, i, start, false);
+		if (ret == 1 || (ret == -ENOSPC && e[i].split > start)) {
+			u32 x = e[i].split;
 
-				portion(s);
-				start = x;
-				while (i && e[i - 1].split == x) {
-					i--;
-					s->table[e[i].slot] = s->undo[i];
-				}
-				split_state(s, i, x);
-				continue;
+			portion(s);
+			start = x;
+			while (i && e[i - 1].split == x) {
+				i--;
+				s->table[e[i].slot] = s->undo[i];
 			}
-			if (ret)
-				return ret;
+			split_state(s, i, x);
+			continue;
+		}
+		if (ret)
+			return ret;
+		if (bo) {
 			if (bo->seg == SEG_SYSTEM)
 				return -EBUSY;
 			pin(s, bo);

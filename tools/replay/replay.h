@@ -64,6 +64,10 @@ enum { RP_NODE_BO, RP_NODE_PT, RP_NODE_PBUF };
 /* an allocation with no segment asked for takes room as it is in a VRAM
  * segment of its order before any eviction */
 #define RP_FEATURE_ROOM_FIRST	0x2
+/* a submission's walk evicts what its DMA buffer uses later only when
+ * nothing else makes room, and splits early to release what it no longer
+ * needs */
+#define RP_FEATURE_SPLIT_EARLY	0x4
 
 /* A physical submission: its patch-location entries */
 struct rp_entry {
