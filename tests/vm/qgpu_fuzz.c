@@ -2468,20 +2468,26 @@ static void fz_submit(struct fz *f)
 			what = "a monitored fence twice, not rising";
 			break;
 		case 21:
-			/* a handle that names no monitored fence */
+			/*
+			 * A handle that names no monitored fence, first in its
+			 * array: entries are checked in order, and this one is
+			 * wrong whatever the others' values are now.
+			 */
 			if (one_in(f, 2)) {
-				ins[nin++] = (struct drm_qgpu_sync_entry){
+				memmove(ins + 1, ins, nin * sizeof(*ins));
+				ins[0] = (struct drm_qgpu_sync_entry){
 					.handle = dead_mf(f),
 					.flags = QGPU_SYNC_MONITORED,
 				};
-				s.num_in_syncs = nin;
+				s.num_in_syncs = ++nin;
 			} else {
-				outs[nout++] = (struct drm_qgpu_sync_entry){
+				memmove(outs + 1, outs, nout * sizeof(*outs));
+				outs[0] = (struct drm_qgpu_sync_entry){
 					.handle = dead_mf(f),
 					.flags = QGPU_SYNC_MONITORED,
 					.point = R(f),
 				};
-				s.num_out_syncs = nout;
+				s.num_out_syncs = ++nout;
 			}
 			expect = ENOENT;
 			what = "no such monitored fence";
