@@ -36,7 +36,12 @@
  *             memcpy in guest RAM (ratios).
  *   split     one fixed workload (working set W, default 32 MiB): bytes
  *             paged and splits. Run it on devices whose VRAM is 100%, 50%
- *             and 25% of W to see split efficiency.
+ *             and 25% of W to see split efficiency: split_efficiency =
+ *             bytes paged (into VRAM, zero fills included, and out of it)
+ *             / the minimum (every referenced byte paged in once, every
+ *             byte that must leave VRAM paged out once: the allocations
+ *             beyond those that fit whole in the VRAM segments' free room
+ *             at the start).
  *   vm        GPU virtual addressing (GpuMmu), on a device with an MMU;
  *             its three parts can also be named on their own:
  *   vm-resident
@@ -1003,16 +1008,43 @@ static uint64_t paged_bytes(const struct drm_qgpu_stats *a,
 }
 
 /*
+ * The least the split workload can page: every referenced byte paged in
+ * once (the 16 allocations' first placement, a zero fill) and every byte
+ * that must leave VRAM paged out once. Allocations move whole and each
+ * lies in one segment, so VRAM keeps at most the allocations that fit in
+ * each VRAM segment's free room at the start (@seg: the segments' usage
+ * then); the rest must leave.
+ */
+static void split_minimum(const struct drm_qgpu_segment_stats *seg,
+			  unsigned int nseg, uint64_t chunk, uint64_t *min_in,
+			  uint64_t *min_out)
+{
+	uint64_t fit = 0;
+	unsigned int i;
+
+	for (i = 0; i < nseg; i++)
+		if ((seg[i].id == QGPU_SEG_VISIBLE || seg[i].id == QGPU_SEG_LOCAL) &&
+		    seg[i].size > seg[i].used)
+			fit += (seg[i].size - seg[i].used) / chunk;
+	*min_in = 16 * chunk;
+	*min_out = fit < 16 ? (16 - fit) * chunk : 0;
+}
+
+/*
  * The fixed split workload: 16 allocations of W/16 in VRAM only, one DMA
  * buffer: A[i] = fill(p_i) ^ A[i-1], checksum into a result buffer.
+ * split_efficiency: the bytes paged into VRAM (transfers and zero fills)
+ * and out of it, over split_minimum().
  */
 static int bench_split(void)
 {
 	uint64_t chunk = split_chunk();
 	uint32_t mask = vram_mask(), h[16], res, ctx;
-	uint64_t vram = dev.info.vram_size;
+	uint64_t vram = dev.info.vram_size, min_in, min_out, all;
+	struct drm_qgpu_segment_stats seg[8];
 	struct drm_qgpu_stats s0, s1;
 	uint32_t portions = 0, *out;
+	unsigned int nseg = 0;
 	struct qgpu_cb cb;
 	int64_t t0, dt;
 	int i, ret, bad = 0;
@@ -1039,7 +1071,8 @@ static int bench_split(void)
 			qgpu_cb_xor(&cb, 0, 0, 0, 0, 1, 0, chunk / 4);
 		qgpu_cb_checksum(&cb, 0, 0, chunk, 2, i * 4);
 	}
-	qgpu_query_stats(dev.fd, &s0, NULL, 0, NULL);
+	qgpu_query_stats(dev.fd, &s0, seg, 8, &nseg);
+	split_minimum(seg, nseg < 8 ? nseg : 8, chunk, &min_in, &min_out);
 	t0 = qgpu_now_ns();
 	ret = qgpu_submit_wait(dev.fd, ctx, &cb, 120ll * 1000000000,
 			       &portions);
@@ -1049,6 +1082,7 @@ static int bench_split(void)
 		printf("bench: split error=\"submit: %s\"\n", strerror(-ret));
 		return 1;
 	}
+	all = paged_bytes(&s0, &s1) + s1.bytes_filled - s0.bytes_filled;
 	if (!qgpu_bo_map(dev.fd, res, 4096, (void **)&out)) {
 		for (i = 0; i < 16; i++) {
 			split_phys.csum[i] = out[i];
@@ -1062,7 +1096,7 @@ static int bench_split(void)
 	split_phys.ns = dt;
 	split_phys.bytes_paged = paged_bytes(&s0, &s1);
 	split_phys.evictions = s1.evictions - s0.evictions;
-	printf("bench: split working_set_mib=%.0f vram_mib=%.0f vram_pct=%.0f portions=%u splits=%u bytes_paged=%llu bytes_to_vram=%llu bytes_from_vram=%llu bytes_vram_to_vram=%llu bytes_filled=%llu evictions=%llu paging_buffers=%llu time_ms=%.1f results=%s\n",
+	printf("bench: split working_set_mib=%.0f vram_mib=%.0f vram_pct=%.0f portions=%u splits=%u bytes_paged=%llu bytes_to_vram=%llu bytes_from_vram=%llu bytes_vram_to_vram=%llu bytes_filled=%llu evictions=%llu paging_buffers=%llu time_ms=%.1f min_bytes_in=%llu min_bytes_out=%llu split_efficiency=%.3f results=%s\n",
 	       16 * chunk / MiB, vram / MiB, 100.0 * vram / (16 * chunk),
 	       portions, portions ? portions - 1 : 0,
 	       (unsigned long long)paged_bytes(&s0, &s1),
@@ -1072,7 +1106,9 @@ static int bench_split(void)
 	       (unsigned long long)(s1.bytes_filled - s0.bytes_filled),
 	       (unsigned long long)(s1.evictions - s0.evictions),
 	       (unsigned long long)(s1.paging_buffers - s0.paging_buffers),
-	       dt / 1e6, bad ? "WRONG" : "correct");
+	       dt / 1e6, (unsigned long long)min_in,
+	       (unsigned long long)min_out, (double)all / (min_in + min_out),
+	       bad ? "WRONG" : "correct");
 	qgpu_cb_fini(&cb);
 	qgpu_ctx_destroy(dev.fd, ctx);
 	for (i = 0; i < 16; i++)
