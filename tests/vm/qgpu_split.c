@@ -309,6 +309,63 @@ igt_main
 		qt_close(dev.fd, res);
 	}
 
+	igt_subtest("split-early-spares-what-the-buffer-uses-later") {
+		/*
+		 * One DMA buffer over twice VRAM uses each of 8 allocations
+		 * once, each at a split point of its own (read, then
+		 * rewrite), and runs twice. The second run finds VRAM full of
+		 * what its own later steps use: a walk that evicts those to
+		 * place the first steps pages all 8 in again; one that splits
+		 * early evicts what its earlier portions no longer need and
+		 * uses the ones still resident in place. Contents survive
+		 * every move.
+		 */
+		uint64_t vram = qgpu_vram_usable(&dev);
+		uint64_t chunk = (vram / 4) & ~4095ull;
+		struct drm_qgpu_stats s0, s1;
+		uint32_t h[8], res, *r, portions, run, i;
+		struct qgpu_cb cb;
+
+		for (i = 0; i < 8; i++)
+			h[i] = qt_bo(dev.fd, chunk, qt_vram_mask(&dev), 0, 0);
+		res = qt_result_buf(dev.fd, 4096, &r);
+		for (run = 1; run <= 2; run++) {
+			igt_assert_eq(qgpu_cb_init(&cb, dev.info.max_slots), 0);
+			for (i = 0; i < 8; i++) {
+				qgpu_cb_bind(&cb, 0, h[i], 0, QGPU_CB_WHOLE);
+				qgpu_cb_bind(&cb, 2, res, 0, 4096);
+				qgpu_cb_checksum(&cb, 0, 0, chunk, 2, i * 4);
+				qgpu_cb_fill(&cb, 0, 0, chunk, run * 0x100 + i);
+			}
+			for (i = 0; i < 8; i++)
+				r[i] = 0;
+			qt_stats(dev.fd, &s0);
+			igt_assert_eq(qgpu_submit_wait(dev.fd, ctx, &cb,
+						       120 * SEC_NS,
+						       &portions), 0);
+			qt_stats(dev.fd, &s1);
+			qgpu_cb_fini(&cb);
+			for (i = 0; i < 8; i++)
+				igt_assert_eq(r[i], qt_csum_const(run == 1 ? 0 :
+								  0x100 + i,
+								  chunk / 4));
+			igt_info("run %u: %u portions, %llu KiB into VRAM\n",
+				 run, portions,
+				 (unsigned long long)(s1.bytes_to_vram -
+						      s0.bytes_to_vram) >> 10);
+			igt_assert_lte(2, portions);
+			/* each is paged in at most once by one buffer */
+			igt_assert_lte(s1.bytes_to_vram - s0.bytes_to_vram,
+				       8 * chunk);
+		}
+		/* the second run used some where the first left them */
+		igt_assert_lt(s1.bytes_to_vram - s0.bytes_to_vram, 8 * chunk);
+		for (i = 0; i < 8; i++)
+			qt_close(dev.fd, h[i]);
+		qt_unmap(dev.fd, res, r, 4096);
+		qt_close(dev.fd, res);
+	}
+
 	igt_subtest("rebind-all-at-split-points") {
 		/*
 		 * A persistent accumulator P stays bound through a stream of
