@@ -2,9 +2,11 @@
  * qgpu: engines -- ring registers, command fetch, scheduling, NOP and
  * FENCE, and what a fault does to a ring or a DMA buffer.
  *
- * Nothing executes inside an MMIO write: the doorbell (RING_TAIL) kicks the
- * device thread (qgpu-thread.c), whose rounds run the paging engine (0) and
- * then the render engine (1), each with a work budget, while work remains.
+ * The doorbell (RING_TAIL) kicks the device thread (qgpu-thread.c), whose
+ * rounds run the paging engine (0) and then the render engine (1), each
+ * with a work budget, while work remains; on an idle engine it first runs
+ * a small budget itself (qgpu_engine_doorbell()), so that a small
+ * submission needs no wake-up of the thread.
  * A large command keeps its progress in QGPUEngine.job and resumes. A
  * round holds the BQL except around bulk copies; whatever abandons a
  * command bumps QGPUEngine.gen, so that a copy that ran without the BQL
@@ -36,6 +38,11 @@
  */
 #define QGPU_BH_BUDGET          (4 * MiB)
 #define QGPU_CMD_COST           (16 * KiB)
+/*
+ * Work a doorbell may do itself, in the register write, on an idle engine
+ * (qgpu_engine_doorbell()): 16 commands, or less with bytes to move.
+ */
+#define QGPU_DOORBELL_BUDGET    (16 * QGPU_CMD_COST)
 #define QGPU_WAIT_POLL_NS       (1000 * 1000)           /* 1 ms */
 
 static void qgpu_engine_count_cmd(QGPUState *s, QGPUEngine *e)
@@ -295,13 +302,17 @@ static void qgpu_ring_next(QGPUState *s, unsigned n)
     }
 }
 
-/* Run engine n until idle or out of budget; true if work remains. */
-static bool qgpu_engine_run(QGPUState *s, unsigned n)
+/* Run engine n until idle or out of @budget; true if work remains. */
+static bool qgpu_engine_run(QGPUState *s, unsigned n, int64_t budget)
 {
-    QGPUEngine *e = &s->eng[n];
-    int64_t budget = QGPU_BH_BUDGET;
+    QGPUEngine *e;
     uint64_t fault_addr;
     int fault;
+
+    if (n >= QGPU_NUM_ENGINES) {
+        return false;
+    }
+    e = &s->eng[n];
 
     while (budget > 0 && qgpu_engine_has_work(e) && !s->thread_quit) {
         fault_addr = 0;
@@ -375,7 +386,7 @@ static bool qgpu_engine_round(QGPUState *s)
 
     qgpu_engine_poll_wait(s);
     for (n = 0; n < QGPU_NUM_ENGINES; n++) {
-        more |= qgpu_engine_run(s, n);
+        more |= qgpu_engine_run(s, n, QGPU_BH_BUDGET);
     }
     if (s->thread_quit) {
         return false;
@@ -397,6 +408,31 @@ static void qgpu_engine_wait_timer(void *opaque)
 static void qgpu_engine_kick(QGPUState *s)
 {
     qgpu_thread_kick(s);
+}
+
+/*
+ * A doorbell (RING_TAIL written, BQL held) on engine @n, which was idle
+ * with HEAD at the old TAIL: run what it rang for at once, within
+ * QGPU_DOORBELL_BUDGET, so that a small submission (a NOP, a fence) needs
+ * no wake-up of the device thread; what is left, or a WAIT, goes to the
+ * thread. Never re-entrantly (a DMA of the engines into the registers),
+ * and only when no piece of this engine is in flight (it is idle).
+ */
+static void qgpu_engine_doorbell(QGPUState *s, unsigned n, bool was_idle)
+{
+    QGPUEngine *e = &s->eng[n];
+    bool more;
+
+    if (!was_idle || s->in_engine || !s->thread_started) {
+        qgpu_engine_kick(s);
+        return;
+    }
+    s->in_engine = true;
+    more = qgpu_engine_run(s, n, QGPU_DOORBELL_BUDGET);
+    s->in_engine = false;
+    if (more || e->dma.waiting) {
+        qgpu_engine_kick(s);
+    }
 }
 
 /* Engine registers */
@@ -478,6 +514,7 @@ static void qgpu_engine_ctrl(QGPUState *s, unsigned n, uint32_t val)
 bool qgpu_engine_write(QGPUState *s, unsigned n, hwaddr reg, uint32_t val)
 {
     QGPUEngine *e = &s->eng[n];
+    bool idle;
 
     switch (reg) {
     case QGPU_ENG_RING_BASE_LO:
@@ -500,8 +537,9 @@ bool qgpu_engine_write(QGPUState *s, unsigned n, hwaddr reg, uint32_t val)
             qgpu_engine_bad_ring(s, n, val);
             return true;
         }
+        idle = !qgpu_engine_busy(e);
         e->tail = val;
-        qgpu_engine_kick(s);
+        qgpu_engine_doorbell(s, n, idle);
         return true;
     case QGPU_ENG_CTRL:
         qgpu_engine_ctrl(s, n, val);
