@@ -38,11 +38,6 @@
  */
 #define QGPU_BH_BUDGET          (4 * MiB)
 #define QGPU_CMD_COST           (16 * KiB)
-/*
- * Work a doorbell may do itself, in the register write, on an idle engine
- * (qgpu_engine_doorbell()): 16 commands, or less with bytes to move.
- */
-#define QGPU_DOORBELL_BUDGET    (16 * QGPU_CMD_COST)
 #define QGPU_WAIT_POLL_NS       (1000 * 1000)           /* 1 ms */
 
 static void qgpu_engine_count_cmd(QGPUState *s, QGPUEngine *e)
@@ -412,8 +407,8 @@ static void qgpu_engine_kick(QGPUState *s)
 
 /*
  * A doorbell (RING_TAIL written, BQL held) on engine @n, which was idle
- * with HEAD at the old TAIL: run what it rang for at once, within
- * QGPU_DOORBELL_BUDGET, so that a small submission (a NOP, a fence) needs
+ * with HEAD at the old TAIL: run what it rang for at once, within a budget
+ * of doorbell-commands commands (fewer with bytes to move), so that a small submission (a NOP, a fence) needs
  * no wake-up of the device thread; what is left, or a WAIT, goes to the
  * thread. Never re-entrantly (a DMA of the engines into the registers),
  * and only when no piece of this engine is in flight (it is idle).
@@ -423,12 +418,13 @@ static void qgpu_engine_doorbell(QGPUState *s, unsigned n, bool was_idle)
     QGPUEngine *e = &s->eng[n];
     bool more;
 
-    if (!was_idle || s->in_engine || !s->thread_started) {
+    if (!was_idle || s->in_engine || !s->thread_started ||
+        !s->doorbell_cmds) {
         qgpu_engine_kick(s);
         return;
     }
     s->in_engine = true;
-    more = qgpu_engine_run(s, n, QGPU_DOORBELL_BUDGET);
+    more = qgpu_engine_run(s, n, (int64_t)s->doorbell_cmds * QGPU_CMD_COST);
     s->in_engine = false;
     if (more || e->dma.waiting) {
         qgpu_engine_kick(s);

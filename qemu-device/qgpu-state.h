@@ -166,6 +166,7 @@ struct QGPUState {
     uint32_t max_slots;
     uint32_t max_contexts;
     bool io_coherent;           /* advertise CAP_IO_COHERENT (hw-spec 16) */
+    uint32_t doorbell_cmds;     /* commands a doorbell runs itself (12) */
 
     /* memory */
     MemoryRegion mmio;

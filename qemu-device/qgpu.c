@@ -350,6 +350,10 @@ static bool qgpu_check_props(QGPUState *s, Error **errp)
                    "1 and 4096 and their product at most 1048576");
         return false;
     }
+    if (s->doorbell_cmds > 256) {
+        error_setg(errp, "qgpu: doorbell-commands must be at most 256");
+        return false;
+    }
     return true;
 }
 
@@ -475,6 +479,7 @@ static Property qgpu_properties[] = {
     DEFINE_PROP_UINT32("max-slots", QGPUState, max_slots, 64),
     DEFINE_PROP_UINT32("max-contexts", QGPUState, max_contexts, 64),
     DEFINE_PROP_BOOL("io-coherent", QGPUState, io_coherent, true),
+    DEFINE_PROP_UINT32("doorbell-commands", QGPUState, doorbell_cmds, 16),
     DEFINE_PROP_END_OF_LIST(),
 };
 

@@ -417,6 +417,7 @@ static void test_bad_props(void)
         "visible-vram-size=128M", "host-aperture-size=3M",
         "host-aperture-size=1G", "gart-size=100", "max-slots=0",
         "max-contexts=100000", "max-slots=4096,max-contexts=4096",
+        "doorbell-commands=257",
     };
     const char *bin = g_getenv("QTEST_QEMU_BINARY");
     g_autofree char *bios = qgpu_bios_dir();
@@ -688,6 +689,16 @@ static void test_doorbell(void)
         kick(g, 1);
         g_assert_cmpuint(qtest_readq(g->qts, FENCE_MEM + 16), ==, i);
     }
+    qgpu_stop(g);
+
+    /* doorbell-commands=0: every doorbell goes to the thread, same result */
+    g = qgpu_start("doorbell-commands=0");
+    qtest_writeq(g->qts, FENCE_MEM, 0);
+    cmd_nop(g, 1, 2);
+    cmd_fence(g, 1, SYS(FENCE_MEM), 0xd00cu, true);
+    run(g, 1);
+    g_assert_cmphex(qtest_readq(g->qts, FENCE_MEM), ==, 0xd00cu);
+    g_assert_cmpuint(rd64(g, QGPU_ENGINE_BASE(1) + QGPU_ENG_CMDS_LO), ==, 2);
     qgpu_stop(g);
 }
 
