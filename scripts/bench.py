@@ -28,6 +28,9 @@ in the same run.
   default 1G): the QEMU process's resident memory idle, with a working set
   of that size in VRAM and after it was freed; rss_ratio = after / idle
   ("memory" in results.json).
+* The monitor during paging (scripts/bench_monitor.py): QMP query-status
+  round trips, back to back, while the guest is idle and while it pages
+  512 MiB at a time; median and p99 of each and busy / idle ("monitor").
 
 Output: `bench:` lines on stdout (and in build/bench/bench.txt), a Markdown
 table (build/bench/results.md), the numbers (build/bench/results.json), a
@@ -55,6 +58,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import vmrun  # noqa: E402
 import bench_memory  # noqa: E402
+import bench_monitor  # noqa: E402
 
 MIB = 1 << 20
 TESTS_LIST = os.path.join(ROOT, "tests", "vm", "tests.list")
@@ -500,7 +504,7 @@ def main():
     logdir = os.path.join(a.out, "logs-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
     os.makedirs(logdir)
     lines, failed, summary, results = [], [], [], {"paging": [], "parts": [], "latency": [],
-                                                   "memory": {}}
+                                                   "memory": {}, "monitor": {}}
 
     def emit(s):
         print(s, flush=True)
@@ -550,6 +554,15 @@ def main():
                 emit(l)
             if why:
                 failed.append("vram-memory: %s" % why)
+
+    if not a.paging_only:
+        log("monitor: VM (%s): QMP round trips, idle and during paging" % bench_monitor.PROPS)
+        mlines, results["monitor"], why = bench_monitor.run(QEMU, os.path.join(logdir,
+                                                                               "vm-monitor"))
+        for l in mlines[:1]:
+            emit(l)
+        if why:
+            failed.append("monitor: %s" % why)
 
     if not a.paging_only:
         for name, props, mem, cmds, extra in bench_groups():
