@@ -63,7 +63,7 @@ static const struct kernel_param_ops qgpu_policy_param_ops = {
 
 module_param_cb(policy, &qgpu_policy_param_ops, &qgpu_default_policy, 0444);
 MODULE_PARM_DESC(policy,
-		 "victim policy of every device at probe: lru, largest, lowest-offset, gdsf, future-use (or 0-4; per device at run time: debugfs qgpu_policy)");
+		 "victim policy of every device at probe: lru, largest, lowest-offset, gdsf, future-use, reuse-interval (or 0-5; per device at run time: debugfs qgpu_policy)");
 
 unsigned int qgpu_mm_default_policy(void)
 {
@@ -107,6 +107,9 @@ static void qgpu_mm_victim(struct qgpu_device *qdev, struct qgpu_bo *bo,
 	v->offset = bo->node.start;
 	v->cookie = bo;
 	v->uses = bo->uses;
+	v->use_tick = bo->use_tick;
+	v->use_gap = bo->use_gap;
+	v->now = qdev->lru_tick;
 	v->priority = bo->priority;
 	if (bo->offered) {
 		/* offered: discarded, not copied; lower offer priority first */

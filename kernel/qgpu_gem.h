@@ -36,6 +36,10 @@ struct qgpu_hap_run {
  * @lru_tick: last use, for the victim policy
  * @uses: uses since it was last moved into its segment (the gdsf policy's
  *	frequency; under mm_lock)
+ * @use_tick: the tick of its last use (a submission, counted once however
+ *	many of its portions use it; a CPU access; GEM_RESIDE; MakeResident),
+ *	for the reuse-interval policy (under mm_lock; qgpu_mm_note_use())
+ * @use_gap: ticks between its last two uses (0: used once)
  * @future_stamp: the eviction scan that last found it in the known future
  *	(&qgpu_device.future_stamp; under mm_lock)
  * @future_pos: where in that future it is next used
@@ -85,6 +89,8 @@ struct qgpu_bo {
 	struct list_head lru;
 	u64 lru_tick;
 	u64 uses;
+	u64 use_tick;
+	u64 use_gap;
 	u64 future_stamp;
 	u32 future_pos;
 	u32 priority;

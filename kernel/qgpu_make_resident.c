@@ -128,6 +128,9 @@ static void qgpu_residency_work(struct work_struct *work)
 		r = req->evict ? qgpu_mm_evict(req->bos[i], true,
 					       QGPU_WHY_REQUEST) :
 		    qgpu_mm_use_resident(req->bos[i]);
+		/* a use for the reuse-interval policy (it ticks no clock) */
+		if (!r && !req->evict)
+			qgpu_mm_note_use(req->bos[i], qdev->lru_tick);
 		if (r && !ret)
 			ret = r;
 	}

@@ -105,6 +105,7 @@ int qgpu_mm_evict(struct qgpu_bo *bo, bool to_system, u32 why);
 void qgpu_mm_bo_gone(struct qgpu_bo *bo);
 int qgpu_mm_bo_reap(struct qgpu_bo *bo);
 void qgpu_mm_touch(struct qgpu_bo *bo);
+void qgpu_mm_note_use(struct qgpu_bo *bo, u64 tick);
 int qgpu_mm_cpu_prepare(struct qgpu_bo *bo, u32 *path, bool *moving);
 void qgpu_mm_segment_stats(struct qgpu_device *qdev,
 			   struct drm_qgpu_segment_stats *st, u32 *n);

@@ -10,6 +10,7 @@ static const char * const qgpu_policy_names[QGPU_POLICY_COUNT] = {
 	[QGPU_POLICY_LOWEST_OFFSET] = "lowest-offset",
 	[QGPU_POLICY_GDSF] = "gdsf",
 	[QGPU_POLICY_FUTURE_USE] = "future-use",
+	[QGPU_POLICY_REUSE_INTERVAL] = "reuse-interval",
 };
 
 const char *qgpu_policy_name(unsigned int policy)
@@ -40,6 +41,29 @@ unsigned long long qgpu_policy_gdsf_key(const struct qgpu_victim *v)
 	if (v->last_use > ~0ull - credit)
 		return ~0ull;
 	return v->last_use + credit;
+}
+
+/**
+ * qgpu_policy_reuse_key - when a candidate is predicted to be used again
+ * @v: the candidate
+ *
+ * An allocation used at tick T (&qgpu_victim.use_tick) and before that at
+ * T - G (&qgpu_victim.use_gap) is predicted to be used again at T + G. A
+ * prediction already passed (T + G before &qgpu_victim.now: the pattern
+ * that gave G has ended) is worth nothing: ~0, evicted first. An
+ * allocation used once has no interval: T, after every prediction still
+ * ahead (it may be the start of a pattern that has not shown itself).
+ *
+ * Return: the key; the largest is evicted first.
+ */
+unsigned long long qgpu_policy_reuse_key(const struct qgpu_victim *v)
+{
+	if (!v->use_gap)
+		return v->use_tick;
+	if (v->use_tick > ~0ull - v->use_gap ||
+	    v->use_tick + v->use_gap < v->now)
+		return ~0ull;
+	return v->use_tick + v->use_gap;
 }
 
 /* LRU, lower offset on ties */
@@ -81,6 +105,15 @@ static int qgpu_before(unsigned int policy, const struct qgpu_victim *a,
 		/* farthest next use first; 0 (unknown) counts as "now" */
 		if (a->next_use != b->next_use)
 			return a->next_use > b->next_use;
+		return qgpu_before_lru(a, b);
+	case QGPU_POLICY_REUSE_INTERVAL:
+		/* the known future first: not needed, then farthest ahead */
+		if (a->next_use != b->next_use)
+			return a->next_use > b->next_use;
+		ka = qgpu_policy_reuse_key(a);
+		kb = qgpu_policy_reuse_key(b);
+		if (ka != kb)
+			return ka > kb;
 		return qgpu_before_lru(a, b);
 	case QGPU_POLICY_LARGEST:
 		if (a->size != b->size)

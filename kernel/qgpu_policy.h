@@ -32,12 +32,18 @@
  * @priority: its allocation priority (larger = evicted later); for an
  *	offered candidate its offer priority
  * @flags: QGPU_VICTIM_* classes
+ * @use_tick: tick of its last use by the GPU or the CPU (reuse-interval;
+ *	unlike @last_use, a move does not change it)
+ * @use_gap: ticks between its last two uses (reuse-interval; 0: used
+ *	once, or its uses are older than what the memory manager knows)
+ * @now: the clock when the candidates were described (reuse-interval)
  *
  * Every policy first takes the classes in order: offered candidates
  * (their content is discarded, not copied), then those of a process over
  * its budget, then the rest; within a class, lower @priority first; then
- * the policy's own order. A candidate with @uses, @next_use, @priority and
- * @flags all zero is ordered exactly as before these fields existed.
+ * the policy's own order. A candidate with @uses, @next_use, @priority,
+ * @flags, @use_tick, @use_gap and @now all zero is ordered exactly as before
+ * these fields existed.
  */
 struct qgpu_victim {
 	unsigned long long size;
@@ -48,6 +54,9 @@ struct qgpu_victim {
 	unsigned long long next_use;
 	unsigned int priority;
 	unsigned int flags;
+	unsigned long long use_tick;
+	unsigned long long use_gap;
+	unsigned long long now;
 };
 
 /**
@@ -63,6 +72,14 @@ struct qgpu_victim {
  *	the patch-location list of the DMA buffer being split): those not
  *	used again first, then the one used farthest ahead; LRU on ties and
  *	when the future is not known
+ * @QGPU_POLICY_REUSE_INTERVAL: the predicted next use
+ *	(qgpu_policy_reuse_key()): an allocation used at tick T, and before
+ *	that at T - G, is predicted to be used again at T + G; those whose
+ *	prediction has passed go first (least recent first), then the one
+ *	predicted farthest ahead, those used once last. Within a
+ *	submission's walk the known future comes first, as future-use: what
+ *	the rest of the DMA buffer does not use before what it does, and of
+ *	those the one it uses farthest ahead first
  * @QGPU_POLICY_COUNT: number of policies
  */
 enum qgpu_policy_id {
@@ -71,11 +88,13 @@ enum qgpu_policy_id {
 	QGPU_POLICY_LOWEST_OFFSET = 2,
 	QGPU_POLICY_GDSF = 3,
 	QGPU_POLICY_FUTURE_USE = 4,
+	QGPU_POLICY_REUSE_INTERVAL = 5,
 	QGPU_POLICY_COUNT
 };
 
 const char *qgpu_policy_name(unsigned int policy);
 unsigned long long qgpu_policy_gdsf_key(const struct qgpu_victim *v);
+unsigned long long qgpu_policy_reuse_key(const struct qgpu_victim *v);
 int qgpu_policy_order(unsigned int policy, struct qgpu_victim *v,
 		      unsigned int n);
 unsigned int qgpu_policy_spare(struct qgpu_victim *v, unsigned int n);

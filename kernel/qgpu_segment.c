@@ -13,6 +13,7 @@
 #include "qgpu_mm.h"
 #include "qgpu_mm_priv.h"
 #include "qgpu_paging.h"
+#include "qgpu_plan.h"
 #include "qgpu_trace.h"
 
 struct qgpu_segment *qgpu_seg(struct qgpu_device *qdev, u32 id)
@@ -52,6 +53,21 @@ u64 qgpu_bo_gpu_addr(struct qgpu_bo *bo)
 	return qdev->seg[bo->seg].base + bo->node.start;
 }
 
+/**
+ * qgpu_mm_note_use - remember a use for the reuse-interval policy
+ * @bo: the allocation used
+ * @tick: the clock at the use (&qgpu_device.lru_tick)
+ *
+ * Keeps the last use and the interval since the one before; the replay
+ * tool derives both from a trace's events. Under mm_lock.
+ */
+void qgpu_mm_note_use(struct qgpu_bo *bo, u64 tick)
+{
+	lockdep_assert_held(&to_qdev(bo->base.dev)->mm_lock);
+	bo->use_gap = bo->use_tick ? tick - bo->use_tick : 0;
+	bo->use_tick = tick;
+}
+
 void qgpu_mm_touch(struct qgpu_bo *bo)
 {
 	struct qgpu_device *qdev = to_qdev(bo->base.dev);
@@ -60,6 +76,13 @@ void qgpu_mm_touch(struct qgpu_bo *bo)
 	bo->lru_tick = ++qdev->lru_tick;
 	trace_qgpu_touch(bo->id, bo->lru_tick);
 	bo->uses++;
+	/*
+	 * The portions of one submission are one use: a split does not make
+	 * the allocation look used again (the plan's walk began at
+	 * &qgpu_plan.lru_tick).
+	 */
+	if (!qdev->plan || bo->use_tick <= qdev->plan->lru_tick)
+		qgpu_mm_note_use(bo, bo->lru_tick);
 	if (bo->seg != QGPU_SEG_SYSTEM)
 		list_move_tail(&bo->lru, &qdev->seg[bo->seg].lru);
 }

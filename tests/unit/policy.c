@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Host unit tests for kernel/qgpu_policy.c: the eviction victim orderings
- * (lru, largest, lowest-offset, gdsf, future-use), the classes every
+ * (lru, largest, lowest-offset, gdsf, future-use, reuse-interval), the
+ * classes every
  * policy takes first (offered, over budget, priority), the heap sort
  * behind them, and the walk's first try that spares what its DMA buffer
  * uses later.
@@ -48,6 +49,21 @@ static unsigned long long gdsf_key(const struct qgpu_victim *v)
 	return k > ~0ull ? ~0ull : (unsigned long long)k;
 }
 
+/*
+ * the reuse-interval key computed independently: 128-bit; a passed
+ * prediction (or one beyond the clock's range) ~0, used once: its last use
+ */
+static unsigned long long reuse_key(const struct qgpu_victim *v)
+{
+	unsigned __int128 k = (unsigned __int128)v->use_tick + v->use_gap;
+
+	if (!v->use_gap)
+		return v->use_tick;
+	if (k > ~0ull || k < v->now)
+		return ~0ull;
+	return (unsigned long long)k;
+}
+
 /* 0: offered, 1: over budget, 2: the rest */
 static int victim_class(const struct qgpu_victim *v)
 {
@@ -89,6 +105,12 @@ static int in_order(unsigned int policy, const struct qgpu_victim *a,
 		if (a->next_use != b->next_use)
 			return a->next_use > b->next_use;
 		return lru_in_order(a, b);
+	case QGPU_POLICY_REUSE_INTERVAL:
+		if (a->next_use != b->next_use)
+			return a->next_use > b->next_use;
+		if (reuse_key(a) != reuse_key(b))
+			return reuse_key(a) > reuse_key(b);
+		return lru_in_order(a, b);
 	}
 	return 0;
 }
@@ -125,6 +147,9 @@ static void check_sorted(unsigned int policy, const struct qgpu_victim *v,
 		igt_assert_eq_u64(v[i].next_use, orig[id - 1].next_use);
 		igt_assert_eq(v[i].priority, orig[id - 1].priority);
 		igt_assert_eq(v[i].flags, orig[id - 1].flags);
+		igt_assert_eq_u64(v[i].use_tick, orig[id - 1].use_tick);
+		igt_assert_eq_u64(v[i].use_gap, orig[id - 1].use_gap);
+		igt_assert_eq_u64(v[i].now, orig[id - 1].now);
 	}
 	free(seen);
 }
@@ -160,6 +185,19 @@ static void random_case_ext(unsigned int policy, unsigned int n,
 		}
 		v[i].priority = rnd() % 3 ? 0x78000000u : rnd() % 4;
 		v[i].flags = rnd() % 4 ? 0 : 1 + rnd() % 3;
+		/* one clock for all; gaps of 0, small, and near wrapping */
+		v[i].now = spread;
+		v[i].use_tick = rnd() % (spread + 1);
+		switch (rnd() % 4) {
+		case 0:
+			v[i].use_gap = 0;
+			break;
+		case 1:
+			v[i].use_gap = ~0ull - rnd() % 4;
+			break;
+		default:
+			v[i].use_gap = 1 + rnd() % spread;
+		}
 	}
 	memcpy(o, v, n * sizeof(*v));
 	igt_assert_eq(qgpu_policy_order(policy, v, n), 0);
@@ -197,7 +235,9 @@ igt_main
 		igt_assert(!strcmp(qgpu_policy_name(QGPU_POLICY_GDSF), "gdsf"));
 		igt_assert(!strcmp(qgpu_policy_name(QGPU_POLICY_FUTURE_USE),
 				   "future-use"));
-		igt_assert_eq(QGPU_POLICY_COUNT, 5);
+		igt_assert(!strcmp(qgpu_policy_name(QGPU_POLICY_REUSE_INTERVAL),
+				   "reuse-interval"));
+		igt_assert_eq(QGPU_POLICY_COUNT, 6);
 		igt_assert(!strcmp(qgpu_policy_name(QGPU_POLICY_COUNT), "?"));
 		igt_assert(!strcmp(qgpu_policy_name(~0u), "?"));
 	}
@@ -391,6 +431,82 @@ igt_main
 		igt_assert_f(!strcmp(order_of(v, 6), "325614"), "order %s\n",
 			     order_of(v, 6));
 		check_sorted(QGPU_POLICY_FUTURE_USE, v, 6, o);
+	}
+
+	igt_subtest("reuse-interval-order") {
+		struct qgpu_victim v[7], o[7];
+		unsigned int i;
+
+		/*
+		 * The clock is at 100. 1: used at 90 and 60, predicted at
+		 * 120; 2: used at 95 and 55, predicted at 135; 3: used at 70
+		 * and 50, predicted at 90, passed; 4: used at 40 and 30,
+		 * passed too, less recent than 3; 5: used once, at 80; 6:
+		 * used once, at 85; 7: predicted at 150 but the walk's DMA
+		 * buffer uses it again 2 entries ahead.
+		 * Passed first (4 then 3, LRU), then the farthest prediction
+		 * (2, 1), used once last, their last use the key (6, 5), then
+		 * what the buffer needs.
+		 */
+		mk(&v[0], 4096, 90, 0x1000, 1);
+		v[0].use_tick = 90;
+		v[0].use_gap = 30;
+		mk(&v[1], 4096, 95, 0x2000, 2);
+		v[1].use_tick = 95;
+		v[1].use_gap = 40;
+		mk(&v[2], 4096, 70, 0x3000, 3);
+		v[2].use_tick = 70;
+		v[2].use_gap = 20;
+		mk(&v[3], 4096, 40, 0x4000, 4);
+		v[3].use_tick = 40;
+		v[3].use_gap = 10;
+		mk(&v[4], 4096, 80, 0x5000, 5);
+		v[4].use_tick = 80;
+		mk(&v[5], 4096, 85, 0x6000, 6);
+		v[5].use_tick = 85;
+		mk(&v[6], 4096, 99, 0x7000, 7);
+		v[6].use_tick = 99;
+		v[6].use_gap = 51;
+		for (i = 0; i < 7; i++)
+			v[i].now = 100;
+		memcpy(o, v, sizeof(v));
+		/* outside a walk: the buffer's future is not known */
+		igt_assert_eq(qgpu_policy_order(QGPU_POLICY_REUSE_INTERVAL, v,
+						7), 0);
+		igt_assert_f(!strcmp(order_of(v, 7), "4372165"), "order %s\n",
+			     order_of(v, 7));
+		check_sorted(QGPU_POLICY_REUSE_INTERVAL, v, 7, o);
+		/* in a walk: 7 is needed 2 entries ahead, the rest not */
+		memcpy(v, o, sizeof(v));
+		for (i = 0; i < 7; i++)
+			v[i].next_use = QGPU_VICTIM_NOT_NEEDED;
+		v[6].next_use = 2;
+		memcpy(o, v, sizeof(v));
+		igt_assert_eq(qgpu_policy_order(QGPU_POLICY_REUSE_INTERVAL, v,
+						7), 0);
+		igt_assert_f(!strcmp(order_of(v, 7), "4321657"), "order %s\n",
+			     order_of(v, 7));
+		check_sorted(QGPU_POLICY_REUSE_INTERVAL, v, 7, o);
+		/* the walk's first try keeps only what the buffer does not use */
+		igt_assert_eq(qgpu_policy_spare(v, 7), 6);
+		igt_assert_f(!strcmp(order_of(v, 6), "432165"), "order %s\n",
+			     order_of(v, 6));
+	}
+
+	igt_subtest("reuse-interval-without-history-is-lru") {
+		struct qgpu_victim v[50], w[50];
+		unsigned int i;
+
+		/* no use noted: every key 0, LRU decides */
+		for (i = 0; i < 50; i++)
+			mk(&v[i], (rnd() % 64 + 1) << 12, rnd() % 1000,
+			   (uint64_t)i << 12, i + 1);
+		memcpy(w, v, sizeof(v));
+		igt_assert_eq(qgpu_policy_order(QGPU_POLICY_REUSE_INTERVAL, v,
+						50), 0);
+		igt_assert_eq(qgpu_policy_order(QGPU_POLICY_LRU, w, 50), 0);
+		for (i = 0; i < 50; i++)
+			igt_assert(v[i].cookie == w[i].cookie);
 	}
 
 	igt_subtest("future-use-unknown-is-lru") {

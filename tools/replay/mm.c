@@ -238,6 +238,7 @@ struct bo {
 	struct mm_node node;
 	struct bo *lru_prev, *lru_next;
 	u64 tick, uses, future_stamp;
+	u64 use_tick, use_gap;	/* last use, interval of the last two */
 	u32 future_pos;
 	u32 lock_count, pin_count, attachments, priority;
 	u32 offer_priority, mappings;
@@ -521,12 +522,22 @@ static void check_touch(struct dev *d, struct bo *bo)
 			 (unsigned long long)(k ? k->v[1] : 0));
 }
 
+/* qgpu_mm_note_use(): the reuse-interval policy's use history */
+static void mm_note_use(struct bo *bo, u64 tick)
+{
+	bo->use_gap = bo->use_tick ? tick - bo->use_tick : 0;
+	bo->use_tick = tick;
+}
+
 /* qgpu_mm_touch() */
 static void mm_touch(struct dev *d, struct bo *bo)
 {
 	bo->tick = ++d->lru_tick;
 	check_touch(d, bo);
 	bo->uses++;
+	/* a submission's later portions are the same use */
+	if (!d->plan || bo->use_tick <= d->plan->lru_tick)
+		mm_note_use(bo, bo->tick);
 	if (bo->seg != SEG_SYSTEM) {
 		lru_del(bo);
 		lru_add_tail(&d->seg[bo->seg], bo);
@@ -852,6 +863,9 @@ static void mm_victim(struct dev *d, struct bo *bo, u64 stamp,
 #ifdef QGPU_GDSF_TICKS
 	v->uses = bo->uses;
 #endif
+	v->use_tick = bo->use_tick;
+	v->use_gap = bo->use_gap;
+	v->now = d->lru_tick;
 #ifdef QGPU_VICTIM_NOT_NEEDED
 	if (stamp)
 		v->next_use = bo->future_stamp == stamp ?
@@ -2141,6 +2155,8 @@ int rp_replay(const struct rp_trace *t, const struct rp_config *cfg,
 				mm_evict(d, bo, true, RP_WHY_REQUEST);
 			} else {
 				ret = use_resident(d, bo);
+				if (!ret)
+					mm_note_use(bo, d->lru_tick);
 				mark_ref(d, ref++, bo, ret);
 			}
 			break;
