@@ -281,6 +281,7 @@ void qgpu_engine_fini(struct qgpu_device *qdev);
 int qgpu_engine_emit(struct qgpu_engine *eng, const u32 *cmds, u32 ndw,
 		     struct dma_fence **fence_out);
 void qgpu_engine_reset(struct qgpu_engine *eng);
+u64 qgpu_engine_progress(struct qgpu_engine *eng);
 irqreturn_t qgpu_irq_handler(int irq, void *arg);
 
 /* qgpu_fence.c */

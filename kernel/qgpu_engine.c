@@ -97,6 +97,22 @@ void qgpu_engine_fini(struct qgpu_device *qdev)
 }
 
 /**
+ * qgpu_engine_progress - a mark that changes whenever @eng does work
+ * @eng: the engine
+ *
+ * The engine's CMDS and BYTES counters combined (docs/hw-spec.md section
+ * 4.3): two reads that differ mean the engine completed a command or moved
+ * a byte in between (the job timeout's test for a hang, qgpu_job.c).
+ */
+u64 qgpu_engine_progress(struct qgpu_engine *eng)
+{
+	u32 base = QGPU_ENGINE_BASE(eng->id);
+
+	return qgpu_rd64(eng->qdev, base + QGPU_ENG_CMDS_LO) ^
+	       qgpu_rd64(eng->qdev, base + QGPU_ENG_BYTES_LO);
+}
+
+/**
  * qgpu_engine_reset - reset a hung or halted engine
  * @eng: the engine; its scheduler must be stopped
  *

@@ -6,7 +6,6 @@
 #include <drm/drm_drv.h>
 
 #include "qgpu_device.h"
-#include "qgpu_mmio.h"
 #include "qgpu_ctx.h"
 #include "qgpu_job.h"
 #include "qgpu_trace.h"
@@ -163,9 +162,7 @@ static void qgpu_job_requeue(struct drm_sched_job *sched_job)
 static bool qgpu_job_progressing(struct qgpu_job *job)
 {
 	struct qgpu_engine *eng = job->eng;
-	u32 base = QGPU_ENGINE_BASE(eng->id);
-	u64 mark = qgpu_rd64(eng->qdev, base + QGPU_ENG_CMDS_LO) ^
-		   qgpu_rd64(eng->qdev, base + QGPU_ENG_BYTES_LO);
+	u64 mark = qgpu_engine_progress(eng);
 	bool moved = mark != eng->progress_mark;
 
 	eng->progress_mark = mark;
