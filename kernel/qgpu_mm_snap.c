@@ -29,9 +29,15 @@
  * longer needs
  */
 #define QGPU_MM_FEATURE_SPLIT_EARLY	0x4
+/*
+ * qgpu_mm_place_free(): room as it is goes to the VRAM segment whose
+ * best-fit hole is the smallest, not to the first of the order that has one
+ */
+#define QGPU_MM_FEATURE_BEST_SEGMENT	0x8
 #define QGPU_MM_FEATURES		(QGPU_MM_FEATURE_MIGRATE_BACK | \
 					 QGPU_MM_FEATURE_ROOM_FIRST | \
-					 QGPU_MM_FEATURE_SPLIT_EARLY)
+					 QGPU_MM_FEATURE_SPLIT_EARLY | \
+					 QGPU_MM_FEATURE_BEST_SEGMENT)
 
 /* How many mappings in GPU address spaces @bo has (under mm_lock) */
 static u32 qgpu_snap_mappings(struct qgpu_bo *bo)

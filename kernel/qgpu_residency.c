@@ -49,10 +49,44 @@ static unsigned int qgpu_mm_order(struct qgpu_bo *bo, u32 *order)
 }
 
 /*
- * The first VRAM segment of @order (those before the aperture segment)
- * that has room for @bo as it is takes it, evicting nothing (a placement
- * decision, recorded and replayed as any other). Return: 0 when placed, 1
- * when no segment has room, or a negative errno.
+ * The segment of the VRAM segments of @order (those before the aperture
+ * segment) whose best-fit hole for @size bytes is the smallest, the first
+ * of them on a tie; @n when none has room. A large allocation then keeps
+ * the large hole it needs, where the first segment with room would take
+ * it for an allocation that fits elsewhere. The hole sizes are the
+ * layout's alone, so a plan's replay chooses as its dry run did.
+ */
+static unsigned int qgpu_mm_best_segment(struct qgpu_bo *bo, const u32 *order,
+					 unsigned int n, u64 size)
+{
+	struct qgpu_device *qdev = to_qdev(bo->base.dev);
+	unsigned int i, best = n;
+	u64 best_hole = 0;
+
+	for (i = 0; i < n && order[i] != QGPU_SEG_APERTURE; i++) {
+		struct qgpu_segment *seg = &qdev->seg[order[i]];
+		struct drm_mm_node *pos;
+		u64 start, end;
+
+		if (qgpu_mm_allowed(bo, order[i]) ||
+		    size > seg->size - seg->reserved)
+			continue;
+		drm_mm_for_each_hole(pos, &seg->mm, start, end)
+			if (end - start >= size &&
+			    (best == n || end - start < best_hole)) {
+				best = i;
+				best_hole = end - start;
+			}
+	}
+	return best;
+}
+
+/*
+ * Of the VRAM segments of @order that have room for @bo as it is, the one
+ * whose best-fit hole is the smallest (qgpu_mm_best_segment()) takes it,
+ * evicting nothing (a placement decision, recorded and replayed as any
+ * other). Return: 0 when placed, 1 when no segment has room, or a negative
+ * errno.
  */
 static int qgpu_mm_place_free(struct qgpu_bo *bo, const u32 *order,
 			      unsigned int n)
@@ -62,7 +96,10 @@ static int qgpu_mm_place_free(struct qgpu_bo *bo, const u32 *order,
 	unsigned int i;
 	int ret;
 
-	for (i = 0; i < n && order[i] != QGPU_SEG_APERTURE; i++) {
+	i = qgpu_mm_best_segment(bo, order, n, size);
+	if (i == n)
+		return 1;
+	for (; i < n && order[i] != QGPU_SEG_APERTURE; i++) {
 		struct drm_mm_node node = {};
 		u32 id = order[i];
 

@@ -273,6 +273,53 @@ igt_main
 	}
 
 	/*
+	 * Best segment: three pages of CPU-visible VRAM, two of non-visible;
+	 * A (two pages) and B (three), both preferring the visible one, made
+	 * resident without a segment: A B A B. Features bit 3 puts A where its
+	 * best-fit hole is the smallest (non-visible: its two pages), and B
+	 * takes the visible three: 5 pages filled, nothing evicted. Without
+	 * it, A takes the first segment of its order with room (visible), B
+	 * evicts it there (every policy: the only candidate) and A comes back
+	 * in the non-visible: 2 pages copied in, 1 eviction.
+	 */
+	igt_subtest("hand-best-segment") {
+		static const unsigned int feat[] = { 0xf, 0x7 };
+		struct rp_trace t;
+		struct all a;
+		unsigned int f, p;
+
+		for (f = 0; f < 2; f++) {
+			snprintf(text, sizeof(text),
+				 "qgpu-trace 1\n"
+				 "device vram=20480 visible=12288 gart=1048576 hap=0 page=4096 slots=8 mmu=0 io_coherent=1\n"
+				 "0 snap-begin tag=1 to_vram=0 from_vram=0 vram_to_vram=0 filled=0 evictions=0 tick=0 policy=0 next_id=1 features=%u budget=100\n"
+				 "0 snap-seg seg=1 size=12288 reserved=0 used=0 allocations=0\n"
+				 "0 snap-hole seg=1 start=0 size=12288\n"
+				 "0 snap-seg seg=2 size=8192 reserved=0 used=0 allocations=0\n"
+				 "0 snap-hole seg=2 start=0 size=8192\n"
+				 "0 snap-seg seg=3 size=1048576 reserved=0 used=0 allocations=0\n"
+				 "0 snap-hole seg=3 start=0 size=1048576\n"
+				 "0 snap-end tag=1\n"
+				 "1 create id=1 size=8192 mask=0x6 flags=0 pref=0x1\n"
+				 "1 create id=2 size=12288 mask=0x6 flags=0 pref=0x1\n"
+				 "2 reside id=1 seg=0\n3 reside id=2 seg=0\n"
+				 "4 reside id=1 seg=0\n5 reside id=2 seg=0\n",
+				 feat[f]);
+			load(&t, text);
+			replay_all(&t, &a);
+			for (p = 0; p < QGPU_POLICY_COUNT; p++) {
+				igt_assert_eq(a.r[p].c.filled, 5 * PG);
+				igt_assert_eq(a.r[p].c.to_vram, f ? 2 * PG : 0);
+				igt_assert_eq(a.r[p].c.evictions, f ? 1 : 0);
+			}
+			/* 5 pages pooled hold both: MIN fills only */
+			igt_assert_eq(a.min.in_bytes, 5 * PG);
+			all_free(&a);
+			rp_trace_free(&t);
+		}
+	}
+
+	/*
 	 * Splitting early: three pages of VRAM, four one-page allocations A B
 	 * C D (VRAM only), two submissions of the DMA buffer A B C D, each at
 	 * a split point of its own in slot 0.

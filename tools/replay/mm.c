@@ -1109,18 +1109,52 @@ static int find_room(struct dev *d, struct seg *seg, u64 size,
 		     struct mm_node *node);
 
 /*
+ * qgpu_mm_best_segment(): the VRAM segment of @order, before the aperture,
+ * whose best-fit hole for @bo is the smallest (the first of them on a
+ * tie); @n when none has room
+ */
+static unsigned int mm_best_segment(struct dev *d, struct bo *bo,
+				    const u32 *order, unsigned int n)
+{
+	unsigned int i, best = n;
+	u64 best_hole_size = 0;
+
+	for (i = 0; i < n && order[i] != SEG_APERTURE; i++) {
+		struct seg *seg = &d->seg[order[i]];
+		struct mm_node *h;
+
+		if (mm_allowed(d, bo, order[i]) ||
+		    bo->size > seg->size - seg->reserved)
+			continue;
+		h = best_hole(&seg->mm, bo->size);
+		if (h && (best == n || h->hole_size < best_hole_size)) {
+			best = i;
+			best_hole_size = h->hole_size;
+		}
+	}
+	return best;
+}
+
+/*
  * qgpu_mm_place_free(): the first VRAM segment of @bo's order, before the
- * aperture, that has room as it is (evicting nothing); 1 when none has.
+ * aperture, that has room as it is (evicting nothing); with features bit
+ * 3, of those, the one whose best-fit hole is the smallest
+ * (qgpu_mm_best_segment()); 1 when none has.
  * Migrating back, and, when the trace's features say so, every placement
  * before its evicting walk (qgpu_mm_choose())
  */
 static int mm_place_free(struct dev *d, struct bo *bo, const u32 *order,
 			 unsigned int n)
 {
-	unsigned int i;
+	unsigned int i = 0;
 	int ret;
 
-	for (i = 0; i < n && order[i] != SEG_APERTURE; i++) {
+	if (d->features & RP_FEATURE_BEST_SEGMENT) {
+		i = mm_best_segment(d, bo, order, n);
+		if (i == n)
+			return 1;
+	}
+	for (; i < n && order[i] != SEG_APERTURE; i++) {
 		struct mm_node node = { 0 };
 
 		if (mm_allowed(d, bo, order[i]))

@@ -68,6 +68,9 @@ enum { RP_NODE_BO, RP_NODE_PT, RP_NODE_PBUF };
  * nothing else makes room, and splits early to release what it no longer
  * needs */
 #define RP_FEATURE_SPLIT_EARLY	0x4
+/* room as it is goes to the VRAM segment of the order whose best-fit hole
+ * for the allocation is the smallest, not to the first that has one */
+#define RP_FEATURE_BEST_SEGMENT	0x8
 
 /* A physical submission: its patch-location entries */
 struct rp_entry {
