@@ -797,11 +797,12 @@ igt_main
 
 	igt_subtest("policy-file-by-name-or-number") {
 		static const char * const shown[] = {
-			"[lru] largest lowest-offset gdsf future-use",
-			"lru [largest] lowest-offset gdsf future-use",
-			"lru largest [lowest-offset] gdsf future-use",
-			"lru largest lowest-offset [gdsf] future-use",
-			"lru largest lowest-offset gdsf [future-use]",
+			"[lru] largest lowest-offset gdsf future-use reuse-interval",
+			"lru [largest] lowest-offset gdsf future-use reuse-interval",
+			"lru largest [lowest-offset] gdsf future-use reuse-interval",
+			"lru largest lowest-offset [gdsf] future-use reuse-interval",
+			"lru largest lowest-offset gdsf [future-use] reuse-interval",
+			"lru largest lowest-offset gdsf future-use [reuse-interval]",
 		};
 		char buf[128] = { 0 }, num[4];
 		unsigned int i;
@@ -822,7 +823,7 @@ igt_main
 				     "wrote %s, the file says %s\n", num, buf);
 		}
 		/* out of range and junk are refused, the policy unchanged */
-		igt_assert(!set_policy("5"));
+		igt_assert(!set_policy("6"));
 		igt_assert(!set_policy("lru2"));
 		igt_assert(!set_policy("-1"));
 		igt_assert(set_policy("lru"));

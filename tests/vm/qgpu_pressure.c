@@ -640,7 +640,7 @@ igt_main
 	}
 
 	igt_subtest("policy-file-bad-input") {
-		const char *bad[] = { "5", "lru2", "-1", "", "gdsf future-use",
+		const char *bad[] = { "6", "lru2", "-1", "", "gdsf future-use",
 				      "0x100", "99999999999" };
 		char buf[256];
 		unsigned int i;
