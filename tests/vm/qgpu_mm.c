@@ -785,7 +785,7 @@ igt_main
 
 	igt_subtest("eviction-policies") {
 		const char *names[] = { "largest", "lowest-offset", "gdsf",
-					"future-use", "lru" };
+					"future-use", "reuse-interval", "lru" };
 		unsigned int i;
 
 		igt_require(policy_file() && set_policy("lru"));

@@ -291,6 +291,7 @@ static uint64_t cyclic_split(const char *policy, uint32_t *portions)
 
 static const char *const policies[] = {
 	"lru", "largest", "lowest-offset", "gdsf", "future-use",
+	"reuse-interval",
 };
 
 static int set_priority(const struct bo *b, uint32_t prio)
