@@ -408,10 +408,11 @@ static void qgpu_engine_kick(QGPUState *s)
 /*
  * A doorbell (RING_TAIL written, BQL held) on engine @n, which was idle
  * with HEAD at the old TAIL: run what it rang for at once, within a budget
- * of doorbell-commands commands (fewer with bytes to move), so that a small submission (a NOP, a fence) needs
- * no wake-up of the device thread; what is left, or a WAIT, goes to the
- * thread. Never re-entrantly (a DMA of the engines into the registers),
- * and only when no piece of this engine is in flight (it is idle).
+ * of doorbell-commands commands (fewer with bytes to move), so that a
+ * small submission (a NOP, a fence) needs no wake-up of the device thread;
+ * what is left, or a WAIT, goes to the thread. Never re-entrantly (a DMA
+ * of the engines into the registers), and only when no piece of this
+ * engine is in flight (it is idle).
  */
 static void qgpu_engine_doorbell(QGPUState *s, unsigned n, bool was_idle)
 {
