@@ -21,12 +21,10 @@
 #include "qemu/osdep.h"
 #include "qemu/bitops.h"
 #include "qemu/rcu.h"
-#ifdef CONFIG_LINUX
-#include <linux/falloc.h>
-#endif
 #include "qgpu-state.h"
 #include "qgpu-irq.h"
 #include "qgpu-addr.h"
+#include "qgpu-vram.h"
 #include "qgpu-mmu.h"
 #include "qgpu-thread.h"
 #include "qgpu-exec.h"
@@ -1019,13 +1017,7 @@ int qgpu_exec_discard(QGPUState *s, uint64_t addr, uint64_t size,
     start = ROUND_UP(addr, QGPU_PAGE_SIZE);
     end = ROUND_DOWN(addr + size, QGPU_PAGE_SIZE);
     if (end > start) {
-#ifdef CONFIG_FALLOCATE_PUNCH_HOLE
-        if (fallocate(s->vram_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-                      start, end - start) == 0) {
-            return QGPU_FAULT_NONE;
-        }
-#endif
-        memset(s->vram + start, 0, end - start);
+        qgpu_vram_discard(s, start, end - start);
     }
     return QGPU_FAULT_NONE;
 }

@@ -1,18 +1,22 @@
 /*
- * qgpu: VRAM's host memory -- what is committed, and zeroing that commits
- * nothing.
+ * qgpu: VRAM's host memory -- giving it back, what is committed, and
+ * zeroing that commits nothing.
  *
- * VRAM is a memfd. DISCARD punches holes in it (qgpu-exec.c), which gives
- * the pages back to the host; a hole reads as zero. Zeroing VRAM (a FILL
- * with pattern 0, how a driver clears a new allocation) writes only the
- * pages that hold data and skips the holes, which already read as zero, so
- * that clearing freed VRAM does not take the host's memory back.
+ * VRAM is a memfd. DISCARD punches holes in it (qgpu_vram_discard()),
+ * which gives the pages back to the host; a hole reads as zero. Zeroing
+ * VRAM (a FILL with pattern 0, how a driver clears a new allocation)
+ * writes only the pages that hold data and skips the holes, which already
+ * read as zero, so that clearing freed VRAM does not take the host's
+ * memory back.
  * VRAM_COMMITTED reports the bytes the memfd holds (hw-spec section 19).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
 #include "qemu/osdep.h"
+#ifdef CONFIG_LINUX
+#include <linux/falloc.h>
+#endif
 #include "qgpu-state.h"
 #include "qgpu-vram.h"
 
@@ -25,6 +29,21 @@ uint64_t qgpu_vram_committed(QGPUState *s)
         return s->vram_size;
     }
     return MIN((uint64_t)st.st_blocks * 512, s->vram_size);
+}
+
+/*
+ * DISCARD of the whole pages [@start, @start + @len) of VRAM (checked by
+ * the caller): their host memory goes back to the host; they read zero.
+ */
+void qgpu_vram_discard(QGPUState *s, uint64_t start, uint64_t len)
+{
+#ifdef CONFIG_FALLOCATE_PUNCH_HOLE
+    if (fallocate(s->vram_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                  start, len) == 0) {
+        return;
+    }
+#endif
+    memset(s->vram + start, 0, len);
 }
 
 /*
