@@ -48,8 +48,7 @@ static int qgpu_stats_show(struct seq_file *m, void *unused)
 	for (i = 0; i < n; i++)
 		seq_printf(m, "segment %u: size %llu used %llu allocations %u\n",
 			   st[i].id, st[i].size, st[i].used, st[i].allocations);
-	qgpu_query_stats(&qdev->stats, &s);
-	s.vram_committed = qgpu_hw_vram_committed(qdev);
+	qgpu_query_device_stats(qdev, &s);
 	for (i = 0; i < ARRAY_SIZE(qgpu_stat_names); i++)
 		seq_printf(m, "%s %llu\n", qgpu_stat_names[i], v[i]);
 	seq_printf(m, "device_faults %u\n", qgpu_hw_fault_count(qdev));

@@ -312,9 +312,7 @@ int qgpu_mm_evict_one(struct qgpu_bo *bo, bool to_system, u32 why)
 	    !qgpu_mm_allowed(bo, QGPU_SEG_APERTURE) &&
 	    !qgpu_mm_insert(qdev, &qdev->seg[QGPU_SEG_APERTURE].mm, &node,
 			    size, DRM_MM_INSERT_BEST)) {
-		ret = qgpu_mm_move(bo, QGPU_SEG_APERTURE, &node, why);
-		if (ret)
-			drm_mm_remove_node(&node);
+		ret = qgpu_mm_move_into(bo, QGPU_SEG_APERTURE, &node, why);
 	} else {
 		ret = qgpu_mm_move(bo, QGPU_SEG_SYSTEM, NULL, why);
 	}

@@ -340,3 +340,17 @@ int qgpu_mm_move(struct qgpu_bo *bo, u32 dst,
 	bo->uses = 0;
 	return 0;
 }
+
+/*
+ * qgpu_mm_move() into @node, a range the caller has just taken in @dst's
+ * drm_mm for @bo; when the move fails the range is given back.
+ */
+int qgpu_mm_move_into(struct qgpu_bo *bo, u32 dst, struct drm_mm_node *node,
+		      u32 why)
+{
+	int ret = qgpu_mm_move(bo, dst, node, why);
+
+	if (ret)
+		drm_mm_remove_node(node);
+	return ret;
+}

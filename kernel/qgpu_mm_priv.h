@@ -31,6 +31,8 @@ void qgpu_mm_paging_end(struct qgpu_bo *bo, struct qgpu_paging *pb,
 			int err);
 int qgpu_mm_move(struct qgpu_bo *bo, u32 dst, struct drm_mm_node *dst_node,
 		 u32 why);
+int qgpu_mm_move_into(struct qgpu_bo *bo, u32 dst, struct drm_mm_node *node,
+		      u32 why);
 
 /* qgpu_destroy.c */
 int qgpu_mm_drop(struct qgpu_bo *bo);

@@ -23,6 +23,14 @@ void qgpu_query_stats(struct qgpu_counters *c, struct drm_qgpu_stats *st)
 		out[i] = atomic64_read(&c->c[i]);
 }
 
+/* The device's counters, and what the device itself reports now */
+void qgpu_query_device_stats(struct qgpu_device *qdev,
+			     struct drm_qgpu_stats *st)
+{
+	qgpu_query_stats(&qdev->stats, st);
+	st->vram_committed = qgpu_hw_vram_committed(qdev);
+}
+
 static void qgpu_query_device(struct qgpu_device *qdev,
 			      struct drm_qgpu_device_info *info)
 {
@@ -171,9 +179,7 @@ int qgpu_query_ioctl(struct drm_device *drm, void *data,
 		qgpu_mm_unlock(qdev);
 		break;
 	case QGPU_QUERY_STATS:
-		qgpu_query_stats(&qdev->stats, buf);
-		((struct drm_qgpu_stats *)buf)->vram_committed =
-			qgpu_hw_vram_committed(qdev);
+		qgpu_query_device_stats(qdev, buf);
 		qgpu_mm_lock(qdev, NULL);
 		qgpu_mm_segment_stats(qdev, buf + sizeof(struct drm_qgpu_stats),
 				      &count);

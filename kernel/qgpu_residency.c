@@ -29,10 +29,7 @@ static int qgpu_mm_place(struct qgpu_bo *bo, u32 id)
 				 (u64)bo->npages << PAGE_SHIFT, &node, bo);
 	if (ret)
 		return ret;
-	ret = qgpu_mm_move(bo, id, &node, QGPU_WHY_PLACE);
-	if (ret)
-		drm_mm_remove_node(&node);
-	return ret;
+	return qgpu_mm_move_into(bo, id, &node, QGPU_WHY_PLACE);
 }
 
 /* @bo's segments in order: its preferred ones, then its set by id */
@@ -110,10 +107,7 @@ static int qgpu_mm_place_free(struct qgpu_bo *bo, const u32 *order,
 			continue;
 		if (ret)
 			return ret;
-		ret = qgpu_mm_move(bo, id, &node, QGPU_WHY_PLACE);
-		if (ret)
-			drm_mm_remove_node(&node);
-		return ret;
+		return qgpu_mm_move_into(bo, id, &node, QGPU_WHY_PLACE);
 	}
 	return 1;
 }
