@@ -883,6 +883,64 @@ igt_main
 		igt_assert_eq_u64(s3.vram_committed, 0);
 	}
 
+	/*
+	 * Hostile timing for the DISCARD of a destroyed allocation's VRAM: its
+	 * range taken again at once by another allocation, written by the CPU
+	 * right away, while the discard may still be queued. Whatever lands
+	 * there next gets its content from a later paging command, so the
+	 * discard never erases it: every byte written is read back, in every
+	 * round, with the visible segment nearly full so that the range is
+	 * reused.
+	 */
+	igt_subtest("discard-never-erases-reused-vram") {
+		const uint64_t size = 2 * MiB;
+		uint64_t room = qt_seg_usable(&dev, QGPU_SEG_VISIBLE), i;
+		struct drm_qgpu_stats s0, s1;
+		uint32_t filler = 0, a, b, r;
+		struct qgpu_cb *cb;
+		uint32_t *m;
+
+		igt_require(room > 3 * size);
+		filler = qt_bo(dev.fd, room - 2 * size,
+			       QGPU_SEGBIT(QGPU_SEG_VISIBLE), 0, 0);
+		qt_reside(dev.fd, filler, QGPU_RESIDE_MAKE_RESIDENT,
+			  QGPU_SEG_VISIBLE);
+		qt_stats(dev.fd, &s0);
+		for (r = 0; r < 12; r++) {
+			a = qt_bo(dev.fd, size, QGPU_SEGBIT(QGPU_SEG_VISIBLE),
+				  0, 0);
+			qt_reside(dev.fd, a, QGPU_RESIDE_MAKE_RESIDENT,
+				  QGPU_SEG_VISIBLE);
+			cb = qt_cb(&dev);
+			qgpu_cb_bind(cb, 0, a, 0, size);
+			qgpu_cb_fill(cb, 0, 0, size, 0xdead0000 + r);
+			qt_run(dev.fd, ctx, cb, 30);
+			qt_cb_free(cb);
+			qt_close(dev.fd, a);
+			usleep(r * 700);
+			b = qt_bo(dev.fd, size, QGPU_SEGBIT(QGPU_SEG_VISIBLE),
+				  QGPU_GEM_CPU_ACCESS, 0);
+			qt_reside(dev.fd, b, QGPU_RESIDE_MAKE_RESIDENT,
+				  QGPU_SEG_VISIBLE);
+			m = qt_map(dev.fd, b, size);
+			for (i = 0; i < size / 4; i += 1024)
+				m[i] = 0xb0b00000 + r;
+			/* let every queued discard run */
+			usleep(50000);
+			for (i = 0; i < size / 4; i++)
+				igt_assert_f(m[i] == (i % 1024 ? 0 : 0xb0b00000 + r),
+					     "round %u word %llu: %#x\n", r,
+					     (unsigned long long)i, m[i]);
+			qt_unmap(dev.fd, b, m, size);
+			qt_close(dev.fd, b);
+		}
+		qt_stats(dev.fd, &s1);
+		igt_info("%llu discards in %u rounds\n",
+			 (unsigned long long)(s1.vram_discards - s0.vram_discards),
+			 r);
+		qt_close(dev.fd, filler);
+	}
+
 	igt_subtest("counters-back-to-zero") {
 		struct drm_qgpu_segment_stats ss;
 		uint32_t id;
