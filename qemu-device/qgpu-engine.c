@@ -411,8 +411,12 @@ static void qgpu_engine_kick(QGPUState *s)
  * of doorbell-commands commands (fewer with bytes to move), so that a
  * small submission (a NOP, a fence) needs no wake-up of the device thread;
  * what is left, or a WAIT, goes to the thread. Never re-entrantly (a DMA
- * of the engines into the registers), and only when no piece of this
- * engine is in flight (it is idle).
+ * of the engines into the registers), and only when the thread has no
+ * piece of either engine in flight: a piece of the other engine was
+ * translated before anything this doorbell runs, and must land first, as
+ * it would if the thread ran both (a FLUSH_TLB or DISCARD here would
+ * otherwise complete while a write through the old translation is still
+ * to come).
  */
 static void qgpu_engine_doorbell(QGPUState *s, unsigned n, bool was_idle)
 {
@@ -420,7 +424,7 @@ static void qgpu_engine_doorbell(QGPUState *s, unsigned n, bool was_idle)
     bool more;
 
     if (!was_idle || s->in_engine || !s->thread_started ||
-        !s->doorbell_cmds) {
+        !s->doorbell_cmds || qgpu_thread_in_flight(s)) {
         qgpu_engine_kick(s);
         return;
     }

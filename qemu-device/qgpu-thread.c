@@ -175,3 +175,21 @@ void qgpu_thread_quiesce(QGPUState *s)
     }
     qemu_mutex_unlock(&s->thread_lock);
 }
+
+/*
+ * Is a piece in flight without the BQL now (the caller holds the BQL)? The
+ * thread starts a piece only with the BQL held, so "no" stays true until
+ * the caller drops it; "yes" may turn into "no" at any time.
+ */
+bool qgpu_thread_in_flight(QGPUState *s)
+{
+    bool busy;
+
+    if (!s->thread_started || qemu_thread_is_self(&s->thread)) {
+        return false;
+    }
+    qemu_mutex_lock(&s->thread_lock);
+    busy = s->thread_in_flight;
+    qemu_mutex_unlock(&s->thread_lock);
+    return busy;
+}

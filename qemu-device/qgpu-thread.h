@@ -22,5 +22,6 @@ void qgpu_thread_kick(QGPUState *s);
 bool qgpu_thread_unlock(QGPUState *s);
 bool qgpu_thread_relock(QGPUState *s);
 void qgpu_thread_quiesce(QGPUState *s);
+bool qgpu_thread_in_flight(QGPUState *s);
 
 #endif /* HW_QGPU_THREAD_H */

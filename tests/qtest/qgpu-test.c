@@ -4346,6 +4346,102 @@ static void test_mmu_render_checks(void)
     qgpu_stop(g);
 }
 
+/*
+ * A hostile guest rings the idle paging engine while the device thread
+ * moves a piece of a render VFILL without the BQL: UPDATE_PT unmaps the
+ * fill's whole address space, FLUSH_TLB, then DISCARD of all of VRAM, the
+ * reuse that 15.5 allows once the flush has run. No write of the fill may
+ * land after the flush: once both engines are idle nothing of it is left
+ * in VRAM (VRAM_COMMITTED 0; the page tables, rings and DMA buffer are in
+ * guest memory). The fill writes fresh pages, so a piece in flight is
+ * slow; the guest repeats its timing.
+ */
+#define INFLIGHT_PT     PT_SYSMEM
+#define INFLIGHT_SIZE   (64 * MiB)
+
+/* VA [0, 64 MiB) onto all of VRAM in 64 KiB pages; the root descriptor */
+static uint64_t inflight_tables(QGPU *g)
+{
+    uint64_t l1 = INFLIGHT_PT + 0x1000, leaf = INFLIGHT_PT + 0x2000;
+    g_autofree uint64_t *t = g_new0(uint64_t, 512);
+    int i, j;
+
+    for (i = 0; i < 32; i++) {
+        memset(t, 0, 4096);
+        for (j = 0; j < 32; j++) {
+            t[j * 16] = cpu_to_le64(qgpu_mmu_pte(i * 2 * MiB + j * 64 * KiB,
+                                                 PTE_RW | QGPU_PTE_64K));
+        }
+        qtest_memwrite(g->qts, leaf + i * 0x1000, t, 4096);
+    }
+    memset(t, 0, 4096);
+    for (i = 0; i < 32; i++) {
+        t[i] = cpu_to_le64(qgpu_mmu_pte(leaf + i * 0x1000, PTE_SYS));
+    }
+    qtest_memwrite(g->qts, l1, t, 4096);
+    memset(t, 0, 4096);
+    t[0] = cpu_to_le64(qgpu_mmu_pte(l1, PTE_SYS));
+    qtest_memwrite(g->qts, INFLIGHT_PT, t, 4096);
+    return qgpu_mmu_pte(INFLIGHT_PT, PTE_SYS);
+}
+
+static void test_mmu_doorbell_in_flight(void)
+{
+    QGPU *g = qgpu_start("max-contexts=8");
+    DmaBuf *b = g_new0(DmaBuf, 1);
+    uint64_t root = inflight_tables(g), l2e, zero = 0, bytes;
+    int i, k, inline_runs = 0, faults = 0;
+
+    l2e = qtest_readq(g->qts, INFLIGHT_PT);
+    cmd_discard(g, INFLIGHT_SIZE, 0);
+    run(g, 0);
+    g_assert_cmpuint(rd64(g, QGPU_REG_VRAM_COMMITTED_LO), ==, 0);
+    cmd_ctx_set_vm(g, 1, 2, root);
+    run(g, 1);
+    dma(b, QGPU_DMA_VFILL, 0, 4, 0, 0, INFLIGHT_SIZE, 0xa5a5a5a5);
+    dma_put(g, DMABUF, b);
+    for (i = 0; i < 12; i++) {
+        qtest_writeq(g->qts, INFLIGHT_PT, l2e);
+        qtest_writeq(g->qts, FENCE_MEM, 0);
+        bytes = rd64(g, QGPU_ENGINE_BASE(1) + QGPU_ENG_BYTES_LO);
+        cmd_ctx_clear(g, 2);
+        cmd_exec(g, 2, SYS(DMABUF), 0, b->n * 4);
+        kick(g, 1);
+        /* well into the fill, on the thread */
+        for (k = 0; k < 100000; k++) {
+            if (rd64(g, QGPU_ENGINE_BASE(1) + QGPU_ENG_BYTES_LO) - bytes >=
+                (4 + i) * MiB) {
+                break;
+            }
+        }
+        cmd_update_pt_inline(g, SYS(INFLIGHT_PT), 0, &zero, 1,
+                             QGPU_CMD_UPDATE_PT_LEN + 2);
+        cmd_flush_tlb(g, 0, QGPU_FLUSH_TLB_ALL);
+        cmd_discard(g, INFLIGHT_SIZE, 0);
+        cmd_fence(g, 0, SYS(FENCE_MEM), i + 1, false);
+        kick(g, 0);
+        inline_runs += qtest_readq(g->qts, FENCE_MEM) == i + 1;
+        wait_idle(g, 0);
+        wait_idle(g, 1);
+        g_assert_cmpuint(qtest_readq(g->qts, FENCE_MEM), ==, i + 1);
+        /* nothing of the fill landed after the flush */
+        g_assert_cmpuint(rd64(g, QGPU_REG_VRAM_COMMITTED_LO), ==, 0);
+        g_assert_cmphex(erd(g, 0, QGPU_ENG_STATUS), ==, 0);
+        while (rd(g, QGPU_REG_FAULTQ_COUNT)) {
+            g_assert_cmpuint(rd(g, QGPU_REG_FAULT_REASON), ==,
+                             QGPU_FAULT_PAGE_NOT_PRESENT);
+            g_assert_cmpuint(rd(g, QGPU_REG_FAULT_ENGINE), ==, 1);
+            faults++;
+            fault_pop(g);
+        }
+    }
+    g_test_message("doorbell in flight: %d of %d paging runs in the "
+                   "register write, %d fills stopped by the unmap",
+                   inline_runs, i, faults);
+    g_free(b);
+    qgpu_stop(g);
+}
+
 /* Reset: paging root 0, TLBs empty, every context physical; counters kept */
 static void test_mmu_reset(void)
 {
@@ -6058,6 +6154,8 @@ int main(int argc, char **argv)
     qtest_add_func("/qgpu/mmu/render-faults", test_mmu_render_faults);
     qtest_add_func("/qgpu/mmu/render-checks", test_mmu_render_checks);
     qtest_add_func("/qgpu/mmu/reset", test_mmu_reset);
+    qtest_add_func("/qgpu/mmu/doorbell-in-flight",
+                   test_mmu_doorbell_in_flight);
     qtest_add_func("/qgpu/mmu/fuzz", test_mmu_fuzz);
     qtest_add_func("/qgpu/tile/layout", test_tile_layout);
     qtest_add_func("/qgpu/tile/roundtrip", test_tile_roundtrip);
