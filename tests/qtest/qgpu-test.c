@@ -702,6 +702,72 @@ static void test_doorbell(void)
     qgpu_stop(g);
 }
 
+/*
+ * A hostile guest aims the commands a doorbell runs in the register write
+ * at the device's own registers: a FENCE into RING_TAIL (either engine),
+ * CTRL, RESET or PING. The device refuses the access (DMA_ERROR, the ring
+ * halts at the FENCE); nothing recurses, nothing else changes, and the
+ * engine works again after a reset.
+ */
+static void test_doorbell_reentry(void)
+{
+    static const uint32_t regs[] = {
+        QGPU_ENGINE_BASE(0) + QGPU_ENG_RING_TAIL,
+        QGPU_ENGINE_BASE(1) + QGPU_ENG_RING_TAIL,
+        QGPU_ENGINE_BASE(1) + QGPU_ENG_CTRL,
+        QGPU_REG_RESET,
+        QGPU_REG_PING,
+    };
+    QGPU *g = qgpu_start(NULL);
+    uint32_t faults = 0;
+    unsigned i;
+    int n;
+
+    for (i = 0; i < ARRAY_SIZE(regs); i++) {
+        for (n = 0; n < 2; n++) {
+            uint64_t cmds = rd64(g, QGPU_ENGINE_BASE(n) + QGPU_ENG_CMDS_LO);
+            /* RING_TAIL 0x40, CTRL: RESET, RESET: 1, PING: 0x40 */
+            uint64_t v = regs[i] == QGPU_REG_RESET ? 1 :
+                         (regs[i] & 0xff) == QGPU_ENG_CTRL ?
+                         QGPU_ENG_CTRL_RESET : 0x40;
+
+            qtest_writeq(g->qts, FENCE_MEM, 0);
+            wr(g, QGPU_REG_SCRATCH, 0x5c5c);
+            cmd_nop(g, n, 1);
+            /* a fence is 8-byte aligned: the register in either half */
+            cmd_fence(g, n, SYS(g->bar0.addr + (regs[i] & ~7u)),
+                      v << (8 * (regs[i] & 7)), true);
+            cmd_fence(g, n, SYS(FENCE_MEM), 7, false);
+            kick(g, n);
+            wait_idle(g, n);
+            g_assert_cmphex(erd(g, n, QGPU_ENG_STATUS), ==,
+                            QGPU_ENG_STATUS_HALTED);
+            expect_fault(g, n, QGPU_FAULT_DMA_ERROR, ++faults);
+            fault_pop(g);
+            /* the NOP ran, the FENCE after the refused one did not */
+            g_assert_cmpuint(rd64(g, QGPU_ENGINE_BASE(n) +
+                                  QGPU_ENG_CMDS_LO), ==, cmds + 1);
+            g_assert_cmpuint(qtest_readq(g->qts, FENCE_MEM), ==, 0);
+            g_assert_cmphex(rd(g, QGPU_REG_SCRATCH), ==, 0x5c5c);
+            g_assert_cmphex(rd(g, QGPU_REG_PING_ACK), ==, 0);
+            g_assert_cmphex(erd(g, 0, QGPU_ENG_CTRL), ==,
+                            QGPU_ENG_CTRL_ENABLE);
+            g_assert_cmphex(erd(g, 1, QGPU_ENG_CTRL), ==,
+                            QGPU_ENG_CTRL_ENABLE);
+            g_assert_cmpuint(erd(g, !n, QGPU_ENG_RING_TAIL), ==, g->tail[!n]);
+            g_assert_cmphex(rd(g, QGPU_REG_INT_STATUS) & QGPU_INT_ENGINE(n),
+                            ==, 0);
+            engine_reset(g, n);
+            cmd_fence(g, n, SYS(FENCE_MEM), 8, true);
+            kick(g, n);
+            wait_idle(g, n);
+            g_assert_cmpuint(qtest_readq(g->qts, FENCE_MEM), ==, 8);
+            wr(g, QGPU_REG_INT_ACK, QGPU_INT_ALL);
+        }
+    }
+    qgpu_stop(g);
+}
+
 static void test_ping(void)
 {
     QGPU *g = qgpu_start(NULL);
@@ -6114,6 +6180,7 @@ int main(int argc, char **argv)
     qtest_add_func("/qgpu/msi", test_msi);
     qtest_add_func("/qgpu/ping", test_ping);
     qtest_add_func("/qgpu/doorbell", test_doorbell);
+    qtest_add_func("/qgpu/doorbell-reentry", test_doorbell_reentry);
     qtest_add_func("/qgpu/many-fences", test_many_fences);
     qtest_add_func("/qgpu/ring-faults", test_ring_faults);
     qtest_add_func("/qgpu/transfer", test_transfer);
