@@ -241,6 +241,8 @@ static void check_old_fd(int fd, uint32_t h, uint32_t ctx)
 	igt_assert_eq(qgpu_bo_reside(fd, h, QGPU_RESIDE_EVICT_SYSTEM, 0,
 				     NULL), -ENODEV);
 	igt_assert_eq(qgpu_ctx_create(fd, &nh), -ENODEV);
+	/* the PING doorbell of a gone device: no wait for an answer */
+	igt_assert_eq(qgpu_ping(fd, &off), -ENODEV);
 	igt_assert_eq(qgpu_cb_init(&cb, 8), 0);
 	qgpu_cb_bind(&cb, 0, h, 0, 4096);
 	qgpu_cb_fence(&cb, 0, 0, 1);

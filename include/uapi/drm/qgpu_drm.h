@@ -313,7 +313,8 @@
  *   their content survived. EINVAL, ENOENT.
  * - %DRM_IOCTL_QGPU_PING, &struct drm_qgpu_ping: one round trip through
  *   the device's PING doorbell (%QGPU_INFO_CAP_PING), the floor submission
- *   latency is measured against. EINVAL, EOPNOTSUPP, ETIMEDOUT, EINTR.
+ *   latency is measured against. EINVAL, EOPNOTSUPP, ETIMEDOUT, EINTR,
+ *   ENODEV.
  *
  * Everything else is the DRM core's: closing handles (DRM_IOCTL_GEM_CLOSE),
  * dumb buffers, PRIME, and syncobjs (DRM_IOCTL_SYNCOBJ_*).
