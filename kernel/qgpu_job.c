@@ -59,6 +59,20 @@ int qgpu_job_add_dep(struct qgpu_job *job, struct dma_fence *fence)
 	return drm_sched_job_add_dependency(&job->base, dma_fence_get(fence));
 }
 
+/*
+ * Its scheduled fence signalled without a hardware fence: the job does not
+ * run. That is also how a job ends whose entity was killed (its context
+ * ended while it still waited) and that never reached run_job: the values
+ * it promised are reached before the finished fence that follows.
+ */
+static void qgpu_job_scheduled(struct dma_fence *f, struct dma_fence_cb *cb)
+{
+	struct qgpu_job *job = container_of(cb, struct qgpu_job, sched_cb);
+
+	if (!job->base.s_fence->parent)
+		qgpu_mfence_sigs_reach(job->eng->qdev, job->sigs);
+}
+
 /**
  * qgpu_job_push - queue a job on an entity
  * @job: the job, initialised on @entity with drm_sched_job_init()
@@ -72,6 +86,11 @@ struct dma_fence *qgpu_job_push(struct qgpu_job *job,
 	struct dma_fence *done;
 
 	drm_sched_job_arm(&job->base);
+	if (job->sigs &&
+	    dma_fence_add_callback(&job->base.s_fence->scheduled,
+				   &job->sched_cb, qgpu_job_scheduled))
+		qgpu_job_scheduled(&job->base.s_fence->scheduled,
+				   &job->sched_cb);
 	done = dma_fence_get(&job->base.s_fence->finished);
 	drm_sched_entity_push_job(&job->base);
 	return done;
@@ -96,6 +115,24 @@ static void qgpu_job_hw_done(struct dma_fence *fence, struct dma_fence_cb *cb)
 	eng->last_done_ns = now;
 	if (job->ctx)
 		qgpu_ctx_hw_end(job->ctx);
+	/*
+	 * The device is gone: what it did not write nobody will (a reset's
+	 * -ECANCELED is different: the job may run again).
+	 */
+	if (fence->error == -ENODEV)
+		qgpu_mfence_sigs_reach(eng->qdev, job->sigs);
+}
+
+/*
+ * run_job does not send @job to the device (@ret: NULL or an error):
+ * drm_sched signals its finished fence on return, so the values it
+ * promised are reached first.
+ */
+static struct dma_fence *qgpu_job_skip(struct qgpu_job *job,
+				       struct dma_fence *ret)
+{
+	qgpu_mfence_sigs_reach(job->eng->qdev, job->sigs);
+	return ret;
 }
 
 static struct dma_fence *qgpu_run_job(struct drm_sched_job *sched_job)
@@ -106,18 +143,18 @@ static struct dma_fence *qgpu_run_job(struct drm_sched_job *sched_job)
 	int ret, idx;
 
 	if (sched_job->s_fence->finished.error)
-		return NULL;
+		return qgpu_job_skip(job, NULL);
 	if (job->ctx && qgpu_ctx_is_lost(job->ctx)) {
 		dma_fence_set_error(&sched_job->s_fence->finished, -ECANCELED);
-		return NULL;
+		return qgpu_job_skip(job, NULL);
 	}
 	if (!drm_dev_enter(&qdev->drm, &idx))
-		return ERR_PTR(-ENODEV);
+		return qgpu_job_skip(job, ERR_PTR(-ENODEV));
 	/* a context torn down runs nothing more (its id may be reused) */
 	if (job->ctx && !qgpu_ctx_hw_begin(job->ctx)) {
 		drm_dev_exit(idx);
 		dma_fence_set_error(&sched_job->s_fence->finished, -ECANCELED);
-		return NULL;
+		return qgpu_job_skip(job, NULL);
 	}
 	job->emit_ns = ktime_get_ns();
 	ret = qgpu_engine_emit(job->eng, job->cmds, job->ndw, &fence);
@@ -125,7 +162,7 @@ static struct dma_fence *qgpu_run_job(struct drm_sched_job *sched_job)
 	if (ret) {
 		if (job->ctx)
 			qgpu_ctx_hw_end(job->ctx);
-		return ERR_PTR(ret);
+		return qgpu_job_skip(job, ERR_PTR(ret));
 	}
 	trace_qgpu_job_run(job->eng->id, job->ctx ? job->ctx->id : 0,
 			   fence->seqno);

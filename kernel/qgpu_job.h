@@ -15,9 +15,11 @@ struct qgpu_ctx;
  * @ndw: number of dwords in @cmds
  * @hw_fence: fence of the last run
  * @hw_cb: counts a render job off its context's device work (hw_fence)
+ * @sched_cb: reaches @sigs when the job is scheduled not to run
  * @emit_ns: when it was written to the ring
- * @sigs: monitored fence values it writes (its last commands), reached by
- *	the kernel at free_job if the device did not write them
+ * @sigs: monitored fence values it writes (its last commands); when it
+ *	does not run, the kernel reaches them before its finished fence
+ *	signals
  * @release: called from free_job with @release_data (may be NULL)
  * @release_data: argument of @release
  */
@@ -29,6 +31,7 @@ struct qgpu_job {
 	u32 ndw;
 	struct dma_fence *hw_fence;
 	struct dma_fence_cb hw_cb;
+	struct dma_fence_cb sched_cb;
 	u64 emit_ns;
 	unsigned int extensions;	/* timeout periods granted for progress */
 	struct qgpu_mfence_sigs *sigs;

@@ -474,34 +474,48 @@ void qgpu_mfence_sigs_queued(const struct qgpu_mfence_sigs *sigs)
 }
 
 /**
- * qgpu_mfence_sigs_done - the job that writes @sigs is finished with
+ * qgpu_mfence_sigs_reach - every value of @sigs is reached now
  * @qdev: device
- * @sigs: the values (freed here; may be NULL)
+ * @sigs: the values (may be NULL)
  *
- * Whether the job ran, was abandoned or never reached the device, every
- * value it promised is reached now: what the device did not write, the
- * kernel writes (a job that ran wrote them before its own fence).
+ * What the device did not write, the kernel writes, and the waiters are
+ * woken. For a job that will not run (this time or any more), before
+ * drm_sched signals its finished fence, so that whoever that fence wakes
+ * reads the values. Any context, a fence callback's included.
  */
-void qgpu_mfence_sigs_done(struct qgpu_device *qdev,
-			   struct qgpu_mfence_sigs *sigs)
+void qgpu_mfence_sigs_reach(struct qgpu_device *qdev,
+			    const struct qgpu_mfence_sigs *sigs)
 {
 	bool wrote = false;
 	u32 i;
 
-	if (!sigs)
-		return;
-	for (i = 0; i < sigs->n; i++) {
+	for (i = 0; sigs && i < sigs->n; i++) {
 		struct qgpu_mfence *mf = sigs->s[i].mf;
 
 		if (qgpu_mfence_value(mf) < sigs->s[i].value) {
 			qgpu_mfence_cpu_write(mf, sigs->s[i].value);
 			wrote = true;
 		}
-		qgpu_mfence_put(mf);
 	}
 	if (wrote)
 		qgpu_mfence_irq(qdev);
-	kfree(sigs);
+}
+
+/**
+ * qgpu_mfence_sigs_done - the job that writes @sigs is finished with
+ * @qdev: device
+ * @sigs: the values (freed here; may be NULL)
+ *
+ * Whether the job ran, was abandoned or never reached the device, every
+ * value it promised is reached now (a job that ran wrote them before its
+ * own fence; one that did not run had them written before its finished
+ * fence, qgpu_mfence_sigs_reach()).
+ */
+void qgpu_mfence_sigs_done(struct qgpu_device *qdev,
+			   struct qgpu_mfence_sigs *sigs)
+{
+	qgpu_mfence_sigs_reach(qdev, sigs);
+	qgpu_mfence_sigs_free(sigs);
 }
 
 /* ------------------------------------------------------------------------ */

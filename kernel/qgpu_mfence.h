@@ -96,6 +96,8 @@ void qgpu_mfence_sigs_add(struct qgpu_mfence_sigs *sigs,
 void qgpu_mfence_sigs_free(struct qgpu_mfence_sigs *sigs);
 u32 qgpu_mfence_sigs_emit(const struct qgpu_mfence_sigs *sigs, u32 *cmds);
 void qgpu_mfence_sigs_queued(const struct qgpu_mfence_sigs *sigs);
+void qgpu_mfence_sigs_reach(struct qgpu_device *qdev,
+			    const struct qgpu_mfence_sigs *sigs);
 void qgpu_mfence_sigs_done(struct qgpu_device *qdev,
 			   struct qgpu_mfence_sigs *sigs);
 

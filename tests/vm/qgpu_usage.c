@@ -16,7 +16,8 @@
  * out-sync values written by the GPU, their rules; the wait sleeps until
  * the interrupt (thread CPU time), times out, is interrupted by a signal,
  * ANY/ALL; in-syncs; export to binary and timeline syncobjs; a submission
- * that is abandoned or never runs still reaches its values.
+ * that is abandoned or never runs still reaches its values, before its
+ * out-syncobj signals.
  * Lock2 (libqgpu resources): DISCARD renames and never waits, and every
  * frame's GPU work sees that frame's data; NO_OVERWRITE never waits;
  * DO_NOT_WAIT answers WasStillDrawing while busy and succeeds after; a
@@ -512,6 +513,92 @@ static void abandoned_reaches_value(void)
 	blocker_fini(dev.fd, &b);
 }
 
+#define UNRUN		8
+#define UNRUN_ROUNDS	40	/* the race this guards took ~1 round in 15 */
+
+/*
+ * A submission that never runs (its context was lost while it waited for
+ * another context's work) signals its out-syncobj only once its values are
+ * reached: a waiter woken by the syncobj reads the context's fence and its
+ * monitored out-sync at their promised values, never one short. Context c
+ * faults (F) behind a blocker; its next submissions each wait for J, on
+ * another context and behind F on the ring, so that c is lost before any
+ * of them reaches run_job.
+ */
+static void unrun_round(struct qgpu_context *d, struct qgpu_context *e,
+			struct blocker *b, uint64_t gen)
+{
+	struct drm_qgpu_sync_entry in = { 0 }, out[2] = {
+		{ 0 }, { .flags = QGPU_SYNC_MONITORED } };
+	struct drm_qgpu_context_status st;
+	uint64_t want[UNRUN], mfv, cv;
+	uint32_t sj, so[UNRUN];
+	struct drm_qgpu_submit a;
+	struct qgpu_context c;
+	struct qgpu_mfence mf;
+	struct qgpu_cb *cb;
+	unsigned int k;
+
+	igt_assert_eq(qgpu_context_create(dev.fd, 0, &c), 0);
+	igt_assert_eq(qgpu_mfence_create(dev.fd, 0, &mf), 0);
+	igt_assert_eq(qgpu_syncobj_create(dev.fd, &sj), 0);
+	blocker_submit(d, b, gen, NULL, 0);
+	/* F: a slot that was never bound */
+	cb = qt_cb(&dev);
+	qgpu_cb_fill(cb, 3, 0, 4096, 1);
+	qgpu_cb_to_submit(cb, c.id, &a);
+	igt_assert_eq(qgpu_context_submit(&c, &a, NULL, 0, NULL, 0), 0);
+	qt_cb_free(cb);
+	out[0].handle = sj;
+	nop_submit(e, NULL, 0, out, 1, 0);
+	in.handle = sj;
+	out[1].handle = mf.handle;
+	for (k = 0; k < UNRUN; k++) {
+		igt_assert_eq(qgpu_syncobj_create(dev.fd, &so[k]), 0);
+		out[0].handle = so[k];
+		out[1].point = k + 1;
+		nop_submit(&c, &in, 1, out, 2, 0);
+		want[k] = c.last;
+	}
+	blocker_release(b, gen);
+	for (k = 0; k < UNRUN; k++) {
+		igt_assert_eq(qgpu_syncobj_wait(dev.fd, so[k], 0, 5 * SEC_NS),
+			      0);
+		cv = qgpu_mfence_read(&c.fence);
+		mfv = qgpu_mfence_read(&mf);
+		igt_assert_f(cv >= want[k] && mfv >= k + 1,
+			     "round %llu: submission %u signalled with the context fence at %llu (promised %llu), the out-sync at %llu (promised %u)\n",
+			     (unsigned long long)gen, k,
+			     (unsigned long long)cv,
+			     (unsigned long long)want[k],
+			     (unsigned long long)mfv, k + 1);
+	}
+	/* the context was lost by F, so none of them ran */
+	igt_assert_eq(qgpu_query_context(dev.fd, c.id, &st), 0);
+	igt_assert_neq(st.state, QGPU_CTX_OK);
+	for (k = 0; k < UNRUN; k++)
+		qgpu_syncobj_destroy(dev.fd, so[k]);
+	qgpu_syncobj_destroy(dev.fd, sj);
+	qgpu_mfence_destroy(&mf);
+	qgpu_context_destroy(&c);
+}
+
+static void unrun_values_before_syncobj(void)
+{
+	struct qgpu_context d, e;
+	struct blocker b;
+	uint64_t gen;
+
+	blocker_init(dev.fd, &b);
+	igt_assert_eq(qgpu_context_create(dev.fd, 0, &d), 0);
+	igt_assert_eq(qgpu_context_create(dev.fd, 0, &e), 0);
+	for (gen = 1; gen <= UNRUN_ROUNDS; gen++)
+		unrun_round(&d, &e, &b, gen);
+	qgpu_context_destroy(&d);
+	qgpu_context_destroy(&e);
+	blocker_fini(dev.fd, &b);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Lock2 through libqgpu's usage tracking                                    */
 
@@ -949,6 +1036,8 @@ igt_main
 		in_sync_and_export();
 	igt_subtest("abandoned-submission-reaches-its-value")
 		abandoned_reaches_value();
+	igt_subtest("unrun-submission-values-reached-when-syncobj-signals")
+		unrun_values_before_syncobj();
 	igt_subtest("lock-discard-renames-never-waits")
 		lock_discard_renames();
 	igt_subtest("lock-no-overwrite-and-do-not-wait")

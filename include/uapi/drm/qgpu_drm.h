@@ -1381,7 +1381,9 @@ struct drm_qgpu_gem_destroy {
  *   fence has signalled). A
  *   submission that is never run (its context destroyed first, the device
  *   gone) has the value written by the kernel instead, so that every value
- *   a submission promised is reached. Each value must be above the last
+ *   a submission promised is reached, and reached before the submission's
+ *   out-syncobjs signal (a waiter they wake reads it). Each value must be
+ *   above the last
  *   one queued for that fence (EINVAL): the fence only grows, as long as
  *   the submissions that signal it complete in the order they were queued
  *   (several contexts signalling one fence out of order may make it step
