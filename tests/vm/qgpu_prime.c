@@ -53,25 +53,12 @@ static int vgem = -1;
 static int open_vgem(void)
 {
 	char path[64];
-	int i, fd, tries;
+	int tries;
 
 	for (tries = 0; tries < 2; tries++) {
-		for (i = 0; i < 16; i++) {
-			drmVersionPtr v;
-
-			snprintf(path, sizeof(path), "/dev/dri/card%d", i);
-			fd = open(path, O_RDWR | O_CLOEXEC);
-			if (fd < 0)
-				continue;
-			v = drmGetVersion(fd);
-			if (v && !strcmp(v->name, "vgem")) {
-				drmFreeVersion(v);
-				return fd;
-			}
-			if (v)
-				drmFreeVersion(v);
-			close(fd);
-		}
+		if (!qgpu_find_driver_node("vgem", QGPU_NODE_PRIMARY, 0, path,
+					   sizeof(path)))
+			return open(path, O_RDWR | O_CLOEXEC);
 		if (system("modprobe vgem") != 0)
 			break;
 	}

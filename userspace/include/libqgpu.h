@@ -80,6 +80,22 @@ int qgpu_find_node(enum qgpu_node node, unsigned int index, char *path,
 		   size_t len);
 
 /**
+ * qgpu_find_driver_node - find the path of another DRM driver's node
+ * @driver: its DRM driver name (drmGetVersion()), e.g. "virtio_gpu", "vgem"
+ * @node: which kind of node
+ * @index: 0 for the first such device, 1 for the second, ...
+ * @path: receives the path
+ * @len: size of @path
+ *
+ * What qgpu_find_node() does for "qgpu", for any driver: benchmarks and
+ * tests that put qgpu beside another GPU (PRIME with vgem, virtio-gpu's
+ * round trip) find that one the same way.
+ * Return: 0, or -ENODEV when there is no such node.
+ */
+int qgpu_find_driver_node(const char *driver, enum qgpu_node node,
+			  unsigned int index, char *path, size_t len);
+
+/**
  * qgpu_open - open the first qgpu device's node of the given kind
  * @dev: filled in on success
  * @node: QGPU_NODE_RENDER or QGPU_NODE_PRIMARY

@@ -11,16 +11,22 @@
 
 #include "qgpu_priv.h"
 
-bool qgpu_is_qgpu_fd(int fd)
+/* Is @fd a node of DRM driver @driver? */
+static bool qgpu_fd_is_driver(int fd, const char *driver)
 {
 	drmVersionPtr v = drmGetVersion(fd);
 	bool ok;
 
 	if (!v)
 		return false;
-	ok = v->name && !strcmp(v->name, "qgpu");
+	ok = v->name && !strcmp(v->name, driver);
 	drmFreeVersion(v);
 	return ok;
+}
+
+bool qgpu_is_qgpu_fd(int fd)
+{
+	return qgpu_fd_is_driver(fd, "qgpu");
 }
 
 static int qgpu_node_cmp(const void *a, const void *b)
@@ -28,8 +34,8 @@ static int qgpu_node_cmp(const void *a, const void *b)
 	return *(const int *)a - *(const int *)b;
 }
 
-int qgpu_find_node(enum qgpu_node node, unsigned int index, char *path,
-		   size_t len)
+int qgpu_find_driver_node(const char *driver, enum qgpu_node node,
+			  unsigned int index, char *path, size_t len)
 {
 	const char *prefix = node == QGPU_NODE_RENDER ? "renderD" : "card";
 	size_t plen = strlen(prefix);
@@ -61,7 +67,7 @@ int qgpu_find_node(enum qgpu_node node, unsigned int index, char *path,
 		fd = open(p, O_RDWR | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		if (qgpu_is_qgpu_fd(fd)) {
+		if (qgpu_fd_is_driver(fd, driver)) {
 			if (index == 0) {
 				close(fd);
 				snprintf(path, len, "%s", p);
@@ -73,6 +79,12 @@ int qgpu_find_node(enum qgpu_node node, unsigned int index, char *path,
 	}
 	errno = ENODEV;
 	return -ENODEV;
+}
+
+int qgpu_find_node(enum qgpu_node node, unsigned int index, char *path,
+		   size_t len)
+{
+	return qgpu_find_driver_node("qgpu", node, index, path, len);
 }
 
 int qgpu_dev_from_fd(struct qgpu_dev *dev, int fd)

@@ -168,32 +168,15 @@ static void percentiles(int64_t *v, int n, double *med, double *p99)
 	*p99 = v[(int)((n - 1) * 0.99)] / 1000.0;
 }
 
-/*
- * The first render node whose driver is virtio_gpu, opened, or -1: the
- * nodes are told apart by name (drmGetVersion), as libqgpu finds qgpu's.
- */
+/* The first render node whose driver is virtio_gpu, opened, or -1 */
 static int virtio_gpu_open(void)
 {
 	char path[64];
-	int i, fd;
 
-	for (i = 128; i < 192; i++) {
-		drmVersionPtr v;
-		bool ok;
-
-		snprintf(path, sizeof(path), "/dev/dri/renderD%d", i);
-		fd = open(path, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		v = drmGetVersion(fd);
-		ok = v && v->name && !strcmp(v->name, "virtio_gpu");
-		if (v)
-			drmFreeVersion(v);
-		if (ok)
-			return fd;
-		close(fd);
-	}
-	return -1;
+	if (qgpu_find_driver_node("virtio_gpu", QGPU_NODE_RENDER, 0, path,
+				  sizeof(path)))
+		return -1;
+	return open(path, O_RDWR | O_CLOEXEC);
 }
 
 /*
