@@ -42,6 +42,9 @@ static void qgpu_ctx_release(struct kref *ref)
 
 	qgpu_ctx_free_id(ctx);
 	qgpu_usage_put(ctx->usage);
+	/* none of its jobs is left to walk the VM's page tables */
+	if (ctx->vm)
+		qgpu_vm_tables_put(ctx->vm);
 	qgpu_vm_put(ctx->vm);
 	qgpu_mfence_put(ctx->mfence);
 	kfree_rcu(ctx, rcu);
@@ -112,6 +115,7 @@ static int qgpu_ctx_vm(struct qgpu_ctx *ctx, struct drm_file *file)
 		qgpu_vm_put(vm);
 		return ret;
 	}
+	qgpu_vm_tables_get(vm);
 	ctx->vm = vm;
 	return 0;
 }
@@ -207,6 +211,8 @@ err_free:
 		qgpu_mfence_close(qf, ctx->mfence_handle, ctx->mfence);
 	qgpu_mfence_put(ctx->mfence);
 	qgpu_usage_put(ctx->usage);
+	if (ctx->vm)
+		qgpu_vm_tables_put(ctx->vm);
 	qgpu_vm_put(ctx->vm);
 	kfree(ctx);
 	return ret;

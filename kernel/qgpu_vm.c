@@ -189,6 +189,8 @@ static int qgpu_vm_create(struct drm_file *file, struct qgpu_vm **out)
 	mutex_init(&vm->lock);
 	spin_lock_init(&vm->fence_lock);
 	init_waitqueue_head(&vm->pf_queued_wq);
+	/* the file's; each virtual context takes one more */
+	refcount_set(&vm->table_users, 1);
 	drm_mm_init(&vm->reserved, QGPU_VM_USER_START,
 		    QGPU_VM_USER_END - QGPU_VM_USER_START);
 	vm->fence_context = dma_fence_context_alloc(1);
@@ -759,8 +761,9 @@ static void qgpu_vm_teardown(struct work_struct *work)
  * @qf: the file
  *
  * Every mapping is removed at once (the allocations keep the fences of
- * the VM's work); the page tables are freed by a worker once the VM's
- * last DMA buffer and paging are done, never waited for here.
+ * the VM's work); the page tables are freed by a worker once every
+ * virtual context of the file is released and the VM's last paging is
+ * done (qgpu_vm_tables_put()), never waited for here.
  */
 void qgpu_vm_file_fini(struct qgpu_file *qf)
 {
@@ -789,6 +792,31 @@ void qgpu_vm_file_fini(struct qgpu_file *qf)
 		drm_syncobj_put(vm->syncobj);
 	vm->syncobj = NULL;
 	qf->vm = NULL;
+	qgpu_vm_tables_put(vm);
+}
+
+/* A virtual context of the file runs in @vm: its page tables stay. */
+void qgpu_vm_tables_get(struct qgpu_vm *vm)
+{
+	refcount_inc(&vm->table_users);
+}
+
+/**
+ * qgpu_vm_tables_put - a user of @vm's page tables is gone
+ * @vm: the address space
+ *
+ * The users are the file (until it is closed; its reference to @vm goes
+ * with the last user) and each virtual context (until it is released,
+ * when no job of it is left: every DMA buffer it queued ran or was
+ * dropped). The vm's last queued buffer is not enough: another context's
+ * buffer queued before it may still wait for a fence from elsewhere, and
+ * runs on the tables once that signals. The last user queues the
+ * teardown, which still waits for the VM's last paging. Any context.
+ */
+void qgpu_vm_tables_put(struct qgpu_vm *vm)
+{
+	if (!refcount_dec_and_test(&vm->table_users))
+		return;
 	if (!vm->root) {
 		qgpu_vm_put(vm);
 		return;

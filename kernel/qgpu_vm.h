@@ -3,6 +3,7 @@
 #define QGPU_VM_H
 
 #include <linux/dma-fence.h>
+#include <linux/refcount.h>
 #include <drm/drm_gpuvm.h>
 #include <drm/drm_mm.h>
 #include <qgpu/qgpu_mmu.h>
@@ -63,6 +64,10 @@ struct qgpu_pt {
  * @syncobj: the paging-fence timeline
  * @syncobj_handle: its handle in the owning file
  * @teardown: frees the page tables once the VM's work is done
+ * @table_users: the file and each of its virtual contexts: every DMA
+ *	buffer of a context walks the tables, so they are freed only when
+ *	the file is closed and every context is released (all its jobs
+ *	freed), not when the buffer queued last is done
  * @pf_queued_wq: woken when the worker has queued a paging fence's work
  */
 struct qgpu_vm {
@@ -85,6 +90,7 @@ struct qgpu_vm {
 	struct drm_syncobj *syncobj;
 	u32 syncobj_handle;
 	struct work_struct teardown;
+	refcount_t table_users;
 	wait_queue_head_t pf_queued_wq;
 };
 
@@ -119,6 +125,8 @@ int qgpu_pp_build_move(struct qgpu_paging *pb, struct qgpu_bo *bo,
 /* qgpu_vm.c */
 struct qgpu_vm *qgpu_vm_get(struct drm_file *file);
 void qgpu_vm_put(struct qgpu_vm *vm);
+void qgpu_vm_tables_get(struct qgpu_vm *vm);
+void qgpu_vm_tables_put(struct qgpu_vm *vm);
 void qgpu_vm_file_fini(struct qgpu_file *qf);
 int qgpu_vm_ready(struct qgpu_vm *vm);
 u64 qgpu_vm_root_desc(struct qgpu_vm *vm);

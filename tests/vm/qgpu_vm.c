@@ -2116,6 +2116,130 @@ static void check_close_releases_tables(void)
 }
 
 /*
+ * sw_sync (build/kmod/sw_sync.ko, tests/vm/qgpu_swsync.c): a fence that
+ * signals when the test says, on no engine of qgpu's. Its ioctls are not
+ * in the UAPI headers; declared as drivers/dma-buf/sw_sync.c defines them.
+ */
+#define SW_SYNC_PATH	"/sys/kernel/debug/sync/sw_sync"
+
+struct sw_sync_create_fence {
+	uint32_t value;
+	char name[32];
+	int32_t fence;
+};
+
+#define SW_SYNC_IOC_CREATE_FENCE _IOWR('W', 0, struct sw_sync_create_fence)
+#define SW_SYNC_IOC_INC		_IOW('W', 1, uint32_t)
+
+static int sw_timeline_open(void)
+{
+	int fd;
+
+	if (access(SW_SYNC_PATH, F_OK) && system("modprobe sw_sync") != 0)
+		igt_skip("no sw_sync module\n");
+	fd = open(SW_SYNC_PATH, O_RDWR | O_CLOEXEC);
+	igt_require_f(fd >= 0, "%s: %s\n", SW_SYNC_PATH, strerror(errno));
+	return fd;
+}
+
+/* A syncobj of @fd holding a sw_sync fence at @value of timeline @tl */
+static uint32_t sw_syncobj(int fd, int tl, uint32_t value)
+{
+	struct sw_sync_create_fence cf = { .value = value };
+	struct drm_syncobj_handle imp = {
+		.flags = DRM_SYNCOBJ_FD_TO_HANDLE_FLAGS_IMPORT_SYNC_FILE,
+	};
+	uint32_t s;
+
+	snprintf(cf.name, sizeof(cf.name), "qgpu-vm");
+	do_ioctl(tl, SW_SYNC_IOC_CREATE_FENCE, &cf);
+	igt_assert_lte(0, cf.fence);
+	igt_assert_eq(qgpu_syncobj_create(fd, &s), 0);
+	imp.handle = s;
+	imp.fd = cf.fence;
+	do_ioctl(fd, DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE, &imp);
+	close(cf.fence);
+	return s;
+}
+
+static uint64_t device_page_tables(void)
+{
+	struct drm_qgpu_mmu_info m;
+
+	igt_assert_eq(qgpu_query_mmu(dev.fd, &m), 0);
+	return m.page_tables;
+}
+
+/*
+ * A file's page tables are reached by every DMA buffer of every one of its
+ * virtual contexts, not only by the one queued last: closing the file
+ * while a buffer of one context still waits (for a fence from elsewhere)
+ * and a later buffer of another context is done already must not give the
+ * tables back. Freed, their VRAM goes to whoever allocates next, and the
+ * waiting buffer, which runs once its fence signals (its context's grace
+ * period, docs/driver.md), would walk that memory as page tables.
+ */
+static void check_close_keeps_tables_for_queued_work(void)
+{
+	struct drm_qgpu_sync_entry in = { 0 };
+	struct drm_qgpu_submit args;
+	struct qgpu_vcb *v1 = vcb_new(), *v2 = vcb_new();
+	uint64_t base, low = ~0ull, pt, va;
+	uint32_t c1, c2, h;
+	int fd, tl, i, ret;
+
+	tl = sw_timeline_open();
+	base = device_page_tables();
+	fd = file_open();
+	igt_assert_eq(qgpu_ctx_create_virtual(fd, &c1), 0);
+	igt_assert_eq(qgpu_ctx_create_virtual(fd, &c2), 0);
+	igt_assert_eq(qgpu_bo_create(fd, SZ_64K, vram_mask, 0, 0, &h), 0);
+	va = reserve(fd, SZ_64K);
+	vmap(fd, h, va, 0, SZ_64K, 0);
+	make_resident(fd, &h, 1);
+	igt_assert_lte_u64(base + 1, device_page_tables());
+
+	/* context 1: a fill that waits for the sw_sync fence */
+	in.handle = sw_syncobj(fd, tl, 1);
+	igt_assert_eq(qgpu_vcb_fill(v1, va, SZ_4K, 0x1badf00d), 0);
+	qgpu_vcb_to_submit(v1, c1, &args);
+	args.in_syncs = (uintptr_t)&in;
+	args.num_in_syncs = 1;
+	ret = qgpu_submit_raw(fd, &args);
+	igt_assert_f(ret == 0, "waiting submit: %s\n", strerror(-ret));
+	/* context 2: queued later, done at once */
+	igt_assert_eq(qgpu_vcb_fill(v2, va + SZ_4K, SZ_4K, 0x600dcafe), 0);
+	vrun(fd, c2, v2);
+	igt_assert_eq(qgpu_bo_destroy(fd, h), 0);
+	file_close(fd);
+
+	/* the first fill still waits: its tables must stay */
+	for (i = 0; i < 20; i++) {
+		pt = device_page_tables();
+		low = pt < low ? pt : low;
+		usleep(50 * 1000);
+	}
+	/* within the context's grace period: the fill runs now */
+	do_ioctl(tl, SW_SYNC_IOC_INC, &(uint32_t){ 1 });
+	/* and once it is done, the tables go */
+	for (i = 0; i < 300; i++) {
+		pt = device_page_tables();
+		if (pt <= base)
+			break;
+		usleep(50 * 1000);
+	}
+	close(tl);
+	vcb_free(v1);
+	vcb_free(v2);
+	igt_assert_f(low > base,
+		     "the closed file's page tables were freed (device page tables %llu, %llu without the file) while a DMA buffer of its first context still waited to run on them\n",
+		     (unsigned long long)low, (unsigned long long)base);
+	igt_assert_f(pt <= base,
+		     "page tables %llu after the last DMA buffer, %llu before the file\n",
+		     (unsigned long long)pt, (unsigned long long)base);
+}
+
+/*
  * Unmapping (VM_UNMAP, VM_FREE, and closing the file) an allocation whose
  * handles are all closed already: the mapping held the last reference. In
  * a child with its own file, so that a hang there cannot take the rest of
@@ -2250,6 +2374,8 @@ igt_main
 	}
 	igt_subtest("file-close-releases-page-tables")
 		check_close_releases_tables();
+	igt_subtest("file-close-keeps-page-tables-for-queued-work")
+		check_close_keeps_tables_for_queued_work();
 	igt_subtest("unmap-behind-queued-work")
 		check_unmap_behind_work(&p);
 	igt_subtest("make-resident-then-submit-at-once")
