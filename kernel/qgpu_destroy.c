@@ -209,11 +209,18 @@ int qgpu_gem_destroy_ioctl(struct drm_device *drm, void *data,
 	obj = drm_gem_object_lookup(file, args->handle);
 	if (QGPU_IOCTL_DBG(qdev, !obj))
 		return -ENOENT;
-	ret = qgpu_destroy_mappings(file->driver_priv, obj, assume);
-	if (!ret && assume)
+	/*
+	 * Before the unmap: a VM_MAP that comes after it, even before the
+	 * handle goes, clears it again (qgpu_vm_insert()).
+	 */
+	if (assume)
 		WRITE_ONCE(to_qbo(obj)->assume_client, file->client_id);
+	ret = qgpu_destroy_mappings(file->driver_priv, obj, assume);
 	if (!ret)
 		ret = drm_gem_handle_delete(file, args->handle);
+	/* mappings may be left: nothing may be skipped */
+	if (ret && assume)
+		WRITE_ONCE(to_qbo(obj)->assume_client, 0);
 	drm_gem_object_put(obj);
 	return ret;
 }

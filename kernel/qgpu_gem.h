@@ -72,7 +72,8 @@ struct qgpu_hap_run {
  * @assume_client: the DRM client that destroyed it with
  *	%QGPU_GEM_DESTROY_ASSUME_NOT_IN_USE (0: none): once dead, its
  *	destruction does not wait for that client's virtual DMA buffers (see
- *	qgpu_bo_skip_client())
+ *	qgpu_bo_skip_client()); cleared by any mapping made after that
+ *	destroy began (qgpu_vm_insert())
  * @reap: frees the allocation once its GPU work is done
  */
 struct qgpu_bo {
@@ -122,7 +123,11 @@ struct qgpu_bo {
  * usage) of the client that destroyed it. They reached it only through
  * that client's mappings, which the destroy unmapped (invalid entries, TLB
  * flushed) by a paging job whose kernel fence is still waited for, so a
- * late access faults the liar's own context. Everyone else's work, and the
+ * late access faults the liar's own context. A mapping made after the
+ * destroy began (the allocation imported again through its dma-buf, a
+ * VM_MAP racing the destroy) clears @assume_client: closing the file
+ * removes such a mapping without rewriting its entries, and the client's
+ * buffers reach the memory through it. Everyone else's work, and the
  * liar's physical DMA buffers (read and write usage), are waited for.
  */
 static inline u64 qgpu_bo_skip_client(struct qgpu_bo *bo)

@@ -587,6 +587,13 @@ static int qgpu_vm_insert(struct qgpu_vm *vm, struct qgpu_bo *bo,
 		return PTR_ERR(vm_bo);
 	}
 	drm_gpuva_init(va, args->addr, args->size, &bo->base, args->offset);
+	/*
+	 * A mapping made after a destroy with AssumeNotInUse (the
+	 * allocation got back through its dma-buf, or a VM_MAP racing the
+	 * destroy) is not one the destroy unmapped: the release waits for
+	 * everyone's work again (qgpu_bo_skip_client()).
+	 */
+	WRITE_ONCE(bo->assume_client, 0);
 	if (args->flags & QGPU_VM_MAP_READ_ONLY)
 		va->flags |= QGPU_GPUVA_READ_ONLY;
 	ret = drm_gpuva_insert(&vm->gpuvm, va);

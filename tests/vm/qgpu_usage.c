@@ -996,6 +996,87 @@ static void destroy_physical_assume(void)
 	blocker_fini(dev.fd, &b);
 }
 
+/*
+ * AssumeNotInUse promises that the client's virtual DMA buffers queued
+ * before the destroy will not touch X, so the release does not wait for
+ * them: they could reach X only through mappings the destroy unmapped.
+ * A client that gets X back (its own dma-buf imported again) and maps it
+ * anew is using X again, and those buffers reach it through the new
+ * mapping: here a fill queued behind the blocker, then the file closed,
+ * which removes the mapping without rewriting its entries. X's memory
+ * must stay until the fill is done, so Y, which wants X's room, stays
+ * zero.
+ */
+static void destroy_assume_then_remapped(void)
+{
+	struct drm_qgpu_sync_entry done = { 0 };
+	struct qgpu_context pc;
+	struct qgpu_vcb vcb;
+	struct blocker b;
+	struct drm_qgpu_segment_stats ss;
+	struct drm_qgpu_gem_info gi;
+	uint32_t x, x2, y, vc, sobj, fillers[64], nf, i;
+	uint64_t va = 0, fence = 0, xaddr;
+	int fd, dmabuf, sfd;
+
+	blocker_init(dev.fd, &b);
+	igt_assert_eq(qgpu_context_create(dev.fd, 0, &pc), 0);
+	nf = fill_visible(dev.fd, fillers, 64);
+	/* the liar: a file of its own, closed below */
+	fd = qt_reopen(&dev);
+	/* (no qgpu_context: its fence mapping would keep the file open) */
+	igt_assert_eq(qgpu_ctx_create_virtual(fd, &vc), 0);
+	x = vis_bo(fd);
+	igt_assert_eq(qgpu_bo_info(fd, x, &gi), 0);
+	xaddr = gi.gpu_addr;
+	/* X's room is the only one left */
+	for (;;) {
+		qt_seg_stats(dev.fd, QGPU_SEG_VISIBLE, &ss);
+		if (nf == 64 || ss.size - ss.used < DZ)
+			break;
+		fillers[nf++] = vis_bo(dev.fd);
+	}
+	igt_assert_eq(drmPrimeHandleToFD(fd, x, DRM_CLOEXEC, &dmabuf), 0);
+	igt_assert_eq(qgpu_bo_destroy_flags(fd, x,
+					    QGPU_GEM_DESTROY_ASSUME_NOT_IN_USE),
+		      0);
+	qt_untrack(fd, x, NULL);
+	/* X again, through its dma-buf, mapped anew */
+	igt_assert_eq(drmPrimeFDToHandle(fd, dmabuf, &x2), 0);
+	close(dmabuf);
+	igt_assert_eq(qgpu_vm_reserve(fd, 0, DZ, 0, &va), 0);
+	igt_assert_eq(qgpu_vm_map(fd, x2, va, 0, DZ, 0), 0);
+	igt_assert_eq(qgpu_make_resident(fd, &x2, 1, &fence), 0);
+	igt_assert_eq(qgpu_paging_fence_wait(fd, fence, 10 * SEC_NS), 0);
+	/* its fill waits behind the blocker; the test keeps its syncobj */
+	igt_assert_eq(qgpu_syncobj_create(dev.fd, &sobj), 0);
+	igt_assert_eq(drmSyncobjHandleToFD(dev.fd, sobj, &sfd), 0);
+	igt_assert_eq(drmSyncobjFDToHandle(fd, sfd, &done.handle), 0);
+	close(sfd);
+	blocker_submit(&pc, &b, 1, NULL, 0);
+	igt_assert_eq(qgpu_vcb_init(&vcb), 0);
+	qgpu_vcb_fill(&vcb, va, DZ, DPAT);
+	igt_assert_eq(qgpu_vcb_submit(fd, vc, &vcb, NULL, 0, &done, 1), 0);
+	qgpu_vcb_fini(&vcb);
+	/* the liar goes: its handles, its mapping, its file */
+	close(fd);
+	/* the room X leaves: Y may have it only behind the fill */
+	y = vis_bo(dev.fd);
+	igt_assert_eq(qgpu_bo_info(dev.fd, y, &gi), 0);
+	igt_info("X was at %#llx, Y is at %#llx\n",
+		 (unsigned long long)xaddr, (unsigned long long)gi.gpu_addr);
+	blocker_release(&b, 1);
+	igt_assert_eq(qgpu_syncobj_wait(dev.fd, sobj, 0, 20 * SEC_NS), 0);
+	qgpu_syncobj_destroy(dev.fd, sobj);
+	igt_assert_f(bo_zero(dev.fd, y),
+		     "a fill through a mapping made after an AssumeNotInUse destroy reached a new allocation of another file\n");
+	qt_close(dev.fd, y);
+	for (i = 0; i < nf; i++)
+		qt_close(dev.fd, fillers[i]);
+	qgpu_context_destroy(&pc);
+	blocker_fini(dev.fd, &b);
+}
+
 static void destroy_bad_input(void)
 {
 	uint32_t h = qt_bo(dev.fd, 4096, vis_ap, 0, 0);
@@ -1056,6 +1137,10 @@ igt_main
 	}
 	igt_subtest("destroy-assume-not-in-use-physical-memory-kept")
 		destroy_physical_assume();
+	igt_subtest("destroy-assume-not-in-use-then-remapped-memory-kept") {
+		igt_require(dev.info.caps & QGPU_INFO_CAP_MMU);
+		destroy_assume_then_remapped();
+	}
 	igt_subtest("nothing-left")
 		qt_assert_no_allocations(dev.fd);
 }
