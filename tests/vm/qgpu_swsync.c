@@ -8,26 +8,15 @@
  * timeline goes away, and imports into a qgpu syncobj (which then waits for
  * it).
  *
- * The sw_sync ioctls are not in the kernel's UAPI headers (sw_sync.c defines
- * them: "W" 0 = create a fence, "W" 1 = advance the timeline); they are
- * declared here as the kernel defines them.
+ * The sw_sync ioctls: tests/vm/qgpu_swsync.h.
  */
 #include <poll.h>
 #include <linux/sync_file.h>
 
+#include "qgpu_swsync.h"
 #include "qgpu_test.h"
 
-#define SW_SYNC_PATH	"/sys/kernel/debug/sync/sw_sync"
 #define SW_SYNC_INFO	"/sys/kernel/debug/sync/info"
-
-struct sw_sync_create_fence {
-	uint32_t value;		/* the timeline value that signals the fence */
-	char name[32];		/* not used by the kernel */
-	int32_t fence;		/* out: a sync_file fd */
-};
-
-#define SW_SYNC_IOC_CREATE_FENCE _IOWR('W', 0, struct sw_sync_create_fence)
-#define SW_SYNC_IOC_INC		_IOW('W', 1, uint32_t)
 
 static bool debugfs_mounted(void)
 {
@@ -49,21 +38,6 @@ static int timeline_open(void)
 
 	igt_assert_f(fd >= 0, "%s: %s\n", SW_SYNC_PATH, strerror(errno));
 	return fd;
-}
-
-static int fence_create(int timeline, uint32_t value, const char *name)
-{
-	struct sw_sync_create_fence arg = { .value = value };
-
-	snprintf(arg.name, sizeof(arg.name), "%s", name);
-	do_ioctl(timeline, SW_SYNC_IOC_CREATE_FENCE, &arg);
-	igt_assert_gte(arg.fence, 0);
-	return arg.fence;
-}
-
-static void timeline_inc(int timeline, uint32_t by)
-{
-	do_ioctl(timeline, SW_SYNC_IOC_INC, &by);
 }
 
 /* 1 = signalled, 0 = active, negative = signalled with that error. */
@@ -141,17 +115,17 @@ igt_main
 		struct sync_fence_info fi;
 		char comm[32];
 		int tl = timeline_open();
-		int f = fence_create(tl, 2, "qgpu-two");
+		int f = qt_sw_fence(tl, 2, "qgpu-two");
 
 		own_comm(comm, sizeof(comm));
 		igt_assert_eq(fence_status(f, &fi), 0);
 		igt_assert_f(!strcmp(fi.obj_name, comm), "timeline %s\n", fi.obj_name);
 		igt_assert_eq(strcmp(fi.driver_name, "sw_sync"), 0);
 		igt_assert(!fence_ready(f));
-		timeline_inc(tl, 1);
+		qt_sw_inc(tl, 1);
 		igt_assert_eq(fence_status(f, NULL), 0);
 		igt_assert(!fence_ready(f));
-		timeline_inc(tl, 1);
+		qt_sw_inc(tl, 1);
 		igt_assert_eq(fence_status(f, &fi), 1);
 		igt_assert_eq(fi.status, 1);
 		igt_assert_neq(fi.timestamp_ns, 0);
@@ -164,8 +138,8 @@ igt_main
 		struct sync_merge_data m = { .name = "qgpu-merged" };
 		struct sync_file_info info = { .num_fences = 0 };
 		int tl1 = timeline_open(), tl2 = timeline_open();
-		int a = fence_create(tl1, 1, "a");
-		int b = fence_create(tl2, 2, "b");
+		int a = qt_sw_fence(tl1, 1, "a");
+		int b = qt_sw_fence(tl2, 2, "b");
 
 		/* one fence per timeline: the merged file holds both */
 		m.fd2 = b;
@@ -174,12 +148,12 @@ igt_main
 		do_ioctl(m.fence, SYNC_IOC_FILE_INFO, &info);
 		igt_assert_eq(info.num_fences, 2);
 		igt_assert_f(!strcmp(info.name, "qgpu-merged"), "name %s\n", info.name);
-		timeline_inc(tl1, 1);
-		timeline_inc(tl2, 1);
+		qt_sw_inc(tl1, 1);
+		qt_sw_inc(tl2, 1);
 		igt_assert_eq(fence_status(a, NULL), 1);
 		igt_assert_eq(fence_status(m.fence, NULL), 0);
 		igt_assert(!fence_ready(m.fence));
-		timeline_inc(tl2, 1);
+		qt_sw_inc(tl2, 1);
 		igt_assert_eq(fence_status(m.fence, NULL), 1);
 		igt_assert(fence_ready(m.fence));
 		close(m.fence);
@@ -195,7 +169,7 @@ igt_main
 
 		own_comm(comm, sizeof(comm));
 		igt_assert(info_lists(comm, 0));
-		timeline_inc(tl, 5);
+		qt_sw_inc(tl, 5);
 		igt_assert(info_lists(comm, 5));
 		close(tl);
 		igt_assert(!info_lists(comm, 5));
@@ -204,7 +178,7 @@ igt_main
 	igt_subtest("timeline-close") {
 		struct sync_fence_info fi;
 		int tl = timeline_open();
-		int f = fence_create(tl, 1, "orphan");
+		int f = qt_sw_fence(tl, 1, "orphan");
 
 		close(tl);
 		igt_assert(fence_ready(f));
@@ -220,12 +194,12 @@ igt_main
 
 		qt_open(&dev, QGPU_NODE_RENDER);
 		tl = timeline_open();
-		f = fence_create(tl, 1, "into-syncobj");
+		f = qt_sw_fence(tl, 1, "into-syncobj");
 		igt_assert_eq(drmSyncobjCreate(dev.fd, 0, &syncobj), 0);
 		igt_assert_eq(drmSyncobjImportSyncFile(dev.fd, syncobj, f), 0);
 		ret = drmSyncobjWait(dev.fd, &syncobj, 1, 0, 0, NULL);
 		igt_assert_eq(ret, -ETIME);
-		timeline_inc(tl, 1);
+		qt_sw_inc(tl, 1);
 		ret = drmSyncobjWait(dev.fd, &syncobj, 1, INT64_MAX, 0, NULL);
 		igt_assert_eq(ret, 0);
 		igt_assert_eq(drmSyncobjDestroy(dev.fd, syncobj), 0);

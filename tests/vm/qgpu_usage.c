@@ -30,6 +30,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "qgpu_swsync.h"
 #include "qgpu_test.h"
 
 #define BLOCK_NS	(300 * 1000 * 1000ll)	/* how long a blocker holds */
@@ -599,6 +600,68 @@ static void unrun_values_before_syncobj(void)
 	blocker_fini(dev.fd, &b);
 }
 
+#define KILLED		4
+#define GRACE_NS	(9 * SEC_NS)	/* above the driver's 8 s */
+
+/*
+ * Submissions still waiting for a fence from elsewhere (sw_sync) when
+ * their context is destroyed are cancelled once its grace period is over
+ * (drm_sched kills them with the entity, run_job never sees them): their
+ * fills never run, and each reaches its monitored value before its
+ * out-syncobj signals, once the fence they waited for is there.
+ */
+static void killed_values_before_syncobj(void)
+{
+	struct drm_qgpu_sync_entry in = { 0 }, out[2] = {
+		{ 0 }, { .flags = QGPU_SYNC_MONITORED } };
+	struct drm_qgpu_submit a;
+	struct qgpu_context c;
+	struct qgpu_mfence mf;
+	uint32_t so[KILLED], h, *p;
+	struct qgpu_cb *cb;
+	unsigned int k;
+	uint64_t v;
+	int tl;
+
+	tl = qt_sw_timeline();
+	h = qt_result_buf(dev.fd, 4096, &p);
+	igt_assert_eq(qgpu_context_create(dev.fd, 0, &c), 0);
+	igt_assert_eq(qgpu_mfence_create(dev.fd, 0, &mf), 0);
+	out[1].handle = mf.handle;
+	for (k = 0; k < KILLED; k++) {
+		in.handle = qt_sw_syncobj(dev.fd, tl, 1);
+		igt_assert_eq(qgpu_syncobj_create(dev.fd, &so[k]), 0);
+		out[0].handle = so[k];
+		out[1].point = k + 1;
+		cb = qt_cb(&dev);
+		qgpu_cb_bind(cb, 0, h, 0, 4096);
+		qgpu_cb_fill(cb, 0, 0, 4096, 0xdead0000 + k);
+		qgpu_cb_to_submit(cb, c.id, &a);
+		igt_assert_eq(qgpu_context_submit(&c, &a, &in, 1, out, 2), 0);
+		qt_cb_free(cb);
+		qgpu_syncobj_destroy(dev.fd, in.handle);
+	}
+	igt_assert_eq(qgpu_context_destroy(&c), 0);
+	sleep_ns(GRACE_NS);
+	igt_assert_eq(qgpu_syncobj_wait(dev.fd, so[0], 0, 0), -ETIME);
+	qt_sw_inc(tl, 1);
+	for (k = 0; k < KILLED; k++) {
+		igt_assert_eq(qgpu_syncobj_wait(dev.fd, so[k], 0, 10 * SEC_NS),
+			      0);
+		v = qgpu_mfence_read(&mf);
+		igt_assert_f(v >= k + 1,
+			     "killed submission %u signalled with its out-sync at %llu (promised %u)\n",
+			     k, (unsigned long long)v, k + 1);
+	}
+	/* cancelled, never run */
+	for (k = 0; k < 1024; k++)
+		igt_assert_eq(p[k], 0);
+	for (k = 0; k < KILLED; k++)
+		qgpu_syncobj_destroy(dev.fd, so[k]);
+	qgpu_mfence_destroy(&mf);
+	close(tl);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Lock2 through libqgpu's usage tracking                                    */
 
@@ -1119,6 +1182,8 @@ igt_main
 		abandoned_reaches_value();
 	igt_subtest("unrun-submission-values-reached-when-syncobj-signals")
 		unrun_values_before_syncobj();
+	igt_subtest("killed-submission-values-reached-when-syncobj-signals")
+		killed_values_before_syncobj();
 	igt_subtest("lock-discard-renames-never-waits")
 		lock_discard_renames();
 	igt_subtest("lock-no-overwrite-and-do-not-wait")
