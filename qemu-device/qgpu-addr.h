@@ -34,12 +34,13 @@ typedef struct QGPURamCache {
  * What the executors keep while they run one engine's job for one round:
  * host pointers to the guest RAM they touch, so that a contiguous run is
  * one memmove and a page is not a DMA call. A context lives for one round
- * only (the memory map may change between rounds); any access that is not
- * to RAM drops its caches (DMA to MMIO may change the memory map). While
- * @hold is set, host pointers already handed out stay valid: RAM that no
- * cache covers and that would need a used one is given out for DMA
- * instead (the caller moves what it holds, clears @hold and translates
- * again).
+ * only (the memory map may change between rounds), and the device thread
+ * drops its caches whenever it took the BQL again (the map may have
+ * changed meanwhile); any access that is not to RAM drops its caches (DMA
+ * to MMIO may change the memory map). While @hold is set, host pointers
+ * already handed out stay valid: RAM that no cache covers and that would
+ * need a used one is given out for DMA instead (the caller moves what it
+ * holds, clears @hold and translates again).
  */
 typedef struct QGPUAddrCtx {
     QGPURamCache ram[QGPU_RAM_CACHES];

@@ -444,10 +444,20 @@ static int qgpu_exec_batch_flush(QGPUState *s, unsigned n, QGPUAddrCtx *c,
         }
     }
     c->hold = false;
-    if (unlocked && (!qgpu_thread_relock(s) || e->gen != gen)) {
-        b->n = 0;
-        b->bytes = 0;
-        return QGPU_EXEC_ABANDONED;
+    if (unlocked) {
+        bool live = qgpu_thread_relock(s);
+
+        /*
+         * The memory map may have changed while the BQL was dropped (an
+         * aperture remapped, a BAR moved, bus mastering turned off): what
+         * follows is translated afresh, through no cache made before.
+         */
+        qgpu_addr_ctx_reset(c);
+        if (!live || e->gen != gen) {
+            b->n = 0;
+            b->bytes = 0;
+            return QGPU_EXEC_ABANDONED;
+        }
     }
     e->job.done += b->bytes;
     e->job.pieces += b->n;
@@ -584,8 +594,9 @@ flush:
 /*
  * Fill the host piece @seg with the BQL dropped (see qgpu_exec_batch_flush)
  */
-static int qgpu_exec_fill_unlocked(QGPUState *s, unsigned n, QGPUSeg *seg,
-                                   uint32_t pattern, uint64_t phase)
+static int qgpu_exec_fill_unlocked(QGPUState *s, unsigned n, QGPUAddrCtx *c,
+                                   QGPUSeg *seg, uint32_t pattern,
+                                   uint64_t phase)
 {
     QGPUEngine *e = &s->eng[n];
     uint32_t gen = e->gen;
@@ -594,8 +605,14 @@ static int qgpu_exec_fill_unlocked(QGPUState *s, unsigned n, QGPUSeg *seg,
     WITH_RCU_READ_LOCK_GUARD() {
         qgpu_addr_fill_host(s, seg, pattern, phase);
     }
-    if (unlocked && (!qgpu_thread_relock(s) || e->gen != gen)) {
-        return QGPU_EXEC_ABANDONED;
+    if (unlocked) {
+        bool live = qgpu_thread_relock(s);
+
+        /* the memory map may have changed meanwhile: no cache survives */
+        qgpu_addr_ctx_reset(c);
+        if (!live || e->gen != gen) {
+            return QGPU_EXEC_ABANDONED;
+        }
     }
     return QGPU_FAULT_NONE;
 }
@@ -622,7 +639,7 @@ static int qgpu_exec_fill_run(QGPUState *s, unsigned n, QGPUAddrCtx *c,
         want = MIN(want, dmax);
         if (want >= QGPU_THREAD_UNLOCK_MIN && !qgpu_exec_is_gart(s, d) &&
             !qgpu_addr_translate(s, c, d, want, true, &seg) && seg.host) {
-            fault = qgpu_exec_fill_unlocked(s, n, &seg, job->pattern,
+            fault = qgpu_exec_fill_unlocked(s, n, c, &seg, job->pattern,
                                             job->done);
             if (fault) {
                 return fault;

@@ -26,6 +26,7 @@
 #include "qgpu-state.h"
 #include "qgpu-faultq.h"
 #include "qgpu-hap.h"
+#include "qgpu-thread.h"
 #include "trace.h"
 
 #define QGPU_HAP_MAX_RUNS       256     /* aliases at memory speed */
@@ -225,6 +226,12 @@ static void qgpu_hap_cmd(QGPUState *s, uint32_t cmd)
     if (!count) {
         return;
     }
+    /*
+     * The command takes effect before the register write completes: a
+     * piece the device thread moves without the BQL, translated through
+     * the old mapping, lands first.
+     */
+    qgpu_thread_quiesce(s);
     for (i = 0; i < count; i++) {
         uint64_t *e = &s->hap_table[index + i];
 

@@ -27,6 +27,7 @@
 #include "qgpu-context.h"
 #include "qgpu-engine.h"
 #include "qgpu-vram.h"
+#include "qgpu-thread.h"
 #include "trace.h"
 
 /* Limits on device properties (see docs/hw-spec.md, "Device properties") */
@@ -311,6 +312,18 @@ static const MemoryRegionOps qgpu_mmio_ops = {
     },
 };
 
+/*
+ * PCI configuration writes: one that turns bus mastering off or moves a
+ * BAR takes effect when it completes, so a piece the device thread moves
+ * without the BQL, translated before, lands first.
+ */
+static void qgpu_config_write(PCIDevice *pdev, uint32_t addr, uint32_t val,
+                              int len)
+{
+    qgpu_thread_quiesce(QGPU(pdev));
+    pci_default_write_config(pdev, addr, val, len);
+}
+
 /* Realize */
 
 static bool qgpu_check_props(QGPUState *s, Error **errp)
@@ -495,6 +508,7 @@ static void qgpu_class_init(ObjectClass *klass, void *data)
 
     k->realize = qgpu_realize;
     k->exit = qgpu_exit;
+    k->config_write = qgpu_config_write;
     k->vendor_id = QGPU_PCI_VENDOR_ID;
     k->device_id = QGPU_PCI_DEVICE_ID;
     k->revision = QGPU_PCI_REVISION;

@@ -6173,6 +6173,142 @@ static void test_thread_unplug(void)
     qtest_quit(qts);
 }
 
+/* ---- adversarial audit: the memory map changing mid-copy ---- */
+
+/*
+ * The source side of a copy as a page list of VRAM pages that are never
+ * consecutive (page i ^ 1), so that every piece is one page and the device
+ * thread moves them in batches, dropping the BQL for each: @pages entries
+ * of 16 MiB at guest address @list.
+ */
+static void scattered_list(QGPU *g, uint64_t list, uint32_t pages)
+{
+    g_autofree uint64_t *ent = g_new(uint64_t, pages);
+    uint32_t i;
+
+    for (i = 0; i < pages; i++) {
+        ent[i] = cpu_to_le64((uint64_t)(i ^ 1) << 12);
+    }
+    qtest_memwrite(g->qts, list, ent, pages * 8ull);
+}
+
+/* Wait until engine @n has moved more than @bytes (bounded) */
+static void wait_bytes(QGPU *g, int n, uint64_t bytes)
+{
+    int i;
+
+    for (i = 0; i < 100000; i++) {
+        if (rd(g, QGPU_ENGINE_BASE(n) + QGPU_ENG_BYTES_LO) > bytes) {
+            return;
+        }
+        g_usleep(20);
+    }
+    g_test_message("bytes 0x%x status 0x%x faults %u reason %u addr 0x%x",
+                   rd(g, QGPU_ENGINE_BASE(n) + QGPU_ENG_BYTES_LO),
+                   erd(g, n, QGPU_ENG_STATUS), rd(g, QGPU_REG_FAULT_COUNT),
+                   rd(g, QGPU_REG_FAULT_REASON), rd(g, QGPU_REG_FAULT_ADDR_LO));
+    g_assert_not_reached();
+}
+
+/* Is [addr, addr + len) of guest memory all zero? */
+static bool mem_zero(QGPU *g, uint64_t addr, size_t len)
+{
+    g_autofree uint8_t *buf = g_malloc(len);
+    size_t i;
+
+    qtest_bufread(g->qts, addr, buf, len);
+    for (i = 0; i < len; i++) {
+        if (buf[i]) {
+            g_test_message("byte 0x%zx of 0x%" PRIx64 " is 0x%02x", i, addr,
+                           buf[i]);
+            return false;
+        }
+    }
+    return true;
+}
+
+/*
+ * hw-spec 7: a HAP_CMD takes effect before its register write completes.
+ * The paging engine copies VRAM (a page list of single pages) into the
+ * host aperture by DMA, many times over; meanwhile the aperture is mapped
+ * onto other VRAM. Once the HAP_CMD write has completed, the old VRAM
+ * behind the aperture is zeroed through BAR2: nothing of the copies may
+ * land there afterwards, neither a piece that was in flight without the
+ * BQL nor a later piece translated through a RAM cache made before the
+ * mapping changed.
+ */
+static void test_hap_remap_during_transfer(void)
+{
+    QGPU *g = qgpu_start("vram-size=64M,host-aperture-size=16M");
+    const uint64_t old_vram = 32 * MiB, new_vram = 48 * MiB;
+    const uint32_t pages = 4096, copies = 48;
+    uint32_t i;
+
+    g_assert_cmpuint(g->bar4_size, ==, 16 * MiB);
+    cmd_fill(g, 16 * MiB, 0, 0xa5a5a5a5, 0);
+    run(g, 0);
+    scattered_list(g, SYSBUF, pages);
+    wr(g, QGPU_REG_HAP_INDEX, 0);
+    wr(g, QGPU_REG_HAP_COUNT, pages);
+    wr(g, QGPU_REG_HAP_VRAM_PAGE_LO, old_vram >> 12);
+    wr(g, QGPU_REG_HAP_CMD, QGPU_HAP_CMD_MAP);
+    g_assert_cmpuint(rd(g, QGPU_REG_HAP_MAPPED), ==, pages);
+
+    for (i = 0; i < copies; i++) {
+        cmd_transfer(g, 16 * MiB, SYS(SYSBUF), SYS(g->bar4.addr),
+                     QGPU_XFER_SRC_PAGELIST);
+    }
+    kick(g, 0);
+    wait_bytes(g, 0, 16 * MiB + 32 * MiB);
+    wr(g, QGPU_REG_HAP_VRAM_PAGE_LO, new_vram >> 12);
+    wr(g, QGPU_REG_HAP_CMD, QGPU_HAP_CMD_MAP);
+    qtest_memset(g->qts, g->bar2.addr + old_vram, 0, 16 * MiB);
+    /* the remap must have come while the copies ran */
+    g_assert_cmpuint(erd(g, 0, QGPU_ENG_STATUS) & QGPU_ENG_STATUS_BUSY, ==,
+                     QGPU_ENG_STATUS_BUSY);
+    wait_idle(g, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+    g_assert_true(mem_zero(g, g->bar2.addr + old_vram, 16 * MiB));
+    /* the last copy went through the new mapping */
+    g_assert_cmphex(vram_rd(g, new_vram + 16 * MiB - 4), ==, 0xa5a5a5a5);
+    qgpu_stop(g);
+}
+
+/*
+ * hw-spec 2: without Bus Master Enable every DMA fails. The paging engine
+ * copies VRAM (single pages) into guest RAM; meanwhile the guest clears
+ * Bus Master Enable and then zeroes the destination: nothing may land
+ * there afterwards (no piece in flight, no piece written through a RAM
+ * cache made while bus mastering was on), and the copy faults DMA_ERROR.
+ */
+static void test_thread_bus_master_off(void)
+{
+    QGPU *g = qgpu_start("vram-size=64M");
+    const uint32_t pages = 4096, copies = 48;
+    uint16_t cmd;
+    uint32_t i;
+
+    cmd_fill(g, 16 * MiB, 0, 0x5a5a5a5a, 0);
+    run(g, 0);
+    scattered_list(g, SYSBUF, pages);
+    for (i = 0; i < copies; i++) {
+        cmd_transfer(g, 16 * MiB, SYS(SYSBUF), SYS(BIGBUF),
+                     QGPU_XFER_SRC_PAGELIST);
+    }
+    kick(g, 0);
+    wait_bytes(g, 0, 16 * MiB + 32 * MiB);
+    cmd = qpci_config_readw(g->dev, PCI_COMMAND);
+    qpci_config_writew(g->dev, PCI_COMMAND, cmd & ~PCI_COMMAND_MASTER);
+    qtest_memset(g->qts, BIGBUF, 0, 16 * MiB);
+    wait_idle(g, 0);
+    g_assert_true(mem_zero(g, BIGBUF, 16 * MiB));
+    /* the copy in progress faulted on its next piece and halted the ring */
+    g_assert_cmpuint(erd(g, 0, QGPU_ENG_STATUS), ==, QGPU_ENG_STATUS_HALTED);
+    fault_latest(g);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_REASON), ==, QGPU_FAULT_DMA_ERROR);
+    qgpu_stop(g);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -6239,6 +6375,9 @@ int main(int argc, char **argv)
     qtest_add_func("/qgpu/tile/fuzz", test_tile_fuzz);
     qtest_add_func("/qgpu/fuzz", test_fuzz);
     qtest_add_func("/qgpu/trace", test_trace);
+    qtest_add_func("/qgpu/hap/remap-during-transfer",
+                   test_hap_remap_during_transfer);
+    qtest_add_func("/qgpu/thread/bus-master-off", test_thread_bus_master_off);
 
     return g_test_run();
 }
