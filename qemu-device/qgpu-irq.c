@@ -84,6 +84,17 @@ void qgpu_irq_reg_write(QGPUState *s, hwaddr addr, uint32_t val)
     qgpu_irq_update(s);
 }
 
+/*
+ * The PCI configuration was written: MSI may have been turned on or off.
+ * With MSI off, INTx follows what is pending at once (an event latched
+ * while MSI was on asserts it now); with MSI on, INTx is deasserted and
+ * only bits pending anew send a message.
+ */
+void qgpu_irq_config_written(QGPUState *s)
+{
+    qgpu_irq_update(s);
+}
+
 void qgpu_irq_reset(QGPUState *s)
 {
     s->int_status = 0;

@@ -14,5 +14,6 @@ uint32_t qgpu_irq_reg_read(QGPUState *s, hwaddr addr);
 void qgpu_irq_reg_write(QGPUState *s, hwaddr addr, uint32_t val);
 void qgpu_irq_ping(QGPUState *s, uint32_t val);
 void qgpu_irq_reset(QGPUState *s);
+void qgpu_irq_config_written(QGPUState *s);
 
 #endif /* HW_QGPU_IRQ_H */

@@ -315,13 +315,17 @@ static const MemoryRegionOps qgpu_mmio_ops = {
 /*
  * PCI configuration writes: one that turns bus mastering off or moves a
  * BAR takes effect when it completes, so a piece the device thread moves
- * without the BQL, translated before, lands first.
+ * without the BQL, translated before, lands first. One that turns MSI
+ * off or on hands the pending interrupt to INTx or takes it away.
  */
 static void qgpu_config_write(PCIDevice *pdev, uint32_t addr, uint32_t val,
                               int len)
 {
-    qgpu_thread_quiesce(QGPU(pdev));
+    QGPUState *s = QGPU(pdev);
+
+    qgpu_thread_quiesce(s);
     pci_default_write_config(pdev, addr, val, len);
+    qgpu_irq_config_written(s);
 }
 
 /* Realize */

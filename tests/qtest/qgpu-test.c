@@ -6309,6 +6309,49 @@ static void test_thread_bus_master_off(void)
     qgpu_stop(g);
 }
 
+/* ---- adversarial audit: INTx ---- */
+
+/*
+ * hw-spec 5: with MSI disabled, INTx is asserted while an enabled event is
+ * pending. An event that became pending while MSI was on (one message,
+ * INTx deasserted) still drives INTx once the guest turns MSI off, and
+ * turning MSI on again deasserts it.
+ */
+static void test_irq_intx_after_msi(void)
+{
+    QGPU *g = qgpu_start(NULL);
+    uint8_t cap = qpci_find_capability(g->dev, PCI_CAP_ID_MSI, 0);
+    uint64_t msg = FENCE_MEM + 0x100;
+    uint16_t ctrl = qpci_config_readw(g->dev, cap + PCI_MSI_FLAGS);
+
+    qpci_config_writel(g->dev, cap + PCI_MSI_ADDRESS_LO, msg);
+    qpci_config_writel(g->dev, cap + PCI_MSI_ADDRESS_HI, 0);
+    qpci_config_writew(g->dev, cap + PCI_MSI_DATA_64, 0x4321);
+    qpci_config_writew(g->dev, cap + PCI_MSI_FLAGS,
+                       ctrl | PCI_MSI_FLAGS_ENABLE);
+    qtest_writel(g->qts, msg, 0);
+    wr(g, QGPU_REG_INT_MASK, QGPU_INT_PING);
+    wr(g, QGPU_REG_PING, 1);
+    g_assert_cmphex(qtest_readl(g->qts, msg), ==, 0x4321);
+    g_assert_false(qpci_config_readw(g->dev, PCI_STATUS) &
+                   PCI_STATUS_INTERRUPT);
+
+    qpci_config_writew(g->dev, cap + PCI_MSI_FLAGS,
+                       ctrl & ~PCI_MSI_FLAGS_ENABLE);
+    g_assert_true(qpci_config_readw(g->dev, PCI_STATUS) &
+                  PCI_STATUS_INTERRUPT);
+    qpci_config_writew(g->dev, cap + PCI_MSI_FLAGS,
+                       ctrl | PCI_MSI_FLAGS_ENABLE);
+    g_assert_false(qpci_config_readw(g->dev, PCI_STATUS) &
+                   PCI_STATUS_INTERRUPT);
+    qpci_config_writew(g->dev, cap + PCI_MSI_FLAGS,
+                       ctrl & ~PCI_MSI_FLAGS_ENABLE);
+    wr(g, QGPU_REG_INT_ACK, QGPU_INT_ALL);
+    g_assert_false(qpci_config_readw(g->dev, PCI_STATUS) &
+                   PCI_STATUS_INTERRUPT);
+    qgpu_stop(g);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -6378,6 +6421,7 @@ int main(int argc, char **argv)
     qtest_add_func("/qgpu/hap/remap-during-transfer",
                    test_hap_remap_during_transfer);
     qtest_add_func("/qgpu/thread/bus-master-off", test_thread_bus_master_off);
+    qtest_add_func("/qgpu/irq/intx-after-msi", test_irq_intx_after_msi);
 
     return g_test_run();
 }
