@@ -6309,7 +6309,375 @@ static void test_thread_bus_master_off(void)
     qgpu_stop(g);
 }
 
-/* ---- adversarial audit: INTx ---- */
+/* ---- adversarial audit: registers, aperture, page tables, INTx ---- */
+
+/* One access of @size bytes to BAR0 at @off: a read, or a write of ~0 */
+static void bar0_access(QGPU *g, uint32_t off, unsigned size, bool write)
+{
+    switch (size) {
+    case 1:
+        if (write) {
+            qpci_io_writeb(g->dev, g->bar0, off, 0xff);
+        } else {
+            g_assert_cmpuint(qpci_io_readb(g->dev, g->bar0, off), ==, 0);
+        }
+        break;
+    case 2:
+        if (write) {
+            qpci_io_writew(g->dev, g->bar0, off, 0xffff);
+        } else {
+            g_assert_cmpuint(qpci_io_readw(g->dev, g->bar0, off), ==, 0);
+        }
+        break;
+    case 4:
+        if (write) {
+            qpci_io_writel(g->dev, g->bar0, off, 0xffffffff);
+        } else {
+            g_assert_cmpuint(qpci_io_readl(g->dev, g->bar0, off), ==, 0);
+        }
+        break;
+    default:
+        if (write) {
+            qpci_io_writeq(g->dev, g->bar0, off, ~0ull);
+        } else {
+            g_assert_cmpuint(qpci_io_readq(g->dev, g->bar0, off), ==, 0);
+        }
+        break;
+    }
+}
+
+/* Is @off (a BAR0 offset) a register a 32-bit write may change? */
+static bool reg_writable(uint32_t off)
+{
+    static const uint32_t regs[] = {
+        QGPU_REG_SCRATCH, QGPU_REG_INT_MASK, QGPU_REG_INT_ACK,
+        QGPU_REG_RESET, QGPU_REG_FAULTQ_POP, QGPU_REG_GART_BASE_LO,
+        QGPU_REG_GART_BASE_HI, QGPU_REG_GART_CTRL, QGPU_REG_HAP_INDEX,
+        QGPU_REG_HAP_COUNT, QGPU_REG_HAP_VRAM_PAGE_LO,
+        QGPU_REG_HAP_VRAM_PAGE_HI, QGPU_REG_HAP_CMD, QGPU_REG_CTX_SEL,
+        QGPU_REG_PING, QGPU_REG_MMU_PAGING_ROOT_LO,
+        QGPU_REG_MMU_PAGING_ROOT_HI,
+    };
+    static const uint32_t eregs[] = {
+        QGPU_ENG_RING_BASE_LO, QGPU_ENG_RING_BASE_HI, QGPU_ENG_RING_SIZE,
+        QGPU_ENG_RING_TAIL, QGPU_ENG_CTRL,
+    };
+    unsigned i, n;
+
+    for (i = 0; i < ARRAY_SIZE(regs); i++) {
+        if (off == regs[i]) {
+            return true;
+        }
+    }
+    for (n = 0; n < QGPU_NUM_ENGINES; n++) {
+        for (i = 0; i < ARRAY_SIZE(eregs); i++) {
+            if (off == QGPU_ENGINE_BASE(n) + eregs[i]) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/*
+ * hw-spec 4: every offset of BAR0 with every access width. A 32-bit
+ * aligned read is never a fault; any other width or an unaligned access
+ * reads 0, changes nothing and is one BAD_REGISTER (FAULT_ADDR the
+ * offset, FAULT_OFFSET the size); a 32-bit write of ~0 to any offset that
+ * is not a writable register is one BAD_REGISTER and changes nothing; the
+ * accesses that run past the end of the BAR are served too.
+ */
+static void test_regs_every_offset(void)
+{
+    QGPU *g = qgpu_start("host-aperture-size=64K");
+    static const unsigned sizes[] = { 1, 2, 4, 8 };
+    uint32_t faults = 0, off;
+    unsigned i, w;
+
+    wr(g, QGPU_REG_SCRATCH, 0x5a5a5a5a);
+    for (off = 0; off < QGPU_MMIO_SIZE; off += 4) {
+        rd(g, off);
+    }
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+
+    for (w = 0; w < 2; w++) {
+        for (off = 0; off < QGPU_MMIO_SIZE - 8; off++) {
+            bool block = off < 0x200 || (off >= 0x1000 && off < 0x1200) ||
+                         off >= QGPU_MMIO_SIZE - 0x40;
+
+            if (!block && (off & 0x3f)) {
+                continue;
+            }
+            for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+                if (sizes[i] == 4 && !(off & 3)) {
+                    continue;
+                }
+                bar0_access(g, off, sizes[i], w);
+                faults++;
+            }
+        }
+        g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, faults);
+        /* the queue kept the first 64; the next one is queued alone */
+        g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), ==, QGPU_FAULTQ_DEPTH);
+        for (i = 0; i < QGPU_FAULTQ_DEPTH; i++) {
+            fault_pop(g);
+        }
+        bar0_access(g, 0x3e, 2, w);
+        faults++;
+        g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), ==, 1);
+        g_assert_cmpuint(rd(g, QGPU_REG_FAULT_REASON), ==,
+                         QGPU_FAULT_BAD_REGISTER);
+        g_assert_cmpuint(rd(g, QGPU_REG_FAULT_ENGINE), ==,
+                         QGPU_FAULT_ENGINE_MMIO);
+        g_assert_cmphex(rd64(g, QGPU_REG_FAULT_ADDR_LO), ==, 0x3e);
+        g_assert_cmpuint(rd(g, QGPU_REG_FAULT_OFFSET), ==, 2);
+        fault_pop(g);
+        g_assert_cmphex(rd(g, QGPU_REG_SCRATCH), ==, 0x5a5a5a5a);
+        g_assert_cmphex(erd(g, 0, QGPU_ENG_CTRL), ==, QGPU_ENG_CTRL_ENABLE);
+    }
+
+    /* 32-bit writes of ~0 everywhere but the writable registers */
+    for (off = 0; off < QGPU_MMIO_SIZE; off += 4) {
+        if (!reg_writable(off)) {
+            wr(g, off, 0xffffffff);
+            faults++;
+        }
+    }
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, faults);
+    g_assert_cmphex(rd(g, QGPU_REG_ID), ==, QGPU_ID_MAGIC);
+    g_assert_cmphex(rd(g, QGPU_REG_SCRATCH), ==, 0x5a5a5a5a);
+    g_assert_cmpuint(rd64(g, QGPU_REG_VRAM_SIZE_LO), ==, 64 * MiB);
+    g_assert_cmpuint(rd(g, QGPU_REG_HAP_MAPPED), ==, 0);
+    g_assert_cmphex(erd(g, 0, QGPU_ENG_CTRL), ==, QGPU_ENG_CTRL_ENABLE);
+    g_assert_cmphex(erd(g, 1, QGPU_ENG_CTRL), ==, QGPU_ENG_CTRL_ENABLE);
+
+    /* accesses that run past the end of BAR0: served, the device lives */
+    for (off = QGPU_MMIO_SIZE - 7; off < QGPU_MMIO_SIZE; off++) {
+        for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+            bar0_access(g, off, sizes[i], false);
+            bar0_access(g, off, sizes[i], true);
+        }
+    }
+    g_assert_cmphex(rd(g, QGPU_REG_SCRATCH), ==, 0x5a5a5a5a);
+    /* and the engines still work */
+    wr(g, QGPU_REG_INT_ACK, QGPU_INT_ALL);
+    qtest_writeq(g->qts, FENCE_MEM, 0);
+    cmd_fence(g, 0, SYS(FENCE_MEM), 77, false);
+    run(g, 0);
+    g_assert_cmpuint(qtest_readq(g->qts, FENCE_MEM), ==, 77);
+    qgpu_stop(g);
+}
+
+static void hap_cmd(QGPU *g, uint32_t cmd, uint32_t index, uint32_t count,
+                    uint64_t vram_page)
+{
+    wr(g, QGPU_REG_HAP_INDEX, index);
+    wr(g, QGPU_REG_HAP_COUNT, count);
+    wr(g, QGPU_REG_HAP_VRAM_PAGE_LO, vram_page);
+    wr(g, QGPU_REG_HAP_VRAM_PAGE_HI, vram_page >> 32);
+    wr(g, QGPU_REG_HAP_CMD, cmd);
+}
+
+/* Aperture pages 2i map VRAM pages 1000 + 3i: @n runs, none consecutive */
+static void hap_map_scattered(QGPU *g, uint32_t n)
+{
+    uint32_t i;
+
+    for (i = 0; i < n; i++) {
+        hap_cmd(g, QGPU_HAP_CMD_MAP, 2 * i, 1, 1000 + 3 * i);
+    }
+}
+
+static void hap_check_scattered(QGPU *g, uint32_t n)
+{
+    uint32_t i;
+
+    for (i = 0; i < n; i++) {
+        g_assert_cmphex(qpci_io_readl(g->dev, g->bar4, 2 * i * 4096ull + 8),
+                        ==, 0xc0de0000 + i);
+    }
+}
+
+/*
+ * hw-spec 7 and 11: more runs than the 256 the device serves at memory
+ * speed, mapped twice over (every run rebuilt), a device reset while they
+ * are mapped, then mapped again; a VRAM page discarded while the aperture
+ * maps it; BAR4 moved while mapped. Each time the aperture shows exactly
+ * the mapping, and unmapped pages read 0.
+ */
+static void test_hap_runs_reset_remap(void)
+{
+    QGPU *g = qgpu_start("vram-size=64M,host-aperture-size=4M");
+    const uint32_t n = 400;
+    uint32_t i, hf, cmd;
+    uint64_t moved = 0xd0000000ull;
+
+    for (i = 0; i < n; i++) {
+        vram_wr(g, (1000 + 3 * i) * 4096ull + 8, 0xc0de0000 + i);
+    }
+    hap_map_scattered(g, n);
+    hap_map_scattered(g, n);
+    g_assert_cmpuint(rd(g, QGPU_REG_HAP_MAPPED), ==, n);
+    hap_check_scattered(g, n);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+
+    wr(g, QGPU_REG_RESET, 1);
+    g_assert_cmpuint(rd(g, QGPU_REG_HAP_MAPPED), ==, 0);
+    hf = rd(g, QGPU_REG_HAP_FAULT_COUNT);
+    for (i = 0; i < n; i += 37) {
+        g_assert_cmphex(qpci_io_readl(g->dev, g->bar4, 2 * i * 4096ull + 8),
+                        ==, 0);
+    }
+    g_assert_cmpuint(rd(g, QGPU_REG_HAP_FAULT_COUNT), ==, hf + 11);
+
+    qgpu_ring_init(g, 0, RING0, RING_SIZE);
+    hap_map_scattered(g, n);
+    hap_check_scattered(g, n);
+
+    /* VRAM page 1000 discarded under aperture page 0: reads 0, writable */
+    cmd_discard(g, 4096, 1000 * 4096ull);
+    run(g, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+    g_assert_cmphex(qpci_io_readl(g->dev, g->bar4, 8), ==, 0);
+    qpci_io_writel(g->dev, g->bar4, 8, 0xfeedf00d);
+    g_assert_cmphex(vram_rd(g, 1000 * 4096ull + 8), ==, 0xfeedf00d);
+    qpci_io_writel(g->dev, g->bar4, 8, 0xc0de0000);
+
+    /* BAR4 moved while mapped, then mapped anew */
+    cmd = qpci_config_readw(g->dev, PCI_COMMAND);
+    qpci_config_writew(g->dev, PCI_COMMAND, cmd & ~PCI_COMMAND_MEMORY);
+    qpci_config_writel(g->dev, PCI_BASE_ADDRESS_4,
+                       moved | PCI_BASE_ADDRESS_MEM_TYPE_64 |
+                       PCI_BASE_ADDRESS_MEM_PREFETCH);
+    qpci_config_writel(g->dev, PCI_BASE_ADDRESS_5, 0);
+    qpci_config_writew(g->dev, PCI_COMMAND, cmd);
+    for (i = 0; i < n; i += 7) {
+        g_assert_cmphex(qtest_readl(g->qts, moved + 2 * i * 4096ull + 8), ==,
+                        0xc0de0000 + i);
+    }
+    hap_cmd(g, QGPU_HAP_CMD_UNMAP, 0, 1024, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_HAP_MAPPED), ==, 0);
+    g_assert_cmphex(qtest_readl(g->qts, moved + 8), ==, 0);
+    hap_cmd(g, QGPU_HAP_CMD_MAP, 1023, 1, 1000);
+    g_assert_cmphex(qtest_readl(g->qts, moved + 1023 * 4096ull + 8), ==,
+                    0xc0de0000);
+    /* an 8-byte access across the aperture's last page and its end */
+    g_assert_cmphex(qtest_readl(g->qts, moved + 4 * MiB - 4), ==, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+    qgpu_stop(g);
+}
+
+/* The 64-bit word at VRAM offset @off, by the paging engine (any VRAM) */
+static void vram_wq_dev(QGPU *g, uint64_t off, uint64_t v)
+{
+    qtest_writeq(g->qts, SYSBUF2, v);
+    cmd_transfer(g, 8, SYS(SYSBUF2), off, 0);
+    run(g, 0);
+}
+
+static uint64_t vram_rq_dev(QGPU *g, uint64_t off)
+{
+    qtest_writeq(g->qts, SYSBUF2, 0);
+    cmd_transfer(g, 8, off, SYS(SYSBUF2), 0);
+    run(g, 0);
+    return qtest_readq(g->qts, SYSBUF2);
+}
+
+/* FILL_VIRTUAL of @len bytes at @va through the paging root; run it */
+static void vfill_run(QGPU *g, uint64_t va, uint64_t len, uint32_t pattern)
+{
+    cmd_vfill(g, len, va, pattern);
+    run(g, 0);
+}
+
+/*
+ * hw-spec 15.4: hostile page tables. A root whose entry 0 points at the
+ * root itself is its own level-1 and leaf table and maps itself at VA 0
+ * (4 KiB, then as a 64 KiB page): the walk has a fixed depth, so writes
+ * through it rewrite the table and nothing loops. Tables and pages at the
+ * edge of a VRAM that is not a multiple of 64 KiB, a 64 KiB page running
+ * past its end, tables at the top of guest-physical memory and beyond:
+ * each is the fault of section 15.7, and nothing outside VRAM is touched.
+ */
+static void test_mmu_hostile_tables(void)
+{
+    /* 1 MiB + 32 KiB of VRAM: the last 64 KiB group is cut short */
+    QGPU *g = qgpu_start("vram-size=1056K,host-aperture-size=0");
+    const uint64_t vram = 1056 * KiB, r = 0x10000, l1 = 0x20000;
+    const uint64_t last = vram - 4096;
+    uint64_t root = r | QGPU_PTE_VALID, bad;
+    uint32_t faults = 0;
+
+    qpci_io_writeq(g->dev, g->bar2, r, root);
+    set_paging_root(g, root);
+    vfill_run(g, 8, 8, 0x11111111);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+    g_assert_cmphex(qpci_io_readq(g->dev, g->bar2, r), ==, root);
+    g_assert_cmphex(qpci_io_readq(g->dev, g->bar2, r + 8), ==,
+                    0x1111111111111111ull);
+    /* the table zeroes itself through its own (cached) translation */
+    vfill_run(g, 0, 4096, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+    g_assert_cmphex(qpci_io_readq(g->dev, g->bar2, r), ==, 0);
+    cmd_flush_tlb(g, root, 0);
+    cmd_vfill(g, 4, 0, 1);
+    PAGING_VFAULT(QGPU_FAULT_PAGE_NOT_PRESENT, 0, 2, true, root);
+    faults++;
+
+    /* entry 0 as a 64 KiB page of the table's own group */
+    qpci_io_writeq(g->dev, g->bar2, r, root | QGPU_PTE_64K);
+    cmd_flush_tlb(g, 0, QGPU_FLUSH_TLB_ALL);
+    vfill_run(g, 0x8000, 0x8000, 0x22222222);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, faults);
+    g_assert_cmphex(vram_rd(g, r + 0xfffc), ==, 0x22222222);
+    g_assert_cmphex(vram_rd(g, r + 0x10000), ==, 0);
+
+    /* the last VRAM page as a table and as a page: fine */
+    qpci_io_writeq(g->dev, g->bar2, r, qgpu_mmu_pte(l1, QGPU_PTE_VALID));
+    qpci_io_writeq(g->dev, g->bar2, l1, qgpu_mmu_pte(last, QGPU_PTE_VALID));
+    vram_wq_dev(g, last, qgpu_mmu_pte(last, QGPU_PTE_VALID));
+    cmd_flush_tlb(g, 0, QGPU_FLUSH_TLB_ALL);
+    vfill_run(g, 4088, 8, 0x33333333);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, faults);
+    g_assert_cmphex(vram_rq_dev(g, vram - 8), ==, 0x3333333333333333ull);
+
+    /* a 64 KiB page whose group runs past the end of VRAM */
+    vram_wq_dev(g, last,
+                qgpu_mmu_pte(vram - 0x8000, QGPU_PTE_VALID | QGPU_PTE_64K));
+    cmd_flush_tlb(g, 0, QGPU_FLUSH_TLB_ALL);
+    cmd_vfill(g, 4, 0x1000, 0x44444444);
+    PAGING_VFAULT(QGPU_FAULT_BAD_ADDRESS, 0x1000, 0, true, root);
+    faults++;
+    /* a 4 KiB page one past the end; a table one past the end */
+    vram_wq_dev(g, last, qgpu_mmu_pte(vram, QGPU_PTE_VALID));
+    cmd_vfill(g, 4, 0, 0x44444444);
+    PAGING_VFAULT(QGPU_FAULT_BAD_ADDRESS, 0, 0, true, root);
+    faults++;
+    qpci_io_writeq(g->dev, g->bar2, l1, qgpu_mmu_pte(vram, QGPU_PTE_VALID));
+    cmd_vfill(g, 4, 0, 0x44444444);
+    PAGING_VFAULT(QGPU_FAULT_BAD_ADDRESS, 0, 0, true, root);
+    faults++;
+    qpci_io_writeq(g->dev, g->bar2, r, qgpu_mmu_pte(vram, QGPU_PTE_VALID));
+    cmd_vfill(g, 4, 0, 0x44444444);
+    PAGING_VFAULT(QGPU_FAULT_BAD_ADDRESS, 0, 1, true, root);
+    faults++;
+    /* tables at the top of guest-physical memory and beyond it */
+    bad = qgpu_mmu_pte(0x7ffffffffffff000ull,
+                       QGPU_PTE_VALID | QGPU_PTE_SYSTEM);
+    qpci_io_writeq(g->dev, g->bar2, r, bad);
+    cmd_vfill(g, 4, 0, 0x44444444);
+    PAGING_VFAULT(QGPU_FAULT_DMA_ERROR, 0, 1, true, root);
+    faults++;
+    bad = qgpu_mmu_pte(~0ull, QGPU_PTE_VALID | QGPU_PTE_SYSTEM);
+    set_paging_root(g, bad);
+    cmd_vfill(g, 4, QGPU_MMU_VA_SIZE - 4, 0x44444444);
+    PAGING_VFAULT(QGPU_FAULT_DMA_ERROR, QGPU_MMU_VA_SIZE - 4, 2, true,
+                  bad);
+    faults++;
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, faults);
+    g_assert_cmphex(vram_rq_dev(g, vram - 8), ==, 0x3333333333333333ull);
+    qgpu_stop(g);
+}
 
 /*
  * hw-spec 5: with MSI disabled, INTx is asserted while an enabled event is
@@ -6421,6 +6789,9 @@ int main(int argc, char **argv)
     qtest_add_func("/qgpu/hap/remap-during-transfer",
                    test_hap_remap_during_transfer);
     qtest_add_func("/qgpu/thread/bus-master-off", test_thread_bus_master_off);
+    qtest_add_func("/qgpu/regs/every-offset", test_regs_every_offset);
+    qtest_add_func("/qgpu/hap/runs-reset-remap", test_hap_runs_reset_remap);
+    qtest_add_func("/qgpu/mmu/hostile-tables", test_mmu_hostile_tables);
     qtest_add_func("/qgpu/irq/intx-after-msi", test_irq_intx_after_msi);
 
     return g_test_run();
