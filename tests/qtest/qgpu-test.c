@@ -6179,7 +6179,7 @@ static void test_thread_unplug(void)
  * The source side of a copy as a page list of VRAM pages that are never
  * consecutive (page i ^ 1), so that every piece is one page and the device
  * thread moves them in batches, dropping the BQL for each: @pages entries
- * of 16 MiB at guest address @list.
+ * at guest address @list.
  */
 static void scattered_list(QGPU *g, uint64_t list, uint32_t pages)
 {
@@ -6241,11 +6241,11 @@ static void test_hap_remap_during_transfer(void)
 {
     QGPU *g = qgpu_start("vram-size=64M,host-aperture-size=16M");
     const uint64_t old_vram = 32 * MiB, new_vram = 48 * MiB;
-    const uint32_t pages = 4096, copies = 48;
+    const uint32_t pages = 1024, copies = 48;
     uint32_t i;
 
     g_assert_cmpuint(g->bar4_size, ==, 16 * MiB);
-    cmd_fill(g, 16 * MiB, 0, 0xa5a5a5a5, 0);
+    cmd_fill(g, 4 * MiB, 0, 0xa5a5a5a5, 0);
     run(g, 0);
     scattered_list(g, SYSBUF, pages);
     wr(g, QGPU_REG_HAP_INDEX, 0);
@@ -6255,22 +6255,22 @@ static void test_hap_remap_during_transfer(void)
     g_assert_cmpuint(rd(g, QGPU_REG_HAP_MAPPED), ==, pages);
 
     for (i = 0; i < copies; i++) {
-        cmd_transfer(g, 16 * MiB, SYS(SYSBUF), SYS(g->bar4.addr),
+        cmd_transfer(g, 4 * MiB, SYS(SYSBUF), SYS(g->bar4.addr),
                      QGPU_XFER_SRC_PAGELIST);
     }
     kick(g, 0);
-    wait_bytes(g, 0, 16 * MiB + 32 * MiB);
+    wait_bytes(g, 0, 4 * MiB + 12 * MiB);
     wr(g, QGPU_REG_HAP_VRAM_PAGE_LO, new_vram >> 12);
     wr(g, QGPU_REG_HAP_CMD, QGPU_HAP_CMD_MAP);
-    qtest_memset(g->qts, g->bar2.addr + old_vram, 0, 16 * MiB);
+    qtest_memset(g->qts, g->bar2.addr + old_vram, 0, 4 * MiB);
     /* the remap must have come while the copies ran */
     g_assert_cmpuint(erd(g, 0, QGPU_ENG_STATUS) & QGPU_ENG_STATUS_BUSY, ==,
                      QGPU_ENG_STATUS_BUSY);
     wait_idle(g, 0);
     g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
-    g_assert_true(mem_zero(g, g->bar2.addr + old_vram, 16 * MiB));
+    g_assert_true(mem_zero(g, g->bar2.addr + old_vram, 4 * MiB));
     /* the last copy went through the new mapping */
-    g_assert_cmphex(vram_rd(g, new_vram + 16 * MiB - 4), ==, 0xa5a5a5a5);
+    g_assert_cmphex(vram_rd(g, new_vram + 4 * MiB - 4), ==, 0xa5a5a5a5);
     qgpu_stop(g);
 }
 
@@ -6284,24 +6284,24 @@ static void test_hap_remap_during_transfer(void)
 static void test_thread_bus_master_off(void)
 {
     QGPU *g = qgpu_start("vram-size=64M");
-    const uint32_t pages = 4096, copies = 48;
+    const uint32_t pages = 1024, copies = 48;
     uint16_t cmd;
     uint32_t i;
 
-    cmd_fill(g, 16 * MiB, 0, 0x5a5a5a5a, 0);
+    cmd_fill(g, 4 * MiB, 0, 0x5a5a5a5a, 0);
     run(g, 0);
     scattered_list(g, SYSBUF, pages);
     for (i = 0; i < copies; i++) {
-        cmd_transfer(g, 16 * MiB, SYS(SYSBUF), SYS(BIGBUF),
+        cmd_transfer(g, 4 * MiB, SYS(SYSBUF), SYS(BIGBUF),
                      QGPU_XFER_SRC_PAGELIST);
     }
     kick(g, 0);
-    wait_bytes(g, 0, 16 * MiB + 32 * MiB);
+    wait_bytes(g, 0, 4 * MiB + 12 * MiB);
     cmd = qpci_config_readw(g->dev, PCI_COMMAND);
     qpci_config_writew(g->dev, PCI_COMMAND, cmd & ~PCI_COMMAND_MASTER);
-    qtest_memset(g->qts, BIGBUF, 0, 16 * MiB);
+    qtest_memset(g->qts, BIGBUF, 0, 4 * MiB);
     wait_idle(g, 0);
-    g_assert_true(mem_zero(g, BIGBUF, 16 * MiB));
+    g_assert_true(mem_zero(g, BIGBUF, 4 * MiB));
     /* the copy in progress faulted on its next piece and halted the ring */
     g_assert_cmpuint(erd(g, 0, QGPU_ENG_STATUS), ==, QGPU_ENG_STATUS_HALTED);
     fault_latest(g);
