@@ -601,7 +601,44 @@ static void unrun_values_before_syncobj(void)
 }
 
 #define KILLED		4
-#define GRACE_NS	(9 * SEC_NS)	/* above the driver's 8 s */
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * SEC_NS + ts.tv_nsec;
+}
+
+/*
+ * Wait (up to @ns) until context id @id is given out again: the destroyed
+ * context it was has ended its entity and has nothing left on the device
+ * (&drm_qgpu_ctx_destroy), so whatever of it still waits is cancelled.
+ * Ids are probed by creating contexts; lower ones that are free are held
+ * meanwhile, so that the probe can reach @id.
+ */
+static bool ctx_id_given_out_again(uint32_t id, int64_t ns)
+{
+	struct qgpu_context held[64], p;
+	int64_t end = mono_ns() + ns;
+	unsigned int n = 0, i;
+	bool found = false;
+
+	while (!found && mono_ns() < end) {
+		igt_assert_eq(qgpu_context_create(dev.fd, 0, &p), 0);
+		found = p.id == id;
+		if (p.id < id && n < ARRAY_SIZE(held)) {
+			held[n++] = p;
+			continue;
+		}
+		qgpu_context_destroy(&p);
+		if (!found)
+			sleep_ns(SEC_NS / 10);
+	}
+	for (i = 0; i < n; i++)
+		qgpu_context_destroy(&held[i]);
+	return found;
+}
 
 /*
  * Submissions still waiting for a fence from elsewhere (sw_sync) when
@@ -617,7 +654,7 @@ static void killed_values_before_syncobj(void)
 	struct drm_qgpu_submit a;
 	struct qgpu_context c;
 	struct qgpu_mfence mf;
-	uint32_t so[KILLED], h, *p;
+	uint32_t so[KILLED], h, *p, id;
 	struct qgpu_cb *cb;
 	unsigned int k;
 	uint64_t v;
@@ -641,8 +678,12 @@ static void killed_values_before_syncobj(void)
 		qt_cb_free(cb);
 		qgpu_syncobj_destroy(dev.fd, in.handle);
 	}
+	id = c.id;
 	igt_assert_eq(qgpu_context_destroy(&c), 0);
-	sleep_ns(GRACE_NS);
+	/* the grace period (8 s) passes; then the entity ends */
+	igt_assert_f(ctx_id_given_out_again(id, 60 * SEC_NS),
+		     "the destroyed context's id %u was not given out again\n",
+		     id);
 	igt_assert_eq(qgpu_syncobj_wait(dev.fd, so[0], 0, 0), -ETIME);
 	qt_sw_inc(tl, 1);
 	for (k = 0; k < KILLED; k++) {
