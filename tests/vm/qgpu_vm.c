@@ -16,6 +16,7 @@
  * Meant for a small VRAM with non-visible VRAM, e.g. vram-size=32M
  * visible-vram-size=8M.
  */
+#include "qgpu_swsync.h"
 #include "qgpu_tracefs.h"
 
 #define SZ_4K		0x1000ull
@@ -2115,53 +2116,6 @@ static void check_close_releases_tables(void)
 		     (unsigned long long)m0.page_table_bytes);
 }
 
-/*
- * sw_sync (build/kmod/sw_sync.ko, tests/vm/qgpu_swsync.c): a fence that
- * signals when the test says, on no engine of qgpu's. Its ioctls are not
- * in the UAPI headers; declared as drivers/dma-buf/sw_sync.c defines them.
- */
-#define SW_SYNC_PATH	"/sys/kernel/debug/sync/sw_sync"
-
-struct sw_sync_create_fence {
-	uint32_t value;
-	char name[32];
-	int32_t fence;
-};
-
-#define SW_SYNC_IOC_CREATE_FENCE _IOWR('W', 0, struct sw_sync_create_fence)
-#define SW_SYNC_IOC_INC		_IOW('W', 1, uint32_t)
-
-static int sw_timeline_open(void)
-{
-	int fd;
-
-	if (access(SW_SYNC_PATH, F_OK) && system("modprobe sw_sync") != 0)
-		igt_skip("no sw_sync module\n");
-	fd = open(SW_SYNC_PATH, O_RDWR | O_CLOEXEC);
-	igt_require_f(fd >= 0, "%s: %s\n", SW_SYNC_PATH, strerror(errno));
-	return fd;
-}
-
-/* A syncobj of @fd holding a sw_sync fence at @value of timeline @tl */
-static uint32_t sw_syncobj(int fd, int tl, uint32_t value)
-{
-	struct sw_sync_create_fence cf = { .value = value };
-	struct drm_syncobj_handle imp = {
-		.flags = DRM_SYNCOBJ_FD_TO_HANDLE_FLAGS_IMPORT_SYNC_FILE,
-	};
-	uint32_t s;
-
-	snprintf(cf.name, sizeof(cf.name), "qgpu-vm");
-	do_ioctl(tl, SW_SYNC_IOC_CREATE_FENCE, &cf);
-	igt_assert_lte(0, cf.fence);
-	igt_assert_eq(qgpu_syncobj_create(fd, &s), 0);
-	imp.handle = s;
-	imp.fd = cf.fence;
-	do_ioctl(fd, DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE, &imp);
-	close(cf.fence);
-	return s;
-}
-
 static uint64_t device_page_tables(void)
 {
 	struct drm_qgpu_mmu_info m;
@@ -2188,7 +2142,7 @@ static void check_close_keeps_tables_for_queued_work(void)
 	uint32_t c1, c2, h;
 	int fd, tl, i, ret;
 
-	tl = sw_timeline_open();
+	tl = qt_sw_timeline();
 	base = device_page_tables();
 	fd = file_open();
 	igt_assert_eq(qgpu_ctx_create_virtual(fd, &c1), 0);
@@ -2200,7 +2154,7 @@ static void check_close_keeps_tables_for_queued_work(void)
 	igt_assert_lte_u64(base + 1, device_page_tables());
 
 	/* context 1: a fill that waits for the sw_sync fence */
-	in.handle = sw_syncobj(fd, tl, 1);
+	in.handle = qt_sw_syncobj(fd, tl, 1);
 	igt_assert_eq(qgpu_vcb_fill(v1, va, SZ_4K, 0x1badf00d), 0);
 	qgpu_vcb_to_submit(v1, c1, &args);
 	args.in_syncs = (uintptr_t)&in;
@@ -2220,7 +2174,7 @@ static void check_close_keeps_tables_for_queued_work(void)
 		usleep(50 * 1000);
 	}
 	/* within the context's grace period: the fill runs now */
-	do_ioctl(tl, SW_SYNC_IOC_INC, &(uint32_t){ 1 });
+	qt_sw_inc(tl, 1);
 	/* and once it is done, the tables go */
 	for (i = 0; i < 300; i++) {
 		pt = device_page_tables();
