@@ -160,8 +160,20 @@ static struct dma_fence *qgpu_run_job(struct drm_sched_job *sched_job)
 	ret = qgpu_engine_emit(job->eng, job->cmds, job->ndw, &fence);
 	drm_dev_exit(idx);
 	if (ret) {
-		if (job->ctx)
+		/*
+		 * Never reached the ring (no memory, or a ring that took
+		 * nothing for seconds): the context cannot go on, since this
+		 * job may have carried its first commands (CTX_CLEAR and the
+		 * address-space binding that its later jobs rely on; a
+		 * hardware context keeps the previous user's otherwise).
+		 */
+		if (job->ctx) {
+			qgpu_ctx_mark_lost(job->ctx, QGPU_CTX_LOST_HANG);
 			qgpu_ctx_hw_end(job->ctx);
+			drm_info(&qdev->drm,
+				 "context %u lost: a job was not written to the %s ring (%d)\n",
+				 job->ctx->id, job->eng->name, ret);
+		}
 		return qgpu_job_skip(job, ERR_PTR(ret));
 	}
 	trace_qgpu_job_run(job->eng->id, job->ctx ? job->ctx->id : 0,

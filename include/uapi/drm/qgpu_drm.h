@@ -1084,7 +1084,7 @@ struct drm_qgpu_ctx_destroy {
 
 /* &drm_qgpu_context_status.state */
 #define QGPU_CTX_OK		0
-#define QGPU_CTX_LOST_HANG	1  /* a job timed out; engine was reset */
+#define QGPU_CTX_LOST_HANG	1  /* a job timed out (engine reset) or never reached the ring */
 #define QGPU_CTX_LOST_FAULT	2  /* a DMA buffer faulted */
 
 /**
