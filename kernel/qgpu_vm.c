@@ -274,18 +274,24 @@ static int qgpu_vm_write(struct qgpu_vm *vm, u64 start, u64 end,
 {
 	struct qgpu_paging pb;
 	struct dma_fence *f;
+	bool wait = false;
 	u32 i;
 	int ret;
 
 	ret = qgpu_paging_begin(vm->qdev, &pb);
 	if (ret)
 		return ret;
-	/* an unmap goes behind the work queued on what it unmaps */
-	for (i = 0; !ret && u && !u->at_once && i < u->nobjs; i++) {
+	/*
+	 * An unmap goes behind the work queued on what it unmaps; and room
+	 * for its fence is made while it can still be dropped.
+	 */
+	for (i = 0; !ret && u && i < u->nobjs; i++) {
 		struct dma_resv *resv = u->objs[i]->resv;
 
 		dma_resv_lock(resv, NULL);
-		ret = qgpu_paging_resv_deps(&pb, resv, 0);
+		ret = dma_resv_reserve_fences(resv, 1);
+		if (!ret && !u->at_once)
+			ret = qgpu_paging_resv_deps(&pb, resv, 0);
 		dma_resv_unlock(resv);
 	}
 	if (!ret)
@@ -309,8 +315,18 @@ static int qgpu_vm_write(struct qgpu_vm *vm, u64 start, u64 end,
 		dma_resv_lock(resv, NULL);
 		if (!dma_resv_reserve_fences(resv, 1))
 			dma_resv_add_fence(resv, f, DMA_RESV_USAGE_KERNEL);
+		else
+			wait = true;
 		dma_resv_unlock(resv);
 	}
+	/*
+	 * Out of memory although room was made above (other fences took it
+	 * meanwhile): what was unmapped must not be reused while the device
+	 * may still reach it through the old entries, so this one waits,
+	 * only in that corner.
+	 */
+	if (wait)
+		dma_fence_wait(f, false);
 	dma_fence_put(f);
 	return 0;
 }
@@ -358,6 +374,16 @@ static int qgpu_vm_unmap_range(struct qgpu_vm *vm, u64 addr, u64 size,
 		err = qgpu_vm_write(vm, addr, addr + size, &fresh, u);
 		if (err && !ret)
 			ret = err;
+		/*
+		 * The tree no longer holds what the entries still map, and
+		 * the allocations may go: nothing may run on those entries.
+		 */
+		if (err) {
+			vm->broken = true;
+			drm_dbg(&vm->qdev->drm,
+				"unmap: entries not rewritten (%d): VM closed\n",
+				err);
+		}
 	}
 	return ret;
 }

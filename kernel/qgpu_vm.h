@@ -54,6 +54,9 @@ struct qgpu_pt {
  * @nranges: reservations (under @lock)
  * @root: the root page table (under mm_lock)
  * @root_ready: the root is zeroed and in the paging window (under mm_lock)
+ * @broken: an unmap took mappings out of the tree but ran out of memory
+ *	before their entries were rewritten: no DMA buffer runs in the VM any
+ *	more (under @lock)
  * @page_tables: tables, the root included (under mm_lock)
  * @fence_lock: protects the fences below
  * @pt_fence: the last paging job that wrote this VM's tables
@@ -80,6 +83,7 @@ struct qgpu_vm {
 	u32 nranges;
 	struct qgpu_pt *root;
 	bool root_ready;
+	bool broken;
 	u64 page_tables;
 	spinlock_t fence_lock;		/* the fences below */
 	struct dma_fence *pt_fence;

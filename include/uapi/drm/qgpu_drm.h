@@ -1011,7 +1011,10 @@ struct drm_qgpu_sync_entry {
  * (@flags, @dma_size, a count above its limit, a command, an allocation,
  * patch or sync entry), ENOENT (context, handle or syncobj), E2BIG (more
  * than %QGPU_MAX_SPLIT_POINTS split points), EFAULT, ECANCELED (the
- * context is lost), ENOSPC (some split point's allocations cannot be
+ * context is lost; for a virtual context also: an unmap of the file's
+ * address space ran out of memory after its mappings were gone, so their
+ * page-table entries could not be rewritten, and nothing runs in that
+ * address space any more), ENOSPC (some split point's allocations cannot be
  * resident at once), EBUSY (a locked allocation, or one another device is
  * attached to, may not be placed where it must), EINTR. ENOMEM usually
  * means the same; when the kernel runs out of memory while queueing a
