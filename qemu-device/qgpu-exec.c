@@ -25,6 +25,7 @@
 #include "qgpu-irq.h"
 #include "qgpu-addr.h"
 #include "qgpu-vram.h"
+#include "qgpu-copy.h"
 #include "qgpu-mmu.h"
 #include "qgpu-thread.h"
 #include "qgpu-exec.h"
@@ -430,6 +431,7 @@ static int qgpu_exec_batch_flush(QGPUState *s, unsigned n, QGPUAddrCtx *c,
 {
     QGPUEngine *e = &s->eng[n];
     uint32_t gen = e->gen;
+    bool stream = e->job.size >= QGPU_COPY_STREAM_MIN;
     bool unlocked;
     unsigned i;
 
@@ -439,9 +441,10 @@ static int qgpu_exec_batch_flush(QGPUState *s, unsigned n, QGPUAddrCtx *c,
     unlocked = b->bytes >= QGPU_THREAD_UNLOCK_MIN && qgpu_thread_unlock(s);
     WITH_RCU_READ_LOCK_GUARD() {
         for (i = 0; i < b->n; i++) {
-            memmove(b->dst[i].host, b->src[i].host, b->dst[i].len);
+            qgpu_copy(b->dst[i].host, b->src[i].host, b->dst[i].len, stream);
             qgpu_addr_written(&b->dst[i], b->dst[i].len);
         }
+        qgpu_copy_done(stream);
     }
     c->hold = false;
     if (unlocked) {

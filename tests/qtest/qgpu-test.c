@@ -1158,6 +1158,72 @@ static void test_bar2(void)
     qgpu_stop(g);
 }
 
+/*
+ * Copies of at least 4 MiB stream (qgpu-copy.c): byte for byte at every
+ * alignment, page-straddling, through page lists, both directions and
+ * VRAM to VRAM, with the bytes around each destination untouched.
+ */
+static void stream_check_vram(QGPU *g, uint64_t off, const uint8_t *want,
+                              uint64_t size)
+{
+    g_autofree uint8_t *got = g_malloc(size + 2);
+
+    qpci_memread(g->dev, g->bar2, off - 1, got, size + 2);
+    g_assert_cmphex(got[0], ==, 0xee);
+    g_assert_cmphex(got[size + 1], ==, 0xee);
+    g_assert(memcmp(got + 1, want, size) == 0);
+}
+
+static void test_stream_copy(void)
+{
+    QGPU *g = qgpu_start("vram-size=32M,visible-vram-size=32M");
+    const uint64_t size = 5 * MiB + 4093, pl = 5 * MiB;
+    g_autofree uint8_t *pat = g_malloc(size);
+    g_autofree uint8_t *got = g_malloc(size + 2);
+    uint64_t i;
+
+    for (i = 0; i < size; i++) {
+        pat[i] = (i * 2654435761u) >> 13;
+    }
+    qtest_memwrite(g->qts, BIGBUF + 3, pat, size);
+    cmd_fill(g, 32 * MiB, 0, 0xeeeeeeee, 0);
+    run(g, 0);
+    /* system -> VRAM, source and destination at different odd offsets */
+    cmd_transfer(g, size, SYS(BIGBUF + 3), 0x1007, 0);
+    run(g, 0);
+    stream_check_vram(g, 0x1007, pat, size);
+    /* VRAM -> VRAM, another alignment */
+    cmd_transfer(g, size, 0x1007, 8 * MiB + 0x22, 0);
+    run(g, 0);
+    stream_check_vram(g, 8 * MiB + 0x22, pat, size);
+    /* VRAM -> system */
+    qtest_memset(g->qts, BIGBUF + 16 * MiB, 0xee, size + 16);
+    cmd_transfer(g, size, 8 * MiB + 0x22, SYS(BIGBUF + 16 * MiB + 5), 0);
+    run(g, 0);
+    qtest_memread(g->qts, BIGBUF + 16 * MiB + 4, got, size + 2);
+    g_assert_cmphex(got[0], ==, 0xee);
+    g_assert_cmphex(got[size + 1], ==, 0xee);
+    g_assert(memcmp(got + 1, pat, size) == 0);
+    /* a page list in reverse order: every piece one page, dst unaligned */
+    qtest_memwrite(g->qts, BIGBUF + 24 * MiB, pat, pl);
+    for (i = 0; i < pl / 4096; i++) {
+        qtest_writeq(g->qts, BIGBUF + 40 * MiB + i * 8,
+                     SYS(BIGBUF + 24 * MiB + (pl / 4096 - 1 - i) * 4096));
+    }
+    cmd_transfer(g, pl, SYS(BIGBUF + 40 * MiB), 16 * MiB + 0x9,
+                 QGPU_XFER_SRC_PAGELIST);
+    run(g, 0);
+    qpci_memread(g->dev, g->bar2, 16 * MiB + 8, got, pl + 2);
+    g_assert_cmphex(got[0], ==, 0xee);
+    g_assert_cmphex(got[pl + 1], ==, 0xee);
+    for (i = 0; i < pl / 4096; i++) {
+        g_assert(memcmp(got + 1 + i * 4096,
+                        pat + (pl / 4096 - 1 - i) * 4096, 4096) == 0);
+    }
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+    qgpu_stop(g);
+}
+
 static void test_fill_discard(void)
 {
     QGPU *g = qgpu_start(NULL);
@@ -6732,6 +6798,7 @@ int main(int argc, char **argv)
     qtest_add_func("/qgpu/fence-irq", test_fence_irq);
     qtest_add_func("/qgpu/msi", test_msi);
     qtest_add_func("/qgpu/ping", test_ping);
+    qtest_add_func("/qgpu/paging/stream-copy", test_stream_copy);
     qtest_add_func("/qgpu/doorbell", test_doorbell);
     qtest_add_func("/qgpu/doorbell-reentry", test_doorbell_reentry);
     qtest_add_func("/qgpu/many-fences", test_many_fences);
