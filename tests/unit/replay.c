@@ -112,6 +112,15 @@ static u64 in(const struct rp_result *r)
 
 static char text[8192];
 
+/* Three one-page allocations made resident in turn: A B C A B C */
+static const char abcabc[] =
+	"1 create id=1 size=4096 mask=0xa flags=0 pref=0x1\n"
+	"1 create id=2 size=4096 mask=0xa flags=0 pref=0x1\n"
+	"1 create id=3 size=4096 mask=0xa flags=0 pref=0x1\n"
+	"2 reside id=1 seg=1\n3 reside id=2 seg=1\n"
+	"4 reside id=3 seg=1\n5 reside id=1 seg=1\n"
+	"6 reside id=2 seg=1\n7 reside id=3 seg=1\n";
+
 igt_main
 {
 	/*
@@ -133,13 +142,7 @@ igt_main
 		struct all a;
 		int lru = policy("lru"), low = policy("lowest-offset");
 
-		snprintf(text, sizeof(text), "%s%s", header(2 * PG),
-			 "1 create id=1 size=4096 mask=0xa flags=0 pref=0x1\n"
-			 "1 create id=2 size=4096 mask=0xa flags=0 pref=0x1\n"
-			 "1 create id=3 size=4096 mask=0xa flags=0 pref=0x1\n"
-			 "2 reside id=1 seg=1\n3 reside id=2 seg=1\n"
-			 "4 reside id=3 seg=1\n5 reside id=1 seg=1\n"
-			 "6 reside id=2 seg=1\n7 reside id=3 seg=1\n");
+		snprintf(text, sizeof(text), "%s%s", header(2 * PG), abcabc);
 		load(&t, text);
 		igt_assert_eq(t.nrefs, 6);
 		replay_all(&t, &a);
@@ -154,6 +157,40 @@ igt_main
 		igt_assert_eq(a.min.in_bytes, 4 * PG);
 		igt_assert_eq(a.min.out_bytes, 2 * PG);
 		igt_assert_eq(a.fnu.in_bytes, 4 * PG);
+		all_free(&a);
+		rp_trace_free(&t);
+	}
+
+	/*
+	 * The oracle (rp_options.oracle) on the same trace: the real memory
+	 * manager choosing victims by the whole trace's future. A, B filled;
+	 * C evicts B (next used at reference 4, A at 3), filled; A hits; B
+	 * evicts A (never used again), copied back in; C hits: 3 fills + 1
+	 * page in = 4 pages, MIN's figure, 2 evictions (each 1 page out, to
+	 * the aperture). The online future-use policy knows no future outside
+	 * a DMA buffer: LRU's 6 pages.
+	 */
+	igt_subtest("hand-oracle") {
+		struct rp_options oracle = { .oracle = true };
+		struct rp_config cfg;
+		struct rp_trace t;
+		struct rp_result r;
+		struct all a;
+		int fu = policy("future-use");
+
+		snprintf(text, sizeof(text), "%s%s", header(2 * PG), abcabc);
+		load(&t, text);
+		replay_all(&t, &a);
+		igt_assert(fu >= 0);
+		igt_assert_eq(in(&a.r[fu]), 6 * PG);
+		igt_assert(!rp_config_from_trace(&t, &cfg));
+		igt_assert(!rp_replay(&t, &cfg, fu, &oracle, &r));
+		igt_assert_eq(r.c.filled, 3 * PG);
+		igt_assert_eq(r.c.to_vram, PG);
+		igt_assert_eq(r.c.from_vram, 2 * PG);
+		igt_assert_eq(r.c.evictions, 2);
+		igt_assert_eq(in(&r), a.min.in_bytes);
+		rp_result_free(&r);
 		all_free(&a);
 		rp_trace_free(&t);
 	}
@@ -520,6 +557,13 @@ igt_main
 					     path, qgpu_policy_name(q));
 				rp_result_free(&again);
 			}
+			/* the oracle is a schedule too: at or above the bound */
+			opt = (struct rp_options){ .oracle = true };
+			rp_replay(&t, &cfg, QGPU_POLICY_FUTURE_USE, &opt, &again);
+			igt_assert_f(a.min.in_bytes <= in(&again),
+				     "%s: the bound is above the oracle's %llu\n",
+				     path, (unsigned long long)in(&again));
+			rp_result_free(&again);
 			igt_info("%s: exact (%llu moves); min %llu bytes, every policy at or above\n",
 				 de->d_name, (unsigned long long)r.moves,
 				 (unsigned long long)a.min.in_bytes);

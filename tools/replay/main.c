@@ -12,8 +12,10 @@
  * fills), out of it ("out"), moved within it, the evictions, the split
  * points taken and the submissions that failed, and its ratio to the
  * lower bound (Belady's MIN at page granularity over the references every
- * policy served from VRAM); then the bounds, and a last line per trace
- * ending "best=R", the best policy's ratio. Everything is deterministic.
+ * policy served from VRAM); then the oracle (the same memory manager
+ * choosing victims by the whole trace's future: an offline reference, not
+ * a policy), the bounds, and a last line per trace ending "best=R", the
+ * best policy's ratio. Everything is deterministic.
  *
  * --check: replay with the policy the kernel used and require exactly the
  * kernel's counters (bytes into, out of and within VRAM, zero fills,
@@ -197,7 +199,8 @@ static int check_trace(const struct rp_trace *t, const struct rp_config *cfg,
 
 static int one_trace(const char *path, const struct args *a)
 {
-	struct rp_result res[QGPU_POLICY_COUNT];
+	struct rp_result res[QGPU_POLICY_COUNT], orc;
+	struct rp_options oo = { 0 };
 	struct rp_bound min, fnu;
 	struct rp_trace t;
 	struct rp_config cfg;
@@ -275,6 +278,11 @@ static int one_trace(const char *path, const struct args *a)
 	}
 	for (i = 0; i < t.nrefs; i++)
 		nserved += served[i] == RP_REF_VRAM;
+	/* the oracle: the real memory manager knowing the whole future */
+	oo.features_set = a->features_set;
+	oo.features = a->features;
+	oo.oracle = true;
+	rp_replay(&t, &cfg, QGPU_POLICY_FUTURE_USE, &oo, &orc);
 	rp_bound_min(&t, &cfg, served, &min);
 	rp_bound_fnu(&t, &cfg, served, &fnu);
 
@@ -325,6 +333,23 @@ static int one_trace(const char *path, const struct args *a)
 			printf("  %-14s (%llu requests on allocations it never saw)\n",
 			       "", (unsigned long long)r->unknown);
 	}
+	ratio(rb, sizeof(rb), in_bytes(&orc.c), min.in_bytes);
+	if (a->csv)
+		printf("reference,oracle,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%s\n",
+		       (unsigned long long)in_bytes(&orc.c),
+		       (unsigned long long)orc.c.from_vram,
+		       (unsigned long long)orc.c.vram_to_vram,
+		       (unsigned long long)orc.c.filled,
+		       (unsigned long long)orc.c.evictions,
+		       (unsigned long long)orc.splits,
+		       (unsigned long long)orc.failed_submits, rb);
+	else
+		printf("  %-14s %10.1f %10.1f %10.1f %9llu %7llu %7llu %7s\n",
+		       "oracle (mm)", mib(in_bytes(&orc.c)),
+		       mib(orc.c.from_vram), mib(orc.c.vram_to_vram),
+		       (unsigned long long)orc.c.evictions,
+		       (unsigned long long)orc.splits,
+		       (unsigned long long)orc.failed_submits, rb);
 	ratio(rb, sizeof(rb), fnu.in_bytes, min.in_bytes);
 	if (a->csv) {
 		printf("bound,min,%llu,%llu,%llu\n",
@@ -362,6 +387,7 @@ static int one_trace(const char *path, const struct args *a)
 	       best >= 0 ? rb : "inf");
 	for (p = 0; p < QGPU_POLICY_COUNT; p++)
 		rp_result_free(&res[p]);
+	rp_result_free(&orc);
 	free(served);
 	rp_trace_free(&t);
 	return bad;

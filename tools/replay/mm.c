@@ -324,6 +324,11 @@ struct dev {
 	u32 budget_pct;		/* every process's budget */
 	struct owner **owners;	/* by id */
 	size_t nowners;
+	/* --- rp_options.oracle: every reference of the trace, by id --- */
+	u64 now_ref;		/* the reference being replayed */
+	u64 *oref;		/* reference numbers, ascending per id */
+	size_t *ostart;		/* by id: its first in @oref; [id + 1]: end */
+	size_t noid;		/* ids in @ostart */
 };
 
 static void *xcalloc(size_t n, size_t size)
@@ -827,6 +832,75 @@ static int plan_insert(struct dev *d, struct mm *mm, struct mm_node *node,
 }
 
 /* qgpu_mm_mark_future() */
+/* --- the oracle (rp_options.oracle) ------------------------------------- */
+
+struct oracle_fill {
+	struct dev *d;
+	size_t *pos;		/* NULL: counting */
+};
+
+static void oracle_ref(void *priv, u64 ref, u64 id, u64 size)
+{
+	struct oracle_fill *f = priv;
+	struct dev *d = f->d;
+
+	(void)size;
+	if (ref == RP_REF_GONE || ref == RP_REF_INIT || id >= d->noid)
+		return;
+	if (f->pos)
+		d->oref[f->pos[id]++] = ref;
+	else
+		d->ostart[id + 1]++;
+}
+
+/* Every reference of the trace by allocation (rp_refs_walk()) */
+static void oracle_init(struct dev *d)
+{
+	struct oracle_fill f = { .d = d };
+	size_t i;
+
+	d->noid = 1;
+	for (i = 0; i < d->t->nev; i++)
+		if ((d->t->ev[i].kind == EV_CREATE ||
+		     d->t->ev[i].kind == EV_SNAP_BO) &&
+		    d->t->ev[i].v[0] >= d->noid)
+			d->noid = d->t->ev[i].v[0] + 1;
+	d->ostart = xcalloc(d->noid + 1, sizeof(*d->ostart));
+	rp_refs_walk(d->t, false, oracle_ref, &f);
+	for (i = 0; i < d->noid; i++)
+		d->ostart[i + 1] += d->ostart[i];
+	d->oref = xcalloc(d->ostart[d->noid] + 1, sizeof(*d->oref));
+	f.pos = xcalloc(d->noid, sizeof(*f.pos));
+	memcpy(f.pos, d->ostart, d->noid * sizeof(*f.pos));
+	rp_refs_walk(d->t, false, oracle_ref, &f);
+	free(f.pos);
+}
+
+/*
+ * How far ahead of the reference being replayed the trace uses @bo next
+ * (1: now), or QGPU_VICTIM_NOT_NEEDED
+ */
+static u64 oracle_next(struct dev *d, const struct bo *bo)
+{
+	size_t lo, hi;
+
+	if (bo->id >= d->noid)
+		return QGPU_VICTIM_NOT_NEEDED;
+	lo = d->ostart[bo->id];
+	hi = d->ostart[bo->id + 1];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->oref[mid] < d->now_ref)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == d->ostart[bo->id + 1])
+		return QGPU_VICTIM_NOT_NEEDED;
+	return d->oref[lo] - d->now_ref + 1;
+}
+
 static u64 mark_future(struct dev *d)
 {
 	const struct future *f = d->future;
@@ -867,7 +941,9 @@ static void mm_victim(struct dev *d, struct bo *bo, u64 stamp,
 	v->use_gap = bo->use_gap;
 	v->now = d->lru_tick;
 #ifdef QGPU_VICTIM_NOT_NEEDED
-	if (stamp)
+	if (d->opt->oracle)
+		v->next_use = oracle_next(d, bo);
+	else if (stamp)
 		v->next_use = bo->future_stamp == stamp ?
 			      bo->future_pos - d->future->pos + 1 :
 			      QGPU_VICTIM_NOT_NEEDED;
@@ -939,8 +1015,15 @@ static int pick_victims(struct dev *d, struct seg *seg, u64 size,
 	}
 	qgpu_policy_order(d->policy, v, cand);
 	budget_flag(d, seg, v, cand);
-	if (stamp && d->future->spare)
+	if (stamp && d->future->spare && d->opt->oracle) {
+		/* qgpu_policy_spare() by the DMA buffer, not the oracle */
+		for (i = 0, added = 0; i < cand; i++)
+			if (((struct bo *)v[i].cookie)->future_stamp != stamp)
+				v[added++] = v[i];
+		cand = added;
+	} else if (stamp && d->future->spare) {
 		cand = qgpu_policy_spare(v, cand);
+	}
 	for (added = 0; added < cand && !found; added++)
 		found = scan_add_block(&scan,
 				       &((struct bo *)v[added].cookie)->node);
@@ -1505,6 +1588,7 @@ static int walk(struct walk *s)
 		struct bo *bo = s->bos[i];
 
 		s->future.pos = i;
+		s->d->now_ref = s->sub->ref0 + i;
 		ret = 0;
 		if (!i || e[i].split != e[i - 1].split) {
 			ret = place(s, i, start, true);
@@ -2030,6 +2114,8 @@ int rp_replay(const struct rp_trace *t, const struct rp_config *cfg,
 	d->opt = opt ? opt : &none;
 	d->r = r;
 	d->policy = policy;
+	if (d->opt->oracle)
+		oracle_init(d);
 	if (d->opt->check) {
 		d->kmoves = xcalloc(t->nev, sizeof(*d->kmoves));
 		d->ktouches = xcalloc(t->nev, sizeof(*d->ktouches));
@@ -2046,6 +2132,7 @@ int rp_replay(const struct rp_trace *t, const struct rp_config *cfg,
 		int ret;
 
 		d->cur = e;
+		d->now_ref = ref;
 		switch (e->kind) {
 		case EV_SNAP_BEGIN:
 			snaps++;
@@ -2226,6 +2313,8 @@ int rp_replay(const struct rp_trace *t, const struct rp_config *cfg,
 	free(d->owners);
 	free(d->kmoves);
 	free(d->ktouches);
+	free(d->oref);
+	free(d->ostart);
 	return snaps ? 0 : -1;
 }
 

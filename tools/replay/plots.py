@@ -17,7 +17,8 @@ For each TRACE, into DIR (default build/plots), named after the trace:
                    each segment's size
   NAME-paging      bytes paged into and out of VRAM per victim policy
                    (qgpu-replay --csv) against the lower bound (Belady's MIN
-                   at page granularity) and the whole-allocation schedule
+                   at page granularity), the whole-allocation schedule and
+                   the oracle (the memory manager knowing the whole future)
 
 Prints the path of every file written. Needs Debian's python3-matplotlib
 (scripts/plots.sh runs it under /usr/bin/python3).
@@ -241,6 +242,8 @@ def paging(tr, replay, outdir, written):
             pol.append((p[1], int(p[2]), int(p[3]), int(p[8]), p[9]))
         elif p[0] == "bound":
             bound[p[1]] = (int(p[2]), int(p[3]))
+        elif p[0] == "reference":
+            bound[p[1]] = (int(p[2]), int(p[3]))
         elif p[0] == "kernel":
             kernel = p[1]
         elif p[0] == "summary":
@@ -261,6 +264,9 @@ def paging(tr, replay, outdir, written):
     if "fnu" in bound:
         ax.axhline(bound["fnu"][0] / MIB, color="#ff9896", linestyle=":",
                    label="whole-allocation furthest next use")
+    if "oracle" in bound:
+        ax.axhline(bound["oracle"][0] / MIB, color="#9467bd", linestyle="-.",
+                   label="oracle: this memory manager knowing the whole future")
     ax.set_xticks(list(xs))
     ax.set_xticklabels([p[0] + (" (kernel)" if p[0] == kernel else "") +
                         (" [%s failed]" % p[3] if p[3] else "") for p in pol], fontsize=8)

@@ -185,6 +185,10 @@ struct rp_options {
 	bool features_set;	/* replay as a memory manager with @features,
 				 * whatever the trace's snapshot says */
 	u32 features;
+	bool oracle;		/* victims by the whole trace's future (with
+				 * the future-use policy): an offline reference
+				 * in the real memory manager, not a policy the
+				 * kernel can run */
 };
 
 int rp_replay(const struct rp_trace *t, const struct rp_config *cfg,
