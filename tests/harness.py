@@ -2,7 +2,8 @@
 """qgpu test harness: runs the test suites and totals their results.
 
 Suites (in this order):
-  unit        host unit tests: build/tests/unit/NAME for each tests/unit/NAME.c
+  unit        host unit tests: build/tests/unit/NAME for each tests/unit/NAME.c,
+              and tests/unit/NAME.py under Debian's /usr/bin/python3
   checkpatch  scripts/checkpatch.sh on kernel/, include/ and kmod/ (one test)
   qtest       build/qemu/tests/qtest/qgpu-test --tap (one result per TAP line)
   vm          in-VM test programs listed in tests/vm/tests.list
@@ -161,6 +162,18 @@ def suite_unit(res, sel):
         env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0",
                    UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
         rc, out, to = run_host(argv, UNIT_TIMEOUT, env, log)
+        count_program(res, tid, out, rc, "timed out after %ds" % UNIT_TIMEOUT if to else "", log)
+    # Python host tests, under Debian's python3 (its python3-matplotlib)
+    for src in sorted(glob.glob(os.path.join(ROOT, "tests", "unit", "*.py"))):
+        name = os.path.splitext(os.path.basename(src))[0]
+        tid = "unit/" + name
+        sub = sel.match(tid)
+        if sub is None:
+            continue
+        ran += 1
+        log = os.path.join(res.logdir, "unit-%s.log" % name)
+        argv = ["/usr/bin/python3", src] + (["--run-subtest", sub] if sub else [])
+        rc, out, to = run_host(argv, UNIT_TIMEOUT, None, log)
         count_program(res, tid, out, rc, "timed out after %ds" % UNIT_TIMEOUT if to else "", log)
     if not ran and not sel.pats:
         print("     (no tests in tests/unit/)")

@@ -20,10 +20,16 @@ For each TRACE, into DIR (default build/plots), named after the trace:
                    at page granularity), the whole-allocation schedule and
                    the oracle (the memory manager knowing the whole future)
 
+--data: also NAME-data.json, the numbers each plot drew (the timeline's
+rows, spans, eviction marks and split points; each segment's occupancy
+steps; the paging bars, bounds and oracle), for checking a picture
+against its trace (tests/unit/plots.py).
+
 Prints the path of every file written. Needs Debian's python3-matplotlib
 (scripts/plots.sh runs it under /usr/bin/python3).
 """
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -205,14 +211,19 @@ def timeline(tr, outdir, written):
     ax.set_title("%s: residency of %d allocations (%s)" % (tr.name, n, tr.command or "?"),
                  fontsize=10, pad=24)
     save(fig, outdir, tr.name + "-timeline", written)
+    return {"rows": tr.order, "sizes": [tr.size[i] for i in tr.order],
+            "spans": {str(i): tr.spans[i] for i in tr.order},
+            "victims": vx, "requests": rx, "splits": tr.splits}
 
 
 def occupancy(tr, outdir, written):
     fig, ax = plt.subplots(figsize=(12, 4))
+    data = {}
     for seg, (label, color) in SEGS.items():
         pts = tr.occ[seg]
         if seg not in tr.seg_size:
             continue
+        data[str(seg)] = {"size": tr.seg_size[seg], "steps": pts}
         xs = [p[0] for p in pts] + [tr.t_end]
         ys = [p[1] / MIB for p in pts] + [pts[-1][1] / MIB]
         ax.step(xs, ys, where="post", color=color, label=label)
@@ -227,6 +238,7 @@ def occupancy(tr, outdir, written):
     ax.set_title("%s: segment occupancy (dashed: segment size; a dip is an eviction before "
                  "the placement it made room for)" % tr.name, fontsize=10)
     save(fig, outdir, tr.name + "-occupancy", written)
+    return data
 
 
 def paging(tr, replay, outdir, written):
@@ -276,6 +288,10 @@ def paging(tr, replay, outdir, written):
     ax.set_title("%s: bytes paged per victim policy (ratio to the bound on top; best=%s)"
                  % (tr.name, best), fontsize=10)
     save(fig, outdir, tr.name + "-paging", written)
+    return {"policies": [{"name": p[0], "in": p[1], "out": p[2], "failed": p[3],
+                          "ratio": p[4]} for p in pol],
+            "bound": {k: {"in": v[0], "out": v[1]} for k, v in bound.items()},
+            "kernel": kernel, "best": best}
 
 
 def main():
@@ -284,14 +300,22 @@ def main():
     ap.add_argument("traces", nargs="+")
     ap.add_argument("-o", "--out", default="build/plots")
     ap.add_argument("--replay", default="build/bin/qgpu-replay")
+    ap.add_argument("--data", action="store_true",
+                    help="also write NAME-data.json, the numbers behind the plots")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     written = []
     for path in a.traces:
         tr = Trace(path)
-        timeline(tr, a.out, written)
-        occupancy(tr, a.out, written)
-        paging(tr, a.replay, a.out, written)
+        data = {"trace": path, "events": tr.nev,
+                "timeline": timeline(tr, a.out, written),
+                "occupancy": occupancy(tr, a.out, written),
+                "paging": paging(tr, a.replay, a.out, written)}
+        if a.data:
+            p = os.path.join(a.out, tr.name + "-data.json")
+            with open(p, "w") as f:
+                json.dump(data, f)
+            written.append(p)
     for p in written:
         print(p)
     return 0
