@@ -135,6 +135,9 @@ int qgpu_gem_mmap(struct drm_gem_object *obj,
 			drm_gem_object_put(obj);
 		return ret;
 	}
+	/* PFNs cannot back a copy-on-write mapping (vmf_insert_pfn_prot()) */
+	if (is_cow_mapping(vma->vm_flags))
+		return -EINVAL;
 	vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_ops = &qgpu_gem_vm_ops;
 	return 0;

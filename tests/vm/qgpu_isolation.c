@@ -827,6 +827,65 @@ static void same_split_all_movable(void)
 	qa_check_done();
 }
 
+/* ------------------------------------------------------------------------ */
+/* CPU mappings                                                             */
+
+/*
+ * A private mapping of a writable file is a copy-on-write mapping: its
+ * pages cannot be the device's PFNs (the kernel's vmf_insert_pfn() BUGs on
+ * one, with qgpu's memory-manager lock held, which hangs every process
+ * using the device). mmap() of a GEM offset or of an exported dma-buf
+ * opened read/write must refuse MAP_PRIVATE (EINVAL), whatever the
+ * protection. The mapping, if one is wrongly made, is never touched here.
+ */
+static void cow_mmap_refused(int fd, uint64_t off, const char *what)
+{
+	static const int prots[] = { PROT_READ, PROT_READ | PROT_WRITE };
+	unsigned int i;
+	void *p;
+
+	for (i = 0; i < 2; i++) {
+		errno = 0;
+		p = mmap(NULL, 8192, prots[i], MAP_PRIVATE, fd, off);
+		qa_check(p == MAP_FAILED && errno == EINVAL,
+			 "%s: MAP_PRIVATE prot %#x: %s (expected EINVAL)\n",
+			 what, prots[i], p == MAP_FAILED ? strerror(errno) :
+			 "mapped");
+		if (p != MAP_FAILED)
+			munmap(p, 8192);
+	}
+	/* a shared mapping of the same range works and reads the content */
+	p = mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd, off);
+	igt_assert_f(p != MAP_FAILED, "%s: MAP_SHARED: %s\n", what,
+		     strerror(errno));
+	qa_check(((volatile uint32_t *)p)[1024] == 0xc0ffee01,
+		 "%s: shared mapping reads %#x\n", what,
+		 ((volatile uint32_t *)p)[1024]);
+	munmap(p, 8192);
+}
+
+static void private_mapping_refused(uint32_t mask, uint32_t seg)
+{
+	uint32_t h = qt_bo(dev.fd, 8192, mask, QGPU_GEM_CPU_ACCESS, 0);
+	uint64_t off;
+	uint32_t *m;
+	int dfd = -1;
+
+	qt_reside(dev.fd, h, QGPU_RESIDE_MAKE_RESIDENT, seg);
+	m = qt_map(dev.fd, h, 8192);
+	m[1024] = 0xc0ffee01;
+	igt_assert_eq(qgpu_bo_lock(dev.fd, h, &off), 0);
+	cow_mmap_refused(dev.fd, off, "GEM offset");
+	igt_assert_eq(qgpu_bo_unlock(dev.fd, h), 0);
+
+	igt_assert_eq(drmPrimeHandleToFD(dev.fd, h, DRM_CLOEXEC | DRM_RDWR,
+					 &dfd), 0);
+	cow_mmap_refused(dfd, 0, "dma-buf");
+	close(dfd);
+	qt_unmap(dev.fd, h, m, 8192);
+	qt_close(dev.fd, h);
+}
+
 igt_main
 {
 	igt_fixture {
@@ -906,6 +965,16 @@ igt_main
 	igt_subtest("same-split-offset-entries-all-movable") {
 		qa_begin();
 		same_split_all_movable();
+	}
+
+	/* CPU mappings */
+	igt_subtest("cpu-map-private-refused") {
+		qa_begin();
+		private_mapping_refused(VIS | APT, QGPU_SEG_VISIBLE);
+		if (have_local)
+			private_mapping_refused(LOC | APT, QGPU_SEG_LOCAL);
+		private_mapping_refused(APT, QGPU_SEG_APERTURE);
+		qa_check_done();
 	}
 
 	igt_subtest("no-leaks") {
