@@ -136,12 +136,17 @@ static void qgpu_residency_work(struct work_struct *work)
 	}
 	tail = qgpu_paging_tail(qdev);
 	qgpu_mm_unlock(qdev);
+	/*
+	 * Pairs with qgpu_paging_fence_queued(): the jobs are queued first.
+	 * Before the signal, which gives up the worker's reference: once
+	 * signalled, the fence may be freed as soon as later paging fences
+	 * replace it in the VM and in the timeline.
+	 */
+	smp_store_release(&pf->queued, true);
 	/* SignalSynchronizationObject: once the paging engine ran it all */
 	if (ret || !tail || dma_fence_add_callback(tail, &pf->cb, qgpu_pf_done))
 		qgpu_pf_signal(pf, ret ?: tail ? tail->error : 0);
 	dma_fence_put(tail);
-	/* pairs with qgpu_paging_fence_queued(): the jobs are queued first */
-	smp_store_release(&pf->queued, true);
 	wake_up_all(&req->vm->pf_queued_wq);
 	qgpu_req_free(req);
 }
