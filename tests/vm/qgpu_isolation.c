@@ -831,12 +831,13 @@ static void same_split_all_movable(void)
 /* CPU mappings                                                             */
 
 /*
- * A private mapping of a writable file is a copy-on-write mapping: its
- * pages cannot be the device's PFNs (the kernel's vmf_insert_pfn() BUGs on
- * one, with qgpu's memory-manager lock held, which hangs every process
- * using the device). mmap() of a GEM offset or of an exported dma-buf
- * opened read/write must refuse MAP_PRIVATE (EINVAL), whatever the
- * protection. The mapping, if one is wrongly made, is never touched here.
+ * A private mapping is a copy-on-write one (VM_MAYWRITE without VM_SHARED,
+ * whatever the file's mode): its pages cannot be the device's PFNs (the
+ * kernel's vmf_insert_pfn() BUGs on one, with qgpu's memory-manager lock
+ * held, which hangs every process using the device). mmap() of a GEM
+ * offset or of an exported dma-buf (read/write or read-only) must refuse
+ * MAP_PRIVATE (EINVAL), whatever the protection. The mapping, if one is
+ * wrongly made, is never touched here.
  */
 static void cow_mmap_refused(int fd, uint64_t off, const char *what)
 {
@@ -881,6 +882,9 @@ static void private_mapping_refused(uint32_t mask, uint32_t seg)
 	igt_assert_eq(drmPrimeHandleToFD(dev.fd, h, DRM_CLOEXEC | DRM_RDWR,
 					 &dfd), 0);
 	cow_mmap_refused(dfd, 0, "dma-buf");
+	close(dfd);
+	igt_assert_eq(drmPrimeHandleToFD(dev.fd, h, DRM_CLOEXEC, &dfd), 0);
+	cow_mmap_refused(dfd, 0, "read-only dma-buf");
 	close(dfd);
 	qt_unmap(dev.fd, h, m, 8192);
 	qt_close(dev.fd, h);
