@@ -74,6 +74,10 @@ enum qgpu_move_why {
  * @QGPU_REQ_OWNER: the allocation counts in the usage of a file's video
  *	memory (@arg: &qgpu_vidmem.id; QueryVideoMemoryInfo)
  * @QGPU_REQ_BUDGET: every process's budget changed (@arg: percent)
+ * @QGPU_REQ_GPU_WRITE: the allocation's content is no longer known to be
+ *	zero (&qgpu_bo.pristine): a virtual submission of an address space
+ *	it is mapped in, or another device attached to it, may write it
+ *	wherever it is, so its next move into VRAM copies it
  */
 enum qgpu_mm_req_kind {
 	QGPU_REQ_RESIDE = 1,
@@ -91,6 +95,7 @@ enum qgpu_mm_req_kind {
 	QGPU_REQ_GPU_MAP = 13,
 	QGPU_REQ_OWNER = 14,
 	QGPU_REQ_BUDGET = 15,
+	QGPU_REQ_GPU_WRITE = 16,
 };
 
 int qgpu_mm_init(struct qgpu_device *qdev);

@@ -46,6 +46,11 @@ static int qgpu_dmabuf_attach(struct dma_buf *dma_buf,
 		ret = qgpu_mm_evict(bo, false, QGPU_WHY_REQUEST);
 	if (!ret)
 		bo->attachments++;
+	/* the other device may write the pages: their content is not known */
+	if (!ret && bo->pristine) {
+		bo->pristine = false;
+		trace_qgpu_mm_req(QGPU_REQ_GPU_WRITE, bo->id, 0);
+	}
 	qgpu_mm_unlock(qdev);
 	drm_dev_exit(idx);
 	if (ret)

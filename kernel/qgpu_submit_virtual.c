@@ -159,6 +159,7 @@ static int qgpu_vsubmit_queue(struct qgpu_ctx *ctx, struct drm_file *file,
 	dma_fence_put(pf);
 	if (ret)
 		return ret;
+	qgpu_vm_written(vm, file->driver_priv);
 	job = qgpu_vsubmit_job(ctx, file, buf,
 			       qgpu_mfence_sigs_emit(out->sigs, NULL));
 	if (!job)

@@ -585,6 +585,40 @@ int qgpu_vm_unmap_bo(struct qgpu_vm *vm, struct drm_gem_object *obj)
 	return ret;
 }
 
+/**
+ * qgpu_vm_written - a virtual submission is about to be queued in @vm
+ * @vm: the address space (under its lock)
+ * @qf: the submitting file (whose request mm_lock is taken for)
+ *
+ * Its DMA buffer may write every allocation mapped writable in @vm,
+ * wherever it is (system memory included): those whose content was
+ * known to be zero (&qgpu_bo.pristine) are not any more, so that their
+ * next move into VRAM copies them instead of zero-filling them. Only
+ * after a pristine allocation was mapped (&qgpu_vm.pristine_mapped).
+ */
+void qgpu_vm_written(struct qgpu_vm *vm, struct qgpu_file *qf)
+{
+	struct drm_gpuva *va;
+
+	lockdep_assert_held(&vm->lock);
+	if (!READ_ONCE(vm->pristine_mapped))
+		return;
+	qgpu_mm_lock(vm->qdev, qf);
+	drm_gpuvm_for_each_va(va, &vm->gpuvm) {
+		struct qgpu_bo *bo;
+
+		if (!va->gem.obj || (va->flags & QGPU_GPUVA_READ_ONLY))
+			continue;
+		bo = to_qbo(va->gem.obj);
+		if (bo->pristine) {
+			bo->pristine = false;
+			trace_qgpu_mm_req(QGPU_REQ_GPU_WRITE, bo->id, 0);
+		}
+	}
+	vm->pristine_mapped = false;
+	qgpu_mm_unlock(vm->qdev);
+}
+
 static int qgpu_vm_map_check(struct qgpu_device *qdev,
 			     struct drm_qgpu_vm_map *args, struct qgpu_bo *bo)
 {
@@ -626,6 +660,9 @@ static int qgpu_vm_insert(struct qgpu_vm *vm, struct qgpu_bo *bo,
 	if (!ret) {
 		trace_qgpu_mm_req(QGPU_REQ_GPU_MAP, bo->id, 1);
 		drm_gpuva_link(va, vm_bo);
+		/* the next virtual submission may write it (qgpu_vm_written) */
+		if (bo->pristine)
+			vm->pristine_mapped = true;
 	}
 	drm_gpuvm_bo_put(vm_bo);
 	dma_resv_unlock(bo->base.resv);

@@ -57,6 +57,9 @@ struct qgpu_pt {
  * @broken: an unmap took mappings out of the tree but ran out of memory
  *	before their entries were rewritten: no DMA buffer runs in the VM any
  *	more (under @lock)
+ * @pristine_mapped: an allocation whose content is known to be zero
+ *	(&qgpu_bo.pristine) was mapped since the last virtual submission
+ *	(under @lock and mm_lock)
  * @page_tables: tables, the root included (under mm_lock)
  * @fence_lock: protects the fences below
  * @pt_fence: the last paging job that wrote this VM's tables
@@ -84,6 +87,7 @@ struct qgpu_vm {
 	struct qgpu_pt *root;
 	bool root_ready;
 	bool broken;
+	bool pristine_mapped;
 	u64 page_tables;
 	spinlock_t fence_lock;		/* the fences below */
 	struct dma_fence *pt_fence;
@@ -132,6 +136,7 @@ void qgpu_vm_put(struct qgpu_vm *vm);
 void qgpu_vm_tables_get(struct qgpu_vm *vm);
 void qgpu_vm_tables_put(struct qgpu_vm *vm);
 void qgpu_vm_file_fini(struct qgpu_file *qf);
+void qgpu_vm_written(struct qgpu_vm *vm, struct qgpu_file *qf);
 int qgpu_vm_ready(struct qgpu_vm *vm);
 u64 qgpu_vm_root_desc(struct qgpu_vm *vm);
 int qgpu_vm_bo_moved(struct qgpu_paging *pb, struct qgpu_bo *bo, u32 seg,

@@ -196,6 +196,33 @@ igt_main
 	}
 
 	/*
+	 * gpu-write: a virtual submission (or another device) may have written
+	 * the allocation where it was, so its first placement in VRAM copies
+	 * it (1 page in, no zero fill); without the event a never-used
+	 * allocation is zero-filled.
+	 */
+	igt_subtest("hand-gpu-write-copies") {
+		struct rp_config cfg;
+		struct rp_trace t;
+		struct rp_result r;
+		unsigned int k;
+
+		for (k = 0; k < 2; k++) {
+			snprintf(text, sizeof(text), "%s%s%s%s", header(2 * PG),
+				 "1 create id=1 size=4096 mask=0xa flags=0 pref=0x1\n",
+				 k ? "2 gpu-write id=1\n" : "",
+				 "3 reside id=1 seg=1\n");
+			load(&t, text);
+			igt_assert(!rp_config_from_trace(&t, &cfg));
+			igt_assert(!rp_replay(&t, &cfg, 0, NULL, &r));
+			igt_assert_eq(r.c.filled, k ? 0 : PG);
+			igt_assert_eq(r.c.to_vram, k ? PG : 0);
+			rp_result_free(&r);
+			rp_trace_free(&t);
+		}
+	}
+
+	/*
 	 * Three pages of VRAM, two allocations of two pages, X Y X Y.
 	 * Every policy: each placement evicts the other: 4 x 2 pages in.
 	 * MIN, page by page: X 2 in; Y needs 2, 1 free: 1 page of X out,

@@ -1330,6 +1330,41 @@ igt_main
 			bo_free(&a[i]);
 	}
 
+	igt_subtest("gpu-written-in-system-kept-by-make-resident") {
+		uint64_t va, fence = 0, i, size = 256 * 1024;
+		struct qgpu_vcb v;
+		uint32_t vctx, h;
+		volatile uint32_t *m;
+
+		igt_require(qgpu_dev_has_mmu(&dev));
+		/* never resident, never touched by the CPU: pristine */
+		h = qt_bo(dev.fd, size, VIS, QGPU_GEM_CPU_ACCESS, 0);
+		igt_assert_eq(qgpu_vm_reserve(dev.fd, 0, size, 0, &va), 0);
+		igt_assert_eq(qgpu_vm_map(dev.fd, h, va, 0, size, 0), 0);
+		igt_assert_eq(qgpu_ctx_create_virtual(dev.fd, &vctx), 0);
+		/* the GPU writes its system pages through the mapping */
+		igt_assert_eq(qgpu_vcb_init(&v), 0);
+		qgpu_vcb_fill(&v, va, size, 0x5a5a5a5au);
+		igt_assert_eq(v.error, 0);
+		igt_assert_eq(qgpu_vcb_submit_wait(dev.fd, vctx, &v,
+						   30 * SEC_NS), 0);
+		qgpu_vcb_fini(&v);
+		igt_assert_eq(qt_info(dev.fd, h).segment, QGPU_SEG_SYSTEM);
+		igt_assert_eq(qgpu_make_resident(dev.fd, &h, 1, &fence), 0);
+		igt_assert_eq(qgpu_paging_fence_wait(dev.fd, fence, 10 * SEC_NS),
+			      0);
+		igt_assert_eq(qt_info(dev.fd, h).segment, QGPU_SEG_VISIBLE);
+		m = qt_map(dev.fd, h, size);
+		for (i = 0; i < size / 4; i++)
+			igt_assert_f(m[i] == 0x5a5a5a5au,
+				     "word %llu is %#x after MakeResident\n",
+				     (unsigned long long)i, m[i]);
+		qt_unmap(dev.fd, h, (void *)m, size);
+		qgpu_ctx_destroy(dev.fd, vctx);
+		igt_assert_eq(qgpu_vm_free(dev.fd, va, size), 0);
+		qt_close(dev.fd, h);
+	}
+
 	igt_subtest("counters-back-to-zero") {
 		if (debugfs_file("qgpu_policy"))
 			set_policy("lru");

@@ -2191,6 +2191,7 @@ int rp_replay(const struct rp_trace *t, const struct rp_config *cfg,
 		case EV_ATTACH: case EV_DETACH: case EV_MAKE_RESIDENT:
 		case EV_CPU_FAULT: case EV_PRIORITY: case EV_OFFER:
 		case EV_RECLAIM: case EV_GPU_MAP: case EV_OWNER:
+		case EV_GPU_WRITE:
 			bo = bo_get(d, e->v[0]);
 			if (!bo) {
 				r->unknown++;
@@ -2264,6 +2265,10 @@ int rp_replay(const struct rp_trace *t, const struct rp_config *cfg,
 			break;
 		case EV_OWNER:
 			bo->owner = owner_get(d, e->v[1]);
+			break;
+		case EV_GPU_WRITE:
+			/* qgpu_vm_written(), qgpu_dmabuf_attach() */
+			bo->pristine = false;
 			break;
 		case EV_GPU_MAP:
 			if (e->v[1])

@@ -63,6 +63,7 @@ static const struct rp_ev_desc descs[EV_COUNT] = {
 	[EV_SNAP_BO_STATE] = { "snap-bo-state", { "id", "offer",
 		"mappings", "evicted", "owner" } },
 	[EV_OWNER] = { "owner", { "id", "vidmem" } },
+	[EV_GPU_WRITE] = { "gpu-write", { "id" } },
 	[EV_BUDGET] = { "budget", { "percent" } },
 };
 

@@ -328,6 +328,9 @@ static int convert_line(struct conv *c, char *line)
 		case 15:
 			fprintf(o, "budget percent=%llu\n", arg);
 			break;
+		case 16:
+			fprintf(o, "gpu-write id=%llu\n", id);
+			break;
 		default:
 			fprintf(o, "# unknown request kind=%s id=%llu\n",
 				fv(&f, "kind"), id);
