@@ -129,6 +129,25 @@ struct drm_gem_object *qgpu_gem_prime_import(struct drm_device *drm,
 	return drm_gem_prime_import(drm, dma_buf);
 }
 
+/*
+ * The exporter's scatter list holds exactly @npages pages, by CPU page and
+ * by DMA address: a shorter one would leave entries of the allocation's
+ * arrays unset (and the aperture would map them), a longer one trips the
+ * DRM helpers' WARN.
+ */
+static bool qgpu_sgt_covers(struct sg_table *sgt, u32 npages)
+{
+	struct sg_dma_page_iter dma_iter;
+	struct sg_page_iter page_iter;
+	u64 pages = 0, dma = 0;
+
+	for_each_sgtable_page(sgt, &page_iter, 0)
+		pages++;
+	for_each_sgtable_dma_page(sgt, &dma_iter, 0)
+		dma++;
+	return pages == npages && dma == npages;
+}
+
 /**
  * qgpu_gem_prime_import_sg_table - an allocation over another device's buffer
  * @drm: the device
@@ -142,7 +161,8 @@ struct drm_gem_object *qgpu_gem_prime_import(struct drm_device *drm,
  * dma-buf's, so qgpu's work and the exporter's wait for each other.
  *
  * Return: the object, or an ERR_PTR (-EINVAL: no aperture segment, a size
- * the aperture cannot hold, or a scatter list without pages).
+ * the aperture cannot hold, or a scatter list without pages or that does
+ * not cover the dma-buf page for page).
  */
 struct drm_gem_object *
 qgpu_gem_prime_import_sg_table(struct drm_device *drm,
@@ -155,15 +175,16 @@ qgpu_gem_prime_import_sg_table(struct drm_device *drm,
 	int ret;
 
 	if (!qgpu_mm_seg_present(qdev, QGPU_SEG_APERTURE) || !size ||
-	    !PAGE_ALIGNED(size) || size > qgpu_max_alloc(qdev))
+	    !PAGE_ALIGNED(size) || size > qgpu_max_alloc(qdev) ||
+	    !qgpu_sgt_covers(sgt, size >> PAGE_SHIFT))
 		return ERR_PTR(-EINVAL);
 	bo = qgpu_bo_create(qdev, size, BIT(QGPU_SEG_APERTURE),
 			    QGPU_GEM_CPU_ACCESS, QGPU_SEG_APERTURE, false);
 	if (IS_ERR(bo))
 		return ERR_CAST(bo);
 	bo->pristine = false;
-	bo->pages = kvmalloc_array(bo->npages, sizeof(*bo->pages), GFP_KERNEL);
-	bo->dma = kvmalloc_array(bo->npages, sizeof(*bo->dma), GFP_KERNEL);
+	bo->pages = kvcalloc(bo->npages, sizeof(*bo->pages), GFP_KERNEL);
+	bo->dma = kvcalloc(bo->npages, sizeof(*bo->dma), GFP_KERNEL);
 	ret = bo->pages && bo->dma ? 0 : -ENOMEM;
 	if (!ret)
 		ret = drm_prime_sg_to_page_array(sgt, bo->pages, bo->npages);
