@@ -161,8 +161,9 @@ static bool qgpu_sgt_covers(struct sg_table *sgt, u32 npages)
  * dma-buf's, so qgpu's work and the exporter's wait for each other.
  *
  * Return: the object, or an ERR_PTR (-EINVAL: no aperture segment, a size
- * the aperture cannot hold, or a scatter list without pages or that does
- * not cover the dma-buf page for page).
+ * above the largest allocation (qgpu_max_alloc(); one the aperture segment
+ * cannot hold fails when it is placed, ENOSPC), or a scatter list without
+ * pages or that does not cover the dma-buf page for page).
  */
 struct drm_gem_object *
 qgpu_gem_prime_import_sg_table(struct drm_device *drm,
