@@ -322,6 +322,13 @@ void qgpu_hap_realize(QGPUState *s)
     memory_region_init(&s->hap, OBJECT(s), "qgpu-hap", s->hap_size);
     memory_region_init_io(&s->hap_unmapped, OBJECT(s), &qgpu_hap_ops, s,
                           "qgpu-hap-slow", s->hap_size);
+    /*
+     * Engine DMA reaches BAR4 like the CPU does (hw-spec section 6), also
+     * when a doorbell runs the engine inside a BAR0 write: the memory
+     * API's re-entrancy guard would fail that access. The slow path
+     * touches only the page table, VRAM and a counter, so it is safe.
+     */
+    s->hap_unmapped.disable_reentrancy_guard = true;
     memory_region_add_subregion_overlap(&s->hap, 0, &s->hap_unmapped, 0);
 }
 

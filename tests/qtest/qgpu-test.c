@@ -6786,6 +6786,70 @@ static void test_irq_intx_after_msi(void)
     qgpu_stop(g);
 }
 
+/*
+ * hw-spec 6 and 7: engine DMA to the device's own BAR4 behaves like CPU
+ * access to it, whoever runs the engine: the device thread, or a doorbell
+ * on an idle engine inside the RING_TAIL write (the default). Aperture
+ * pages that no RAM alias serves (unmapped pages, and mapped pages beyond
+ * the 256 runs) are emulated; a paging command through them reads what
+ * the page maps (0 when unmapped), writes it (or drops the write) and
+ * counts HAP_FAULT_COUNT for unmapped pages, with no fault.
+ */
+static void check_hap_engine_dma(const char *props)
+{
+    QGPU *g = qgpu_start(props);
+    const uint32_t runs = 301, slow = 2 * (runs - 1);
+    const uint64_t vram_page = 0x2000, unmapped = slow + 1;
+    uint64_t ap = g->bar4.addr;
+    uint32_t i, hf;
+
+    g_assert_cmpuint(g->bar4_size, >=, (unmapped + 1) * 4096);
+    /* single pages that do not join into runs: the last ones are slow */
+    for (i = 0; i < runs; i++) {
+        wr(g, QGPU_REG_HAP_INDEX, 2 * i);
+        wr(g, QGPU_REG_HAP_COUNT, 1);
+        wr(g, QGPU_REG_HAP_VRAM_PAGE_LO, vram_page - 2 * i);
+        wr(g, QGPU_REG_HAP_CMD, QGPU_HAP_CMD_MAP);
+    }
+    g_assert_cmpuint(rd(g, QGPU_REG_HAP_MAPPED), ==, runs);
+    cmd_fill(g, 4096, (vram_page - slow) * 4096, 0x600dda7a, 0);
+    cmd_fill(g, 3 * 4096, 0x10000, 0xeeeeeeee, 0);
+    run(g, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+
+    /* a mapped page served by the slow path, read and written */
+    qtest_writeq(g->qts, PAGELIST, SYS(ap + slow * 4096));
+    cmd_transfer(g, 4096, SYS(PAGELIST), 0x10000, QGPU_XFER_SRC_PAGELIST);
+    run(g, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+    g_assert_cmphex(vram_rd(g, 0x10000), ==, 0x600dda7a);
+    g_assert_cmphex(vram_rd(g, 0x10ffc), ==, 0x600dda7a);
+    cmd_fill(g, 8, SYS(ap + slow * 4096 + 8), 0x12345678, 0);
+    run(g, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+    g_assert_cmphex(vram_rd(g, (vram_page - slow) * 4096 + 8), ==,
+                    0x12345678);
+
+    /* an unmapped page: reads 0, writes dropped, counted, no fault */
+    hf = rd(g, QGPU_REG_HAP_FAULT_COUNT);
+    cmd_transfer(g, 4096, SYS(ap + unmapped * 4096), 0x11000, 0);
+    cmd_transfer(g, 4096, 0x12000, SYS(ap + unmapped * 4096), 0);
+    cmd_fence(g, 0, SYS(ap + unmapped * 4096), 1, false);
+    run(g, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+    g_assert_cmpuint(erd(g, 0, QGPU_ENG_STATUS), ==, 0);
+    g_assert_cmphex(vram_rd(g, 0x11000), ==, 0);
+    g_assert_cmphex(vram_rd(g, 0x11ffc), ==, 0);
+    g_assert_cmpuint(rd(g, QGPU_REG_HAP_FAULT_COUNT), >, hf);
+    qgpu_stop(g);
+}
+
+static void test_hap_engine_dma(void)
+{
+    check_hap_engine_dma("host-aperture-size=4M");
+    check_hap_engine_dma("host-aperture-size=4M,doorbell-commands=0");
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -6860,6 +6924,7 @@ int main(int argc, char **argv)
     qtest_add_func("/qgpu/hap/runs-reset-remap", test_hap_runs_reset_remap);
     qtest_add_func("/qgpu/mmu/hostile-tables", test_mmu_hostile_tables);
     qtest_add_func("/qgpu/irq/intx-after-msi", test_irq_intx_after_msi);
+    qtest_add_func("/qgpu/hap/engine-dma", test_hap_engine_dma);
 
     return g_test_run();
 }
