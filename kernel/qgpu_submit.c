@@ -552,6 +552,34 @@ static void qgpu_submit_split_state(struct qgpu_submit *s, u32 i0, u32 x)
 	}
 }
 
+/* Allocation-list indices by allocation, then by index */
+static int qgpu_cmp_same_bo(const void *a, const void *b, const void *priv)
+{
+	struct qgpu_bo * const *bos = priv;
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	if (bos[x] != bos[y])
+		return (uintptr_t)bos[x] < (uintptr_t)bos[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * "The same allocation may be listed more than once": every index of the
+ * list names, in @canon, the lowest index of the same allocation, so that
+ * the split check counts each allocation once. @ord: scratch.
+ */
+static void qgpu_submit_canon(struct qgpu_submit *s, u32 *ord, u32 *canon)
+{
+	u32 n = s->args->num_allocs, i;
+
+	for (i = 0; i < n; i++)
+		ord[i] = i;
+	sort_r(ord, n, sizeof(*ord), qgpu_cmp_same_bo, NULL, s->bos);
+	for (i = 0; i < n; i++)
+		canon[ord[i]] = i && s->bos[ord[i]] == s->bos[ord[i - 1]] ?
+				canon[ord[i - 1]] : ord[i];
+}
+
 static int qgpu_submit_precheck(struct qgpu_submit *s)
 {
 	struct qgpu_device *qdev = s->qdev;
@@ -559,9 +587,10 @@ static int qgpu_submit_precheck(struct qgpu_submit *s)
 	unsigned long long cap[QGPU_SEG_MAX + 1] = {};
 	struct qgpu_split_entry *e;
 	struct qgpu_split_alloc *al;
-	size_t off = 0, o_al, o_table, o_refs;
+	size_t off = 0, o_al, o_table, o_refs, o_ord, o_canon;
 	unsigned int *refs;
 	int *table, bad;
+	u32 *ord, *canon;
 	u8 *p;
 	u32 i;
 
@@ -573,6 +602,8 @@ static int qgpu_submit_precheck(struct qgpu_submit *s)
 	o_al = qgpu_submit_carve(&off, a->num_allocs + 1, sizeof(*al));
 	o_table = qgpu_submit_carve(&off, qdev->max_slots, sizeof(*table));
 	o_refs = qgpu_submit_carve(&off, a->num_allocs + 1, sizeof(*refs));
+	o_ord = qgpu_submit_carve(&off, a->num_allocs + 1, sizeof(*ord));
+	o_canon = qgpu_submit_carve(&off, a->num_allocs + 1, sizeof(*canon));
 	p = kvmalloc(off, GFP_KERNEL);
 	if (!p)
 		return -ENOMEM;
@@ -580,13 +611,16 @@ static int qgpu_submit_precheck(struct qgpu_submit *s)
 	al = (void *)(p + o_al);
 	table = (void *)(p + o_table);
 	refs = (void *)(p + o_refs);
+	ord = (void *)(p + o_ord);
+	canon = (void *)(p + o_canon);
+	qgpu_submit_canon(s, ord, canon);
 	for (i = 0; i < a->num_allocs; i++) {
 		al[i].size = s->bos[i] ? s->bos[i]->base.size : 0;
 		al[i].mask = s->bos[i] ? s->bos[i]->segment_mask : 0;
 	}
 	for (i = 0; i < a->num_patches; i++) {
 		e[i].alloc = s->bos[s->pe[i].alloc_index] ?
-			     (int)s->pe[i].alloc_index : -1;
+			     (int)canon[s->pe[i].alloc_index] : -1;
 		e[i].slot = s->pe[i].slot;
 		e[i].split_offset = s->pe[i].split_offset;
 	}

@@ -453,6 +453,31 @@ igt_main
 	}
 
 	/*
+	 * "The same allocation may be listed more than once": a 2-page
+	 * allocation listed at indices 0 and 1, bound in two slots, in 3
+	 * pages of VRAM is one allocation to place (2 pages filled, the
+	 * submission runs), not two that cannot fit (ENOSPC).
+	 */
+	igt_subtest("hand-listed-twice") {
+		struct rp_config cfg;
+		struct rp_trace t;
+		struct rp_result r;
+
+		snprintf(text, sizeof(text), "%s%s", header(3 * PG),
+			 "1 create id=1 size=8192 mask=0x2 flags=0 pref=0x1\n"
+			 "2 submit seq=1 ctx=1 allocs=2 patches=2 dma=64\n"
+			 "2 entry seq=1 i=0 id=1 slot=0 split=0 patch=8 write=1 alloc=0\n"
+			 "2 entry seq=1 i=1 id=1 slot=1 split=0 patch=24 write=1 alloc=1\n");
+		load(&t, text);
+		igt_assert(!rp_config_from_trace(&t, &cfg));
+		igt_assert(!rp_replay(&t, &cfg, 0, NULL, &r));
+		igt_assert_eq(r.failed_submits, 0);
+		igt_assert_eq(r.c.filled, 2 * PG);
+		rp_result_free(&r);
+		rp_trace_free(&t);
+	}
+
+	/*
 	 * What is in VRAM at the start costs nothing; a use outside VRAM (an
 	 * aperture-only allocation) is not a reference of the bound. The
 	 * closing snapshot says the kernel paged nothing and holds the same

@@ -932,6 +932,41 @@ igt_main
 		qt_close(dev.fd, h);
 	}
 
+	/*
+	 * "The same allocation may be listed more than once": two
+	 * allocation-list entries naming one allocation that fits the
+	 * visible segment once (but not twice) are one allocation to place,
+	 * not two; the submit must not fail with ENOSPC.
+	 */
+	igt_subtest("same-allocation-listed-twice") {
+		struct drm_qgpu_alloc_entry two[2];
+		struct drm_qgpu_submit a;
+		struct qgpu_cb *cb;
+		uint64_t size = qt_seg_usable(&dev, QGPU_SEG_VISIBLE) / 4 * 3;
+		uint32_t h;
+
+		size &= ~4095ull;
+		h = qt_bo(dev.fd, size, QGPU_SEGBIT(QGPU_SEG_VISIBLE), 0, 0);
+		cb = qt_cb(&dev);
+		qgpu_cb_bind(cb, 0, h, 0, 4096);
+		qgpu_cb_bind(cb, 1, h, 4096, 4096);
+		qgpu_cb_fill(cb, 0, 0, 4096, 1);
+		qgpu_cb_fill(cb, 1, 0, 4096, 2);
+		igt_assert_eq(cb->error, 0);
+		qgpu_cb_to_submit(cb, ctx, &a);
+		igt_assert_eq(a.num_allocs, 1);
+		igt_assert_eq(a.num_patches, 2);
+		two[0] = cb->allocs[0];
+		two[1] = cb->allocs[0];
+		a.allocs = (uintptr_t)two;
+		a.num_allocs = 2;
+		cb->patches[1].alloc_index = 1;
+		submit_sync(&a);
+		igt_assert_eq(a.portions, 1);
+		qt_cb_free(cb);
+		qt_close(dev.fd, h);
+	}
+
 	igt_subtest("counters-back-to-zero") {
 		/* the context survived everything; nothing is left */
 		qt_assert_clean(dev.fd, ctx);

@@ -240,6 +240,8 @@ struct bo {
 	u64 tick, uses, future_stamp;
 	u64 use_tick, use_gap;	/* last use, interval of the last two */
 	u32 future_pos;
+	u64 canon_stamp;	/* precheck(): its list index, @canon, is */
+	u32 canon;		/* the one of this stamp */
 	u32 lock_count, pin_count, attachments, priority;
 	u32 offer_priority, mappings;
 	bool pristine, dead, import, submit_write, offered;
@@ -325,6 +327,7 @@ struct dev {
 	struct owner **owners;	/* by id */
 	size_t nowners;
 	/* --- rp_options.oracle: every reference of the trace, by id --- */
+	u64 canon_stamp;	/* precheck()'s, per submission */
 	u64 now_ref;		/* the reference being replayed */
 	u64 *oref;		/* reference numbers, ascending per id */
 	size_t *ostart;		/* by id: its first in @oref; [id + 1]: end */
@@ -1666,10 +1669,16 @@ static int precheck(struct dev *d, struct walk *s)
 	for (i = SEG_VISIBLE; i <= RP_SEG_MAX; i++)
 		if (d->seg[i].present)
 			cap[i] = d->seg[i].size - d->seg[i].reserved;
+	/* qgpu_submit_canon(): one index per allocation, however listed */
+	d->canon_stamp++;
 	for (i = 0; i < sub->ne; i++) {
 		struct bo *bo = s->bos[i];
 
-		e[i].alloc = bo ? (int)sub->e[i].alloc : -1;
+		if (bo && bo->canon_stamp != d->canon_stamp) {
+			bo->canon_stamp = d->canon_stamp;
+			bo->canon = sub->e[i].alloc;
+		}
+		e[i].alloc = bo ? (int)bo->canon : -1;
 		e[i].slot = sub->e[i].slot;
 		e[i].split_offset = sub->e[i].split;
 		if (bo && sub->e[i].alloc < sub->nallocs) {
