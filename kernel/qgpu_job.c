@@ -8,6 +8,7 @@
 #include "qgpu_device.h"
 #include "qgpu_ctx.h"
 #include "qgpu_job.h"
+#include "qgpu_ring_cmd.h"
 #include "qgpu_trace.h"
 
 static struct qgpu_job *to_qjob(struct drm_sched_job *job)
@@ -29,7 +30,34 @@ struct qgpu_job *qgpu_job_alloc(struct qgpu_engine *eng, u32 max_dw)
 		return NULL;
 	}
 	job->eng = eng;
+	job->max_dw = max_dw;
 	return job;
+}
+
+/**
+ * qgpu_job_credits - the scheduler credits a job takes on its engine
+ * @job: a job from qgpu_job_alloc()
+ *
+ * An engine's %QGPU_SCHED_CREDITS share its ring: a job takes one for
+ * every (ring dwords - 1) / %QGPU_SCHED_CREDITS of its commands and fence,
+ * so that what the scheduler lets onto an engine always fits in the ring
+ * and run_job never waits for room (behind a ring full of another
+ * process's blocked jobs, qgpu_engine_emit() would give up after 2 s and
+ * the job's context would be lost). A job of at most that many dwords,
+ * every job with the device's default slot count, takes one. Render jobs
+ * (user work) only: a paging job takes one credit whatever its size; the
+ * paging engine runs only the kernel's work, which never blocks it, so its
+ * ring always drains.
+ *
+ * Return: the credits, or 0 for a job larger than the ring
+ * (drm_sched_job_init() refuses it).
+ */
+u32 qgpu_job_credits(const struct qgpu_job *job)
+{
+	u32 unit = (job->eng->ring_size / 4 - 1) / QGPU_SCHED_CREDITS;
+	u32 n = DIV_ROUND_UP(job->max_dw + qgpu_enc_fence(NULL, 0, 0), unit);
+
+	return n <= QGPU_SCHED_CREDITS ? n : 0;
 }
 
 static void qgpu_job_release(struct qgpu_job *job)
@@ -303,7 +331,8 @@ int qgpu_sched_init(struct qgpu_device *qdev)
 		 * A run queue per priority (the paging entity is KERNEL,
 		 * contexts NORMAL); an ordered submit workqueue and the
 		 * system workqueue for timeouts, both the scheduler's own.
-		 * Every job takes one credit: at most 16 on the ring.
+		 * Render jobs' credits share the ring (qgpu_job_credits()):
+		 * at most 16 jobs on it, fewer when they are large.
 		 */
 		struct drm_sched_init_args args = {
 			.ops = &qgpu_sched_ops,

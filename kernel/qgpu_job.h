@@ -12,6 +12,7 @@ struct qgpu_ctx;
  * @eng: engine the commands are written to
  * @ctx: owning context (render jobs), or NULL for paging jobs
  * @cmds: command dwords, copied to the ring by run_job
+ * @max_dw: how many @cmds can hold (qgpu_job_credits())
  * @ndw: number of dwords in @cmds
  * @hw_fence: fence of the last run
  * @hw_cb: counts a render job off its context's device work (hw_fence)
@@ -28,6 +29,7 @@ struct qgpu_job {
 	struct qgpu_engine *eng;
 	struct qgpu_ctx *ctx;
 	u32 *cmds;
+	u32 max_dw;
 	u32 ndw;
 	struct dma_fence *hw_fence;
 	struct dma_fence_cb hw_cb;
@@ -40,6 +42,7 @@ struct qgpu_job {
 };
 
 struct qgpu_job *qgpu_job_alloc(struct qgpu_engine *eng, u32 max_dw);
+u32 qgpu_job_credits(const struct qgpu_job *job);
 void qgpu_job_free(struct qgpu_job *job);
 int qgpu_job_add_dep(struct qgpu_job *job, struct dma_fence *fence);
 struct dma_fence *qgpu_job_push(struct qgpu_job *job,

@@ -431,7 +431,8 @@ static int qgpu_submit_portion(struct qgpu_submit *s, u32 start, u32 end,
 			     n + qgpu_enc_exec(NULL, 0, 0, 0, 0));
 	if (!job)
 		return -ENOMEM;
-	ret = drm_sched_job_init(&job->base, &s->ctx->entity, 1, s->qf,
+	ret = drm_sched_job_init(&job->base, &s->ctx->entity,
+				 qgpu_job_credits(job), s->qf,
 				 s->file->client_id);
 	if (ret) {
 		qgpu_job_free(job);

@@ -103,8 +103,8 @@ static struct qgpu_job *qgpu_vsubmit_job(struct qgpu_ctx *ctx,
 	job = qgpu_job_alloc(&qdev->engine[QGPU_ENGINE_RENDER], n);
 	if (!job)
 		return NULL;
-	if (drm_sched_job_init(&job->base, &ctx->entity, 1, file->driver_priv,
-			       file->client_id)) {
+	if (drm_sched_job_init(&job->base, &ctx->entity, qgpu_job_credits(job),
+			       file->driver_priv, file->client_id)) {
 		qgpu_job_free(job);
 		return NULL;
 	}
