@@ -56,7 +56,9 @@
  * - Lock2 ("Allocation Usage Tracking"): %DRM_IOCTL_QGPU_GEM_LOCK sets an
  *   allocation up for CPU access and returns the offset to mmap() on the
  *   DRM file; %DRM_IOCTL_QGPU_GEM_UNLOCK ends it. The mapping follows the
- *   allocation wherever it moves. Allocations created without
+ *   allocation wherever it moves. It must be MAP_SHARED: a private
+ *   (copy-on-write) mapping of an allocation, through this offset or
+ *   through its dma-buf, fails with EINVAL. Allocations created without
  *   %QGPU_GEM_CPU_ACCESS are restricted while locked (the memory rules).
  * - Context: %DRM_IOCTL_QGPU_CTX_CREATE makes a GPU context, a queue of
  *   DMA buffers that run in order, with a resource table in the device
@@ -724,8 +726,9 @@ struct drm_qgpu_gem_create {
  * @handle: GEM handle.
  * @flags: must be zero (Lock2 has no flags yet: "Allocation Usage
  *	Tracking" reserves them, all 0).
- * @offset: out: fake offset to pass to mmap() on the DRM fd. The mapping
- *	follows the allocation wherever it moves.
+ * @offset: out: fake offset to pass to mmap() on the DRM fd (MAP_SHARED;
+ *	a private mapping fails with EINVAL). The mapping follows the
+ *	allocation wherever it moves.
  *
  * An allocation created without %QGPU_GEM_CPU_ACCESS is locked through
  * the aperture segment (it is moved there, or to system memory) or while
