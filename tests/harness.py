@@ -144,7 +144,12 @@ def run_host(argv, timeout, env=None, logpath=None):
 # --- suites -------------------------------------------------------------------
 
 def suite_unit(res, sel):
-    srcs = sorted(glob.glob(os.path.join(ROOT, "tests", "unit", "*.c")))
+    # C programs built into build/tests/unit/; Python ones run under Debian's
+    # python3 (its python3-matplotlib)
+    srcs = sorted(glob.glob(os.path.join(ROOT, "tests", "unit", "*.c")) +
+                  glob.glob(os.path.join(ROOT, "tests", "unit", "*.py")))
+    c_env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0",
+                 UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
     ran = 0
     for src in srcs:
         name = os.path.splitext(os.path.basename(src))[0]
@@ -153,27 +158,17 @@ def suite_unit(res, sel):
         if sub is None:
             continue
         ran += 1
-        exe = os.path.join(BUILD, "tests", "unit", name)
-        if not os.path.exists(exe):
-            res.add("FAIL", tid, "not built (make unit)")
-            continue
+        if src.endswith(".py"):
+            argv, env = ["/usr/bin/python3", src], None
+        else:
+            exe = os.path.join(BUILD, "tests", "unit", name)
+            if not os.path.exists(exe):
+                res.add("FAIL", tid, "not built (make unit)")
+                continue
+            argv, env = [exe], c_env
         log = os.path.join(res.logdir, "unit-%s.log" % name)
-        argv = [exe] + (["--run-subtest", sub] if sub else [])
-        env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0",
-                   UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
+        argv += ["--run-subtest", sub] if sub else []
         rc, out, to = run_host(argv, UNIT_TIMEOUT, env, log)
-        count_program(res, tid, out, rc, "timed out after %ds" % UNIT_TIMEOUT if to else "", log)
-    # Python host tests, under Debian's python3 (its python3-matplotlib)
-    for src in sorted(glob.glob(os.path.join(ROOT, "tests", "unit", "*.py"))):
-        name = os.path.splitext(os.path.basename(src))[0]
-        tid = "unit/" + name
-        sub = sel.match(tid)
-        if sub is None:
-            continue
-        ran += 1
-        log = os.path.join(res.logdir, "unit-%s.log" % name)
-        argv = ["/usr/bin/python3", src] + (["--run-subtest", sub] if sub else [])
-        rc, out, to = run_host(argv, UNIT_TIMEOUT, None, log)
         count_program(res, tid, out, rc, "timed out after %ds" % UNIT_TIMEOUT if to else "", log)
     if not ran and not sel.pats:
         print("     (no tests in tests/unit/)")
