@@ -142,6 +142,23 @@ static int qgpu_bos_unique(struct qgpu_bo **bos, u32 count)
 	return ret;
 }
 
+/*
+ * -EPERM unless every allocation was created by @file: the fate of an
+ * allocation's content (OfferAllocations, ReclaimAllocations) is its
+ * creator's to decide, not that of a process it was shared with.
+ */
+static int qgpu_bos_owned(struct qgpu_device *qdev, struct drm_file *file,
+			  struct qgpu_bo **bos, u32 count)
+{
+	struct qgpu_file *qf = file->driver_priv;
+	u32 i;
+
+	for (i = 0; i < count; i++)
+		if (QGPU_IOCTL_DBG(qdev, bos[i]->owner != qf->vidmem))
+			return -EPERM;
+	return 0;
+}
+
 /**
  * qgpu_gem_offer_ioctl - DRM_IOCTL_QGPU_GEM_OFFER
  * @drm: device
@@ -174,6 +191,8 @@ int qgpu_gem_offer_ioctl(struct drm_device *drm, void *data,
 	for (i = 0; i < args->count && !ret; i++)
 		if (QGPU_IOCTL_DBG(qdev, bos[i]->base.import_attach))
 			ret = -EINVAL;
+	if (!ret)
+		ret = qgpu_bos_owned(qdev, file, bos, args->count);
 	if (ret)
 		goto out;
 	qgpu_mm_lock(qdev, file->driver_priv);
@@ -231,6 +250,8 @@ int qgpu_gem_reclaim_ioctl(struct drm_device *drm, void *data,
 		goto out_free;
 	}
 	ret = qgpu_bos_unique(bos, args->count);
+	if (!ret)
+		ret = qgpu_bos_owned(qdev, file, bos, args->count);
 	if (ret)
 		goto out;
 	qgpu_mm_lock(qdev, file->driver_priv);

@@ -1169,6 +1169,43 @@ igt_main
 		bo_free(&c);
 	}
 
+	igt_subtest("offer-reclaim-only-by-creator") {
+		struct drm_qgpu_stats s0, s1;
+		uint32_t shared, r = 0xdead, n = 0xdead;
+		int f2 = qt_reopen(&dev), dmabuf;
+		struct bo b = {};
+
+		/* b is this file's; f2 holds it through PRIME */
+		bo_new(&b, 256 * 1024, VIS, 780);
+		reside(&b, QGPU_SEG_VISIBLE);
+		igt_assert_eq(drmPrimeHandleToFD(dev.fd, b.h, DRM_CLOEXEC,
+						 &dmabuf), 0);
+		igt_assert_eq(drmPrimeFDToHandle(f2, dmabuf, &shared), 0);
+		close(dmabuf);
+		/* f2 may not give b's content away */
+		igt_assert_eq(qgpu_bo_offer(f2, &shared, 1,
+					    QGPU_OFFER_PRIORITY_LOW), -EPERM);
+		qt_stats(dev.fd, &s0);
+		qt_reside(dev.fd, b.h, QGPU_RESIDE_EVICT, 0);
+		qt_stats(dev.fd, &s1);
+		igt_assert_eq(seg_of(&b), QGPU_SEG_SYSTEM);
+		igt_assert_eq_u64(s1.offer_discards, s0.offer_discards);
+		check_cpu(&b, "evicted after another file's refused offer");
+		/* nor take back the creator's offer */
+		reside(&b, QGPU_SEG_VISIBLE);
+		igt_assert_eq(offer(&b, QGPU_OFFER_PRIORITY_NORMAL), 0);
+		igt_assert_eq(qgpu_bo_reclaim(f2, &shared, 1, &r, &n), -EPERM);
+		/* still offered: the creator reclaims it, content kept */
+		igt_assert_eq(reclaim(&b), QGPU_RECLAIM_OK);
+		check_cpu(&b, "reclaimed by its creator");
+		check_gpu(&b, 1, "reclaimed by its creator");
+		/* the creator's handle closed: still not f2's to offer */
+		bo_free(&b);
+		igt_assert_eq(qgpu_bo_offer(f2, &shared, 1,
+					    QGPU_OFFER_PRIORITY_LOW), -EPERM);
+		close(f2);
+	}
+
 	igt_subtest("reclaim-bad-input") {
 		struct drm_qgpu_gem_reclaim a;
 		struct bo b = {}, c = {};

@@ -309,10 +309,10 @@
  *   priorities, budgets and offers"). EINVAL, ENOENT.
  * - %DRM_IOCTL_QGPU_GEM_OFFER, &struct drm_qgpu_gem_offer:
  *   OfferAllocations, let the memory manager discard allocations' content
- *   under pressure. EINVAL, ENOENT.
+ *   under pressure. EINVAL, EPERM, ENOENT.
  * - %DRM_IOCTL_QGPU_GEM_RECLAIM, &struct drm_qgpu_gem_reclaim:
  *   ReclaimAllocations, take offered allocations back and learn whether
- *   their content survived. EINVAL, ENOENT.
+ *   their content survived. EINVAL, EPERM, ENOENT.
  * - %DRM_IOCTL_QGPU_PING, &struct drm_qgpu_ping: one round trip through
  *   the device's PING doorbell (%QGPU_INFO_CAP_PING), the floor submission
  *   latency is measured against. EINVAL, EOPNOTSUPP, ETIMEDOUT, EINTR,
@@ -1588,7 +1588,9 @@ struct drm_qgpu_invalidate_cache {
  *   and says, for each, whether the content survived
  *   (%QGPU_RECLAIM_OK) or was discarded (%QGPU_RECLAIM_DISCARDED: its
  *   content is undefined until the user-mode driver writes it again; the
- *   allocation itself stays valid). Content outside VRAM survives (the
+ *   allocation itself stays valid). Only the file that created an
+ *   allocation offers and reclaims it (EPERM for a process it was shared
+ *   with). Content outside VRAM survives (the
  *   aperture segment and system memory hold the allocation's own pages),
  *   and so does the content of an allocation mapped in a GPU virtual
  *   address space (it is evicted with its content, as any other). While
@@ -1673,9 +1675,14 @@ struct drm_qgpu_gem_set_priority {
  * manager evicts it; see "qgpu priorities, budgets and offers" for what an
  * offer allows and forbids.
  *
+ * Only the file that created an allocation may offer it: a process it was
+ * shared with (a PRIME handle of this device) holds it but does not decide
+ * whether its content may be lost.
+ *
  * Errors: EINVAL (@flags, @pad, @count, @priority; a handle listed twice;
  * an allocation offered already; one imported from another device, whose
- * content is the exporter's), ENOENT (a handle).
+ * content is the exporter's), EPERM (an allocation another file created),
+ * ENOENT (a handle).
  */
 struct drm_qgpu_gem_offer {
 	__u64 handles;
@@ -1707,8 +1714,12 @@ struct drm_qgpu_gem_offer {
  * (another thread unmapping it), the allocations are reclaimed and the
  * call fails with EFAULT.
  *
+ * As with the offer, only the file that created an allocation may reclaim
+ * it.
+ *
  * Errors: EINVAL (@flags, @pad, @count; a handle listed twice; an
- * allocation that is not offered), ENOENT (a handle).
+ * allocation that is not offered), EPERM (an allocation another file
+ * created), ENOENT (a handle).
  */
 struct drm_qgpu_gem_reclaim {
 	__u64 handles;
