@@ -33,7 +33,8 @@
 
 /* The paging process's address space: window, then scratch (src, dst) */
 #define QGPU_PP_WINDOW		0x0ull
-#define QGPU_PP_WINDOW_SLOTS	4096			/* 16 MiB */
+/* 16 MiB: one process's address space takes a quarter of it at most */
+#define QGPU_PP_WINDOW_SLOTS	(4 * QGPU_VM_MAX_PAGE_TABLES)
 #define QGPU_PP_SCRATCH_PAGES	2048			/* 8 MiB a side */
 #define QGPU_PP_SCRATCH_SRC	(16ull << 20)
 #define QGPU_PP_SCRATCH_DST	(24ull << 20)
@@ -158,6 +159,9 @@ static int qgpu_pt_new(struct qgpu_vm *vm, struct qgpu_pt *parent,
 	struct qgpu_pt *pt;
 	int ret;
 
+	/* one process may not take the window's slots of every other */
+	if (vm->page_tables >= QGPU_VM_MAX_PAGE_TABLES)
+		return -ENOSPC;
 	ret = qgpu_pt_alloc(qdev, level, &pt);
 	if (ret)
 		return ret;

@@ -2125,6 +2125,44 @@ static uint64_t device_page_tables(void)
 }
 
 /*
+ * Page tables stay until the file is closed and the paging process's window
+ * onto them is shared by every process: one process mapping a page in
+ * every 2 MiB of a large range must run out of tables of its own
+ * (QGPU_VM_MAX_PAGE_TABLES, ENOSPC) long before it has taken the window's
+ * slots or VRAM every other process needs for its own address space.
+ */
+static void check_page_tables_capped(void)
+{
+	uint64_t n = 4 * QGPU_VM_MAX_PAGE_TABLES + 64, va, vb, i;
+	struct drm_qgpu_vm_info vi;
+	int a = file_open(), b, ret = 0;
+	uint32_t h, hb;
+
+	h = qt_bo(a, SZ_4K, vram_mask, 0, 0);
+	va = reserve(a, n * (2 * SZ_1M));
+	for (i = 0; i < n && !ret; i++)
+		ret = qgpu_vm_map(a, h, va + i * (2 * SZ_1M), 0, SZ_4K, 0);
+	vi = vm_info(a);
+	igt_assert_f(ret == -ENOSPC,
+		     "%llu sparse mappings: %s, %llu page tables\n",
+		     (unsigned long long)i, strerror(-ret),
+		     (unsigned long long)vi.page_tables);
+	igt_assert_lte_u64(vi.page_tables, QGPU_VM_MAX_PAGE_TABLES);
+	/* it did get about as many as its share */
+	igt_assert_lte_u64(QGPU_VM_MAX_PAGE_TABLES - 2, vi.page_tables);
+	/* another process still builds its address space and uses it */
+	b = file_open();
+	hb = qt_bo(b, SZ_64K, vram_mask, 0, 0);
+	vb = reserve(b, SZ_64K);
+	vmap(b, hb, vb, 0, SZ_64K, 0);
+	make_resident(b, &hb, 1);
+	vi = vm_info(b);
+	igt_assert_lte_u64(3, vi.page_tables);
+	file_close(b);
+	file_close(a);
+}
+
+/*
  * A file's page tables are reached by every DMA buffer of every one of its
  * virtual contexts, not only by the one queued last: closing the file
  * while a buffer of one context still waits (for a fence from elsewhere)
@@ -2328,6 +2366,8 @@ igt_main
 	}
 	igt_subtest("file-close-releases-page-tables")
 		check_close_releases_tables();
+	igt_subtest("page-tables-capped-per-process")
+		check_page_tables_capped();
 	igt_subtest("file-close-keeps-page-tables-for-queued-work")
 		check_close_keeps_tables_for_queued_work();
 	igt_subtest("unmap-behind-queued-work")

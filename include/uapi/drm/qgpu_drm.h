@@ -1263,6 +1263,9 @@ struct drm_qgpu_vm_range {
 #define QGPU_VM_MAP_READ_ONLY	(1u << 0)  /* device writes fault */
 #define QGPU_VM_MAP_FLAGS	QGPU_VM_MAP_READ_ONLY
 
+/* Most page tables one file's address space holds, its root included */
+#define QGPU_VM_MAX_PAGE_TABLES		1024
+
 /**
  * struct drm_qgpu_vm_map - map an allocation into the file's address space
  * @handle: GEM handle of one of the file's own allocations.
@@ -1279,10 +1282,16 @@ struct drm_qgpu_vm_range {
  * Where VRAM and virtual address are both 64 KiB aligned, the kernel uses
  * 64 KiB pages.
  *
+ * Page tables: every GiB of address space with a mapping in it takes a
+ * level-1 table, every 2 MiB a leaf, each 4 KiB of VRAM that stays until
+ * the file is closed. One address space holds at most
+ * %QGPU_VM_MAX_PAGE_TABLES of them, its root included, so that no process
+ * can take the tables of every other.
+ *
  * Errors: EINVAL (@flags, alignment, size, range not inside one
  * reservation, an allocation imported from another device), ENOENT
  * (handle), ENODEV (no MMU), EEXIST (overlaps a mapping), ENOSPC (no
- * VRAM for page tables).
+ * VRAM for page tables, or more than %QGPU_VM_MAX_PAGE_TABLES of them).
  */
 struct drm_qgpu_vm_map {
 	__u32 handle;
