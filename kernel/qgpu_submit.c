@@ -984,7 +984,11 @@ int qgpu_submit_ioctl(struct drm_device *drm, void *data,
 	if (ret)
 		goto out;
 	/* under the context's submit_lock: its values are queued in order */
-	args->fence_value = qgpu_out_sync_next(&out, s.ctx->mfence);
+	ret = qgpu_out_sync_next(qdev, &out, s.ctx->mfence, &args->fence_value);
+	if (ret) {
+		qgpu_ctx_end_submit(s.ctx);
+		goto out;
+	}
 	s.sigs = out.sigs;
 	out.sigs = NULL;
 	qgpu_mm_lock(qdev, s.qf);

@@ -131,17 +131,25 @@ static int qgpu_out_sync_monitored(struct qgpu_device *qdev,
 
 /**
  * qgpu_out_sync_next - add "@mf advances by one" to a submission's values
+ * @qdev: device
  * @out: the submission's out-syncs (their values come first)
  * @mf: the context's monitored fence
+ * @value: returns the value @mf reaches when the submission is done
  *
- * Return: the value @mf reaches when the submission is done.
+ * Return: 0, or -EINVAL when @mf is at its largest value already (queued,
+ * or written by one of the submission's out-syncs): one more would wrap
+ * to 0, and the device would write the fence back.
  */
-u64 qgpu_out_sync_next(struct qgpu_out_syncs *out, struct qgpu_mfence *mf)
+int qgpu_out_sync_next(struct qgpu_device *qdev, struct qgpu_out_syncs *out,
+		       struct qgpu_mfence *mf, u64 *value)
 {
-	u64 v = qgpu_out_sync_floor(out->sigs, mf) + 1;
+	u64 v = qgpu_out_sync_floor(out->sigs, mf);
 
-	qgpu_mfence_sigs_add(out->sigs, mf, v);
-	return v;
+	if (QGPU_IOCTL_DBG(qdev, v == U64_MAX))
+		return -EINVAL;
+	qgpu_mfence_sigs_add(out->sigs, mf, v + 1);
+	*value = v + 1;
+	return 0;
 }
 
 int qgpu_out_syncs_get(struct qgpu_device *qdev, struct drm_file *file,

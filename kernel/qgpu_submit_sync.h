@@ -47,6 +47,7 @@ int qgpu_out_syncs_get(struct qgpu_device *qdev, struct drm_file *file,
 void qgpu_out_syncs_signal(struct qgpu_out_syncs *out,
 			   struct dma_fence *fence);
 void qgpu_out_syncs_put(struct qgpu_out_syncs *out);
-u64 qgpu_out_sync_next(struct qgpu_out_syncs *out, struct qgpu_mfence *mf);
+int qgpu_out_sync_next(struct qgpu_device *qdev, struct qgpu_out_syncs *out,
+		       struct qgpu_mfence *mf, u64 *value);
 
 #endif /* QGPU_SUBMIT_SYNC_H */

@@ -233,8 +233,9 @@ int qgpu_submit_virtual(struct qgpu_device *qdev, struct drm_file *file,
 	if (!ret)
 		ret = qgpu_ctx_begin_submit(ctx);
 	if (!ret) {
-		args->fence_value = qgpu_out_sync_next(&out, ctx->mfence);
-		do {
+		ret = qgpu_out_sync_next(qdev, &out, ctx->mfence,
+					 &args->fence_value);
+		while (!ret) {
 			ret = qgpu_vsubmit_wait_paging(ctx->vm);
 			if (ret)
 				break;
@@ -242,7 +243,10 @@ int qgpu_submit_virtual(struct qgpu_device *qdev, struct drm_file *file,
 			ret = qgpu_vsubmit_queue(ctx, file, buf, &in, &out,
 						 &done);
 			mutex_unlock(&ctx->vm->lock);
-		} while (ret == -EAGAIN);
+			if (ret != -EAGAIN)
+				break;
+			ret = 0;
+		}
 		if (ret)
 			args->fence_value = 0;
 		qgpu_ctx_end_submit(ctx);

@@ -420,6 +420,59 @@ static void out_sync_rules(void)
 	qgpu_context_destroy(&c);
 }
 
+/*
+ * A context's own fence only grows, by one per submission: a submission
+ * that would take it past the largest value (an out-sync on it at
+ * UINT64_MAX, or any submission once it is there) is refused, and the
+ * value it holds is never written back to 0 by the device.
+ */
+static void ctx_fence_no_wrap(uint32_t flags)
+{
+	struct drm_qgpu_sync_entry out = { .flags = QGPU_SYNC_MONITORED };
+	struct drm_qgpu_submit a;
+	struct qgpu_context c;
+	struct qgpu_vcb vcb;
+	struct qgpu_cb *cb = NULL;
+	int i, ret;
+
+	igt_assert_eq(qgpu_context_create(dev.fd, flags, &c), 0);
+	out.handle = c.fence.handle;
+	for (i = 0; i < 3; i++) {
+		/* its own advance would be UINT64_MAX + 1: no room */
+		out.point = i == 0 ? UINT64_MAX : UINT64_MAX - 1;
+		if (flags & QGPU_CTX_CREATE_VIRTUAL) {
+			igt_assert_eq(qgpu_vcb_init(&vcb), 0);
+			qgpu_vcb_nop(&vcb, 1);
+			qgpu_vcb_to_submit(&vcb, c.id, &a);
+		} else {
+			cb = qt_cb(&dev);
+			qgpu_cb_nop(cb, 1);
+			qgpu_cb_to_submit(cb, c.id, &a);
+		}
+		ret = qgpu_context_submit(&c, &a, NULL, 0, &out,
+					  i == 2 ? 0 : 1);
+		if (flags & QGPU_CTX_CREATE_VIRTUAL)
+			qgpu_vcb_fini(&vcb);
+		else
+			qt_cb_free(cb);
+		if (i == 1) {
+			/* UINT64_MAX - 1, then its own advance: UINT64_MAX */
+			igt_assert_eq(ret, 0);
+			igt_assert(c.last == UINT64_MAX);
+			igt_assert_eq(qgpu_mfence_wait(&c.fence, UINT64_MAX,
+						       5 * SEC_NS), 0);
+			continue;
+		}
+		igt_assert_f(ret == -EINVAL,
+			     "submission %d: %s, fence_value %llu\n", i,
+			     strerror(-ret), (unsigned long long)c.last);
+	}
+	/* nothing the refused submission queued wrote the fence back */
+	usleep(200 * 1000);
+	igt_assert(qgpu_mfence_read(&c.fence) == UINT64_MAX);
+	igt_assert_eq(qgpu_context_destroy(&c), 0);
+}
+
 static void in_sync_and_export(void)
 {
 	struct drm_qgpu_sync_entry out = { .flags = QGPU_SYNC_MONITORED };
@@ -1217,6 +1270,12 @@ igt_main
 		wait_timeout_signal_any_all();
 	igt_subtest("out-sync-values-rules")
 		out_sync_rules();
+	igt_subtest("ctx-fence-never-wraps")
+		ctx_fence_no_wrap(0);
+	igt_subtest("ctx-fence-never-wraps-virtual") {
+		igt_require(dev.info.caps & QGPU_INFO_CAP_MMU);
+		ctx_fence_no_wrap(QGPU_CTX_CREATE_VIRTUAL);
+	}
 	igt_subtest("in-sync-and-export-to-syncobj")
 		in_sync_and_export();
 	igt_subtest("abandoned-submission-reaches-its-value")

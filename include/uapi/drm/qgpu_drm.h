@@ -933,7 +933,9 @@ struct drm_qgpu_patch_entry {
  *
  * Errors: EINVAL (@flags; an in-sync with no fence yet at @point, or a
  * monitored value not queued yet: the kernel does not wait for a submit;
- * a monitored out value not above the fence's last queued one), ENOENT
+ * a monitored out value not above the fence's last queued one; a
+ * monitored out value of 2^64 - 1 for the submitting context's own fence,
+ * which the submission then advances by one more), ENOENT
  * (@handle). Out-syncs are all looked up before anything is queued, so a
  * bad one changes nothing.
  */
@@ -972,7 +974,8 @@ struct drm_qgpu_sync_entry {
  * @fence_value: out: the value the context's monitored fence
  *	(&drm_qgpu_ctx_create.mfence) reaches when this submission is done
  *	(its input value is ignored; appended in 1.3 of this header: older
- *	callers do not see it).
+ *	callers do not see it). The fence never wraps: once its queued value
+ *	is 2^64 - 1, every submit on the context fails with EINVAL.
  *
  * The kernel parses the whole DMA buffer the way the device will run it,
  * from offset 0: each command's opcode must be a DMA-buffer command, its
