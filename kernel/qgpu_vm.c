@@ -25,7 +25,7 @@
 #include "qgpu_trace.h"
 #include "qgpu_vm.h"
 
-/* Reservations and mappings one address space may hold */
+/* Reservations one address space may hold (mappings: UAPI) */
 #define QGPU_VM_MAX_RANGES	65536
 
 struct qgpu_vm_unmap {
@@ -89,6 +89,7 @@ static int qgpu_vm_sm_unmap(struct drm_gpuva_op *op, void *priv)
 	drm_gpuva_unlink(va);
 	dma_resv_unlock(obj->resv);
 	kfree(va);
+	u->vm->nmappings--;
 	return 0;
 }
 
@@ -129,6 +130,7 @@ static int qgpu_vm_sm_remap(struct drm_gpuva_op *op, void *priv)
 	drm_gpuva_unlink(va);
 	dma_resv_unlock(obj->resv);
 	kfree(va);
+	u->vm->nmappings += !!prev + !!next - 1;
 	return 0;
 }
 
@@ -367,6 +369,15 @@ static int qgpu_vm_unmap_range(struct qgpu_vm *vm, u64 addr, u64 size,
 
 	lockdep_assert_held(&vm->lock);
 	lockdep_assert_held(&vm->qdev->mm_lock);
+	/* a hole in the middle of one mapping makes two of it */
+	if (vm->nmappings >= QGPU_VM_MAX_MAPPINGS) {
+		struct drm_gpuva *va = drm_gpuva_find_first(&vm->gpuvm, addr,
+							    1);
+
+		if (QGPU_IOCTL_DBG(vm->qdev, va && va->va.addr < addr &&
+				   va->va.addr + va->va.range > addr + size))
+			return -ENOSPC;
+	}
 	u->vm = vm;
 	ret = drm_gpuvm_sm_unmap(&vm->gpuvm, u, addr, size);
 	vm->mapped_bytes -= u->bytes - before;
@@ -738,6 +749,8 @@ int qgpu_vm_map_ioctl(struct drm_device *drm, void *data,
 								args->addr,
 								args->size)))
 		ret = -EEXIST;
+	else if (QGPU_IOCTL_DBG(qdev, vm->nmappings >= QGPU_VM_MAX_MAPPINGS))
+		ret = -ENOSPC;
 	if (!ret) {
 		qgpu_mm_lock(qdev, file->driver_priv);
 		ret = qgpu_vm_map_locked(vm, bo, va, args);
@@ -745,6 +758,7 @@ int qgpu_vm_map_ioctl(struct drm_device *drm, void *data,
 	}
 	if (!ret) {
 		vm->mapped_bytes += args->size;
+		vm->nmappings++;
 		va = NULL;
 	}
 	mutex_unlock(&vm->lock);

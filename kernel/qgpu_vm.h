@@ -52,6 +52,7 @@ struct qgpu_pt {
  * @reserved_bytes: their bytes (under @lock)
  * @mapped_bytes: mapped bytes (under @lock)
  * @nranges: reservations (under @lock)
+ * @nmappings: mappings (under @lock)
  * @root: the root page table (under mm_lock)
  * @root_ready: the root is zeroed and in the paging window (under mm_lock)
  * @broken: an unmap took mappings out of the tree but ran out of memory
@@ -84,6 +85,7 @@ struct qgpu_vm {
 	u64 reserved_bytes;
 	u64 mapped_bytes;
 	u32 nranges;
+	u32 nmappings;
 	struct qgpu_pt *root;
 	bool root_ready;
 	bool broken;

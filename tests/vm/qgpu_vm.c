@@ -2163,6 +2163,53 @@ static void check_page_tables_capped(void)
 }
 
 /*
+ * Every mapping is kernel memory: one address space holds at most
+ * QGPU_VM_MAX_MAPPINGS, whether they come from VM_MAP or from a VM_UNMAP
+ * that cuts a mapping in two. At the limit both fail with ENOSPC and
+ * change nothing; unmapping one makes room again.
+ */
+static void check_mappings_capped(void)
+{
+	const uint64_t n = QGPU_VM_MAX_MAPPINGS;
+	uint64_t va, big, i;
+	int fd = file_open(), ret = 0;
+	uint32_t h, h3;
+
+	h = qt_bo(fd, SZ_4K, vram_mask, 0, 0);
+	h3 = qt_bo(fd, 3 * SZ_4K, vram_mask, 0, 0);
+	/* n - 1 one-page mappings in a row, then one of three pages */
+	va = reserve(fd, (n + 16) * SZ_4K);
+	for (i = 0; i < n - 1 && !ret; i++)
+		ret = qgpu_vm_map(fd, h, va + i * SZ_4K, 0, SZ_4K, 0);
+	igt_assert_f(ret == 0, "mapping %llu of %llu: %s\n",
+		     (unsigned long long)i, (unsigned long long)n,
+		     strerror(-ret));
+	big = va + (n - 1) * SZ_4K;
+	vmap(fd, h3, big, 0, 3 * SZ_4K, 0);
+	/* full: no new mapping, no hole in the middle of one */
+	igt_assert_eq(qgpu_vm_map(fd, h, big + 3 * SZ_4K, 0, SZ_4K, 0),
+		      -ENOSPC);
+	igt_assert_eq(qgpu_vm_unmap(fd, big + SZ_4K, SZ_4K), -ENOSPC);
+	/* the refused hole changed nothing: the middle page is still mapped */
+	igt_assert_eq(qgpu_vm_map(fd, h, big + SZ_4K, 0, SZ_4K, 0), -EEXIST);
+	/* cutting an end off keeps the count */
+	igt_assert_eq(qgpu_vm_unmap(fd, big + 2 * SZ_4K, SZ_4K), 0);
+	igt_assert_eq(qgpu_vm_map(fd, h, big + 3 * SZ_4K, 0, SZ_4K, 0),
+		      -ENOSPC);
+	/* three unmapped, three mapped again: full */
+	igt_assert_eq(qgpu_vm_unmap(fd, va, 3 * SZ_4K), 0);
+	vmap(fd, h3, va, 0, 3 * SZ_4K, 0);
+	vmap(fd, h, big + 2 * SZ_4K, 0, SZ_4K, 0);
+	vmap(fd, h, big + 3 * SZ_4K, 0, SZ_4K, 0);
+	igt_assert_eq(qgpu_vm_unmap(fd, va + SZ_4K, SZ_4K), -ENOSPC);
+	/* one unmapped: now the hole fits, and counts as one more */
+	igt_assert_eq(qgpu_vm_unmap(fd, big + 3 * SZ_4K, SZ_4K), 0);
+	igt_assert_eq(qgpu_vm_unmap(fd, va + SZ_4K, SZ_4K), 0);
+	igt_assert_eq(qgpu_vm_map(fd, h, va + SZ_4K, 0, SZ_4K, 0), -ENOSPC);
+	file_close(fd);
+}
+
+/*
  * A file's page tables are reached by every DMA buffer of every one of its
  * virtual contexts, not only by the one queued last: closing the file
  * while a buffer of one context still waits (for a fence from elsewhere)
@@ -2368,6 +2415,8 @@ igt_main
 		check_close_releases_tables();
 	igt_subtest("page-tables-capped-per-process")
 		check_page_tables_capped();
+	igt_subtest("mappings-capped-per-process")
+		check_mappings_capped();
 	igt_subtest("file-close-keeps-page-tables-for-queued-work")
 		check_close_keeps_tables_for_queued_work();
 	igt_subtest("unmap-behind-queued-work")

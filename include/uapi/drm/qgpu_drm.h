@@ -1254,8 +1254,13 @@ struct drm_qgpu_vm_reserve {
  * already queued on the unmapped allocations, so that work still finds
  * them, and DMA buffers queued after the call fault on the range.
  *
+ * A VM_UNMAP that cuts a hole in the middle of one mapping leaves two of
+ * it: with %QGPU_VM_MAX_MAPPINGS mappings in the address space already, it
+ * fails with ENOSPC and changes nothing.
+ *
  * Errors: EINVAL (alignment, zero size, wrap, outside the process's part
- * of the address space), ENODEV (no MMU), ENOENT (VM_FREE, above).
+ * of the address space), ENODEV (no MMU), ENOENT (VM_FREE, above), ENOSPC
+ * (VM_UNMAP, above).
  */
 struct drm_qgpu_vm_range {
 	__u64 addr;
@@ -1268,6 +1273,8 @@ struct drm_qgpu_vm_range {
 
 /* Most page tables one file's address space holds, its root included */
 #define QGPU_VM_MAX_PAGE_TABLES		1024
+/* Most mappings one file's address space holds */
+#define QGPU_VM_MAX_MAPPINGS		65536
 
 /**
  * struct drm_qgpu_vm_map - map an allocation into the file's address space
@@ -1294,7 +1301,8 @@ struct drm_qgpu_vm_range {
  * Errors: EINVAL (@flags, alignment, size, range not inside one
  * reservation, an allocation imported from another device), ENOENT
  * (handle), ENODEV (no MMU), EEXIST (overlaps a mapping), ENOSPC (no
- * VRAM for page tables, or more than %QGPU_VM_MAX_PAGE_TABLES of them).
+ * VRAM for page tables, or more than %QGPU_VM_MAX_PAGE_TABLES of them;
+ * %QGPU_VM_MAX_MAPPINGS mappings in the address space already).
  */
 struct drm_qgpu_vm_map {
 	__u32 handle;
