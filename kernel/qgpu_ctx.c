@@ -191,17 +191,25 @@ int qgpu_ctx_create_ioctl(struct drm_device *drm, void *data,
 		goto err_entity;
 	}
 	ctx->id = id;
+	/*
+	 * The answer first: once in the file's table, the context is the
+	 * table's, and another thread may destroy it at once.
+	 */
+	args->ctx = id;
+	args->mfence = ctx->mfence_handle;
+	qgpu_mfence_where(qf, ctx->mfence, &args->mfence_mmap_offset,
+			  &args->mfence_offset);
 	ret = xa_insert(&qf->contexts, id, ctx, GFP_KERNEL);
 	if (ret) {
+		args->ctx = 0;
+		args->mfence = 0;
+		args->mfence_mmap_offset = 0;
+		args->mfence_offset = 0;
 		qgpu_mfence_close(qf, ctx->mfence_handle, ctx->mfence);
 		qgpu_ctx_end_entity(ctx);
 		qgpu_ctx_put(ctx);
 		return ret;
 	}
-	args->ctx = id;
-	args->mfence = ctx->mfence_handle;
-	qgpu_mfence_where(qf, ctx->mfence, &args->mfence_mmap_offset,
-			  &args->mfence_offset);
 	return 0;
 
 err_entity:
