@@ -18,6 +18,22 @@
 #include "qgpu-addr.h"
 #include "qgpu-vram.h"
 
+/*
+ * Bus-master DMA, the only way the engines reach what is not a host
+ * pointer. Refused once the device is unplugged: its own DMA can unplug
+ * it (a write to the power control of the PCIe slot it sits in), and the
+ * command that did must not reach PCI state that is gone with it.
+ */
+MemTxResult qgpu_dma(QGPUState *s, dma_addr_t addr, void *buf,
+                     dma_addr_t len, bool is_write)
+{
+    if (s->gone) {
+        return MEMTX_ERROR;
+    }
+    return is_write ? pci_dma_write(PCI_DEVICE(s), addr, buf, len)
+                    : pci_dma_read(PCI_DEVICE(s), addr, buf, len);
+}
+
 /* GART_BASE_LO, GART_BASE_HI, GART_CTRL */
 uint32_t qgpu_addr_reg_read(QGPUState *s, hwaddr addr)
 {
@@ -111,10 +127,16 @@ void qgpu_addr_ctx_reset(QGPUAddrCtx *c)
 static int64_t qgpu_addr_ram_init(QGPUState *s, QGPURamCache *r,
                                   dma_addr_t gpa, uint64_t len)
 {
-    int64_t l = address_space_cache_init(&r->mrc,
-                                         pci_get_address_space(PCI_DEVICE(s)),
-                                         gpa, MAX(len, 1 * GiB), r->is_write);
+    int64_t l;
 
+    if (s->gone) {
+        /* an empty cache, which destroying leaves alone */
+        memset(&r->mrc, 0, sizeof(r->mrc));
+        return 0;
+    }
+    l = address_space_cache_init(&r->mrc,
+                                 pci_get_address_space(PCI_DEVICE(s)),
+                                 gpa, MAX(len, 1 * GiB), r->is_write);
     return r->mrc.ptr ? l : 0;
 }
 
@@ -211,7 +233,7 @@ static int qgpu_addr_gart_entry(QGPUState *s, QGPUAddrCtx *c, uint64_t page,
         if (c) {
             qgpu_addr_ctx_reset(c);
         }
-        if (pci_dma_read(PCI_DEVICE(s), a, entry, 8) != MEMTX_OK) {
+        if (qgpu_dma(s, a, entry, 8, false) != MEMTX_OK) {
             return QGPU_FAULT_DMA_ERROR;
         }
     }
@@ -332,8 +354,7 @@ static int qgpu_addr_rw(QGPUState *s, QGPUAddrCtx *c, uint64_t addr,
             if (c) {
                 qgpu_addr_ctx_reset(c);
             }
-            r = is_write ? pci_dma_write(PCI_DEVICE(s), seg.gpa, p, seg.len)
-                         : pci_dma_read(PCI_DEVICE(s), seg.gpa, p, seg.len);
+            r = qgpu_dma(s, seg.gpa, p, seg.len, is_write);
             if (r != MEMTX_OK) {
                 *fault_addr = addr;
                 return QGPU_FAULT_DMA_ERROR;
@@ -456,8 +477,8 @@ int qgpu_addr_fill(QGPUState *s, QGPUAddrCtx *c, uint64_t addr,
                 }
 
                 qgpu_addr_pattern(bounce, n, pattern, phase + done);
-                if (pci_dma_write(PCI_DEVICE(s), seg.gpa + done, bounce,
-                                  n) != MEMTX_OK) {
+                if (qgpu_dma(s, seg.gpa + done, bounce, n, true) !=
+                    MEMTX_OK) {
                     *fault_addr = addr + done;
                     return QGPU_FAULT_DMA_ERROR;
                 }

@@ -56,6 +56,8 @@ typedef struct QGPUSeg {
     QGPURamCache *ram;          /* guest RAM: what a write must mark dirty */
 } QGPUSeg;
 
+MemTxResult qgpu_dma(QGPUState *s, dma_addr_t addr, void *buf,
+                     dma_addr_t len, bool is_write);
 uint32_t qgpu_addr_reg_read(QGPUState *s, hwaddr addr);
 void qgpu_addr_reg_write(QGPUState *s, hwaddr addr, uint32_t val);
 void qgpu_addr_reset(QGPUState *s);

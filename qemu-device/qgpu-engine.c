@@ -22,6 +22,7 @@
 #include "qemu/host-utils.h"
 #include "qgpu-state.h"
 #include "qgpu-faultq.h"
+#include "qgpu-addr.h"
 #include "qgpu-mmu.h"
 #include "qgpu-exec.h"
 #include "qgpu-context.h"
@@ -140,8 +141,7 @@ static int qgpu_ring_read(QGPUState *s, QGPUEngine *e, uint32_t off,
         uint32_t o = (off + i * 4) & (e->ring_size - 1);
         uint32_t v;
 
-        if (pci_dma_read(PCI_DEVICE(s), e->ring_base + o, &v, 4) !=
-            MEMTX_OK) {
+        if (qgpu_dma(s, e->ring_base + o, &v, 4, false) != MEMTX_OK) {
             *fault_addr = e->ring_base + o;
             return QGPU_FAULT_DMA_ERROR;
         }

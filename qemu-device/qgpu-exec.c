@@ -313,7 +313,6 @@ static uint64_t qgpu_exec_move(QGPUState *s, QGPUAddrCtx *c, QGPUSeg *ss,
                                QGPUSeg *ds, uint8_t **bounce,
                                bool *dst_failed)
 {
-    PCIDevice *pdev = PCI_DEVICE(s);
     uint64_t n = ds->len;
     MemTxResult r;
 
@@ -325,20 +324,20 @@ static uint64_t qgpu_exec_move(QGPUState *s, QGPUAddrCtx *c, QGPUSeg *ss,
     }
     if (ss->host) {
         *dst_failed = true;
-        r = pci_dma_write(pdev, ds->gpa, ss->host, n);
+        r = qgpu_dma(s, ds->gpa, ss->host, n, true);
     } else {
         /* staged: a read that fails leaves the destination as it was */
         n = MIN(n, QGPU_BOUNCE_SIZE);
         if (!*bounce) {
             *bounce = g_malloc(QGPU_BOUNCE_SIZE);
         }
-        r = pci_dma_read(pdev, ss->gpa, *bounce, n);
+        r = qgpu_dma(s, ss->gpa, *bounce, n, false);
         if (r == MEMTX_OK && ds->host) {
             memcpy(ds->host, *bounce, n);
             qgpu_addr_written(ds, n);
         } else if (r == MEMTX_OK) {
             *dst_failed = true;
-            r = pci_dma_write(pdev, ds->gpa, *bounce, n);
+            r = qgpu_dma(s, ds->gpa, *bounce, n, true);
         }
     }
     /* DMA that was not to RAM may have changed the memory map */
@@ -703,8 +702,8 @@ static int qgpu_exec_gart_run(QGPUState *s, QGPUEngine *e, int64_t *budget,
         } else {
             memset(ents, 0, n * 8);
         }
-        if (pci_dma_write(PCI_DEVICE(s), s->gart_base + page * 8, ents,
-                          n * 8) != MEMTX_OK) {
+        if (qgpu_dma(s, s->gart_base + page * 8, ents, n * 8, true) !=
+            MEMTX_OK) {
             *fault_addr = QGPU_GART_BASE + (page << QGPU_PAGE_SHIFT);
             return QGPU_FAULT_DMA_ERROR;
         }
@@ -726,8 +725,7 @@ static int qgpu_exec_ring_read(QGPUState *s, QGPUEngine *e, uint64_t off,
         uint64_t o = (e->head + off) & (e->ring_size - 1);
         uint64_t n = MIN(len, e->ring_size - o);
 
-        if (pci_dma_read(PCI_DEVICE(s), e->ring_base + o, buf, n) !=
-            MEMTX_OK) {
+        if (qgpu_dma(s, e->ring_base + o, buf, n, false) != MEMTX_OK) {
             *fault_addr = e->ring_base + o;
             return QGPU_FAULT_DMA_ERROR;
         }

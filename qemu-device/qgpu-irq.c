@@ -22,6 +22,9 @@ static void qgpu_irq_update(QGPUState *s)
     uint32_t fresh = pending & ~s->irq_pending;
 
     s->irq_pending = pending;
+    if (s->gone) {
+        return;                 /* unplugged: MSI and INTx state are gone */
+    }
     if (msi_enabled(pdev)) {
         pci_set_irq(pdev, 0);
         if (fresh) {

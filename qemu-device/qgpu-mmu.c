@@ -150,8 +150,8 @@ static int qgpu_mmu_read_entry(QGPUState *s, uint64_t table, bool sys,
 
     if (sys) {
         /* table is 4 KiB aligned: table + idx * 8 cannot wrap */
-        if (pci_dma_read(PCI_DEVICE(s), table + idx * QGPU_MMU_PTE_SIZE, &v,
-                         sizeof(v)) != MEMTX_OK) {
+        if (qgpu_dma(s, table + idx * QGPU_MMU_PTE_SIZE, &v, sizeof(v),
+                     false) != MEMTX_OK) {
             return QGPU_FAULT_DMA_ERROR;
         }
     } else {

@@ -211,6 +211,7 @@ struct QGPUState {
     QGPUEngine eng[QGPU_NUM_ENGINES];
     QEMUTimer *wait_timer;
     bool in_engine;             /* device DMA/MSI in progress: BAR0 refuses */
+    bool gone;                  /* unplugged: no more DMA or interrupts */
 
     /* the device thread (qgpu-thread.c) */
     QemuThread thread;

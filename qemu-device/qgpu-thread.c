@@ -89,6 +89,28 @@ void qgpu_thread_start(QGPUState *s, QGPUThreadRound *round)
     s->thread_started = true;
 }
 
+static void qgpu_thread_destroy(QGPUState *s)
+{
+    qemu_cond_destroy(&s->thread_cond);
+    qemu_cond_destroy(&s->thread_landed);
+    qemu_mutex_destroy(&s->thread_lock);
+}
+
+/*
+ * Join a thread that was stopped from within its own round (below), from
+ * the main loop; then the device may go.
+ */
+static void qgpu_thread_reap(void *opaque)
+{
+    QGPUState *s = opaque;
+
+    qemu_mutex_unlock_iothread();
+    qemu_thread_join(&s->thread);
+    qemu_mutex_lock_iothread();
+    qgpu_thread_destroy(s);
+    object_unref(OBJECT(s));
+}
+
 /* Stop and join the thread; the caller holds the BQL */
 void qgpu_thread_stop(QGPUState *s)
 {
@@ -99,6 +121,18 @@ void qgpu_thread_stop(QGPUState *s)
     s->thread_quit = true;
     qemu_cond_signal(&s->thread_cond);
     qemu_mutex_unlock(&s->thread_lock);
+    if (qemu_thread_is_self(&s->thread)) {
+        /*
+         * The device's own DMA unplugged it, in a round of the thread: a
+         * thread cannot join itself. The round stops at its next check of
+         * thread_quit, touching no PCI state (s->gone); the main loop
+         * joins the thread, and the device stays until then.
+         */
+        s->thread_started = false;
+        object_ref(OBJECT(s));
+        aio_bh_schedule_oneshot(qemu_get_aio_context(), qgpu_thread_reap, s);
+        return;
+    }
     /*
      * The thread may be waiting for the BQL (to start a round, or after a
      * copy): let it have it; it then sees thread_quit and stops at once.
@@ -106,9 +140,7 @@ void qgpu_thread_stop(QGPUState *s)
     qemu_mutex_unlock_iothread();
     qemu_thread_join(&s->thread);
     qemu_mutex_lock_iothread();
-    qemu_cond_destroy(&s->thread_cond);
-    qemu_cond_destroy(&s->thread_landed);
-    qemu_mutex_destroy(&s->thread_lock);
+    qgpu_thread_destroy(s);
     s->thread_started = false;
 }
 

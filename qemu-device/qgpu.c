@@ -440,6 +440,11 @@ static void qgpu_exit(PCIDevice *pdev)
 {
     QGPUState *s = QGPU(pdev);
 
+    /*
+     * Possibly inside the device's own DMA (a write that powered off its
+     * PCIe slot): from here on the engines reach no PCI state.
+     */
+    s->gone = true;
     qgpu_engine_unrealize(s);
     qgpu_hap_unrealize(s);
     msi_uninit(pdev);

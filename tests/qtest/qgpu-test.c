@@ -6850,6 +6850,119 @@ static void test_hap_engine_dma(void)
     check_hap_engine_dma("host-aperture-size=4M,doorbell-commands=0");
 }
 
+/*
+ * Engine DMA that unplugs the device: behind a PCIe root port, a FILL
+ * into the MMCONFIG window writes the port's Slot Control with the slot
+ * powered off, which unplugs (unrealizes) the device inside its own
+ * command, on the device thread (doorbell-commands=0) or inside the
+ * RING_TAIL write (the default). With @msi the write is the MSI message
+ * of a FENCE's interrupt instead. QEMU goes on: the device is gone and
+ * nothing after that command runs (the FENCE behind it never lands).
+ */
+#define MMCFG_BASE      0xb0000000ull
+#define RP_DEVFN        QPCI_DEVFN(2, 0)
+#define RP_SEC_BUS      1
+
+static void check_dma_unplug(const char *props, bool msi)
+{
+    g_autofree char *bios = qgpu_bios_dir();
+    QGPU g = { 0 };
+    QPCIDevice *rp, *host;
+    uint8_t exp, cap;
+    uint64_t sltctl;
+    uint16_t off = PCI_EXP_SLTCTL_PCC | PCI_EXP_SLTCTL_PWR_IND_OFF |
+                   PCI_EXP_SLTCTL_ATTN_IND_OFF;
+    uint32_t c[6];
+
+    g.qts = qtest_initf("%s -machine q35 -nodefaults -m 256M "
+                        "-global ICH9-LPC.acpi-pci-hotplug-with-bridge-"
+                        "support=off "
+                        "-device pcie-root-port,id=rp0,addr=02.0,chassis=1,"
+                        "slot=1 -device qgpu,id=gpu0,bus=rp0,addr=0.0,"
+                        "vram-size=8M,host-aperture-size=0,gart-size=0%s%s",
+                        bios, props ? "," : "", props ? props : "");
+    g.bus = qpci_new_pc(g.qts, NULL);
+    /* MMCONFIG on at 0xb0000000, 256 MiB */
+    host = qpci_device_find(g.bus, QPCI_DEVFN(0, 0));
+    g_assert(host);
+    qpci_config_writel(host, 0x64, MMCFG_BASE >> 32);
+    qpci_config_writel(host, 0x60, MMCFG_BASE | 1);
+    /* the root port: bus 1 behind it, a memory window for BAR0 */
+    rp = qpci_device_find(g.bus, RP_DEVFN);
+    g_assert(rp);
+    qpci_config_writeb(rp, PCI_PRIMARY_BUS, 0);
+    qpci_config_writeb(rp, PCI_SECONDARY_BUS, RP_SEC_BUS);
+    qpci_config_writeb(rp, PCI_SUBORDINATE_BUS, RP_SEC_BUS);
+    qpci_config_writew(rp, PCI_MEMORY_BASE, 0xe000);
+    qpci_config_writew(rp, PCI_MEMORY_LIMIT, 0xe000);
+    qpci_config_writew(rp, PCI_COMMAND,
+                       PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
+    exp = qpci_find_capability(rp, PCI_CAP_ID_EXP, 0);
+    g_assert_cmpuint(exp, !=, 0);
+    sltctl = MMCFG_BASE + (RP_DEVFN << 12) + exp + PCI_EXP_SLTCTL;
+    g_assert_true(qpci_config_readw(rp, exp + PCI_EXP_SLTSTA) &
+                  PCI_EXP_SLTSTA_PDS);
+
+    /* the GPU on bus 1: BAR0 at the window, by hand */
+    g.dev = qpci_device_find(g.bus, (RP_SEC_BUS << 8) | QPCI_DEVFN(0, 0));
+    g_assert(g.dev);
+    g_assert_cmphex(qpci_config_readw(g.dev, PCI_DEVICE_ID), ==,
+                    QGPU_PCI_DEVICE_ID);
+    qpci_config_writel(g.dev, PCI_BASE_ADDRESS_0, 0xe0000000);
+    qpci_config_writew(g.dev, PCI_COMMAND,
+                       PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
+    g.bar0.addr = 0xe0000000;
+    g.bar0.is_io = false;
+    g_assert_cmphex(rd(&g, QGPU_REG_ID), ==, QGPU_ID_MAGIC);
+    qgpu_ring_init(&g, 0, RING0, RING_SIZE);
+
+    /* the slot powered off (PCC), power indicator off: an unplug */
+    qtest_writeq(g.qts, FENCE_MEM, 0);
+    if (msi) {
+        cap = qpci_find_capability(g.dev, PCI_CAP_ID_MSI, 0);
+        g_assert_cmpuint(cap, !=, 0);
+        qpci_config_writel(g.dev, cap + PCI_MSI_ADDRESS_LO, sltctl);
+        qpci_config_writel(g.dev, cap + PCI_MSI_ADDRESS_HI, sltctl >> 32);
+        qpci_config_writew(g.dev, cap + PCI_MSI_DATA_64, off);
+        qpci_config_writew(g.dev, cap + PCI_MSI_FLAGS,
+                           qpci_config_readw(g.dev, cap + PCI_MSI_FLAGS) |
+                           PCI_MSI_FLAGS_ENABLE);
+        wr(&g, QGPU_REG_INT_MASK, QGPU_INT_ENGINE(0));
+        cmd_fence(&g, 0, SYS(FENCE_MEM + 8), 1, true);
+    } else {
+        c[0] = QGPU_CMD_HDR(QGPU_CMD_FILL, 0, QGPU_CMD_FILL_LEN);
+        c[1] = 4;
+        c[2] = 0;
+        c[3] = sltctl;
+        c[4] = QGPU_SYS_BIT >> 32;
+        c[5] = off;
+        emit(&g, 0, c, ARRAY_SIZE(c));
+    }
+    cmd_fence(&g, 0, SYS(FENCE_MEM), 1, true);
+    kick(&g, 0);
+
+    /* QEMU is alive, the device is gone, the fence never landed */
+    g_usleep(200 * 1000);
+    qtest_clock_step(g.qts, 10 * 1000 * 1000);
+    g_assert_cmphex(qpci_config_readw(g.dev, PCI_VENDOR_ID), ==, 0xffff);
+    g_assert_cmphex(qpci_config_readw(rp, PCI_VENDOR_ID), ==,
+                    0x1b36);
+    g_assert_cmpuint(qtest_readq(g.qts, FENCE_MEM), ==, 0);
+    g_free(host);
+    g_free(rp);
+    g_free(g.dev);
+    qpci_free_pc(g.bus);
+    qtest_quit(g.qts);
+}
+
+static void test_dma_unplug(void)
+{
+    check_dma_unplug("doorbell-commands=0", false);
+    check_dma_unplug("doorbell-commands=0", true);
+    check_dma_unplug(NULL, false);
+    check_dma_unplug(NULL, true);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -6925,6 +7038,7 @@ int main(int argc, char **argv)
     qtest_add_func("/qgpu/mmu/hostile-tables", test_mmu_hostile_tables);
     qtest_add_func("/qgpu/irq/intx-after-msi", test_irq_intx_after_msi);
     qtest_add_func("/qgpu/hap/engine-dma", test_hap_engine_dma);
+    qtest_add_func("/qgpu/thread/dma-unplug", test_dma_unplug);
 
     return g_test_run();
 }
