@@ -13,6 +13,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <qgpu/qgpu_mmu.h>
 
 #include "qgpu_device.h"
 #include "qgpu_gem.h"
@@ -120,6 +121,25 @@ void qgpu_budget_account(struct qgpu_device *qdev, struct qgpu_bo *bo,
 		bo->owner->usage[g] += bo->node.size;
 	else
 		bo->owner->usage[g] -= bo->node.size;
+}
+
+/*
+ * A page table of @owner's address space is taken (@add) or given back in
+ * @seg: it counts in @owner's usage as an allocation would, so that a
+ * process with many tables is over its budget, and trimmed first, sooner.
+ */
+void qgpu_budget_pt(struct qgpu_device *qdev, struct qgpu_vidmem *owner,
+		    u32 seg, bool add)
+{
+	u32 g = qgpu_seg_group(seg);
+
+	lockdep_assert_held(&qdev->mm_lock);
+	if (!owner)
+		return;
+	if (add)
+		owner->usage[g] += QGPU_MMU_TABLE_SIZE;
+	else
+		owner->usage[g] -= QGPU_MMU_TABLE_SIZE;
 }
 
 /* @bo is evicted for real: count it as trimmed if its creator is over */

@@ -204,8 +204,8 @@ void qgpu_usage_put(struct qgpu_usage *usage);
  *	shared by the file and the allocations it created, which may outlive
  *	it
  * @ref: the file's reference and one per allocation
- * @usage: bytes of its allocations resident in each segment group (under
- *	mm_lock)
+ * @usage: bytes of its allocations resident in each segment group, and of
+ *	its address space's page tables (under mm_lock)
  * @trimmed: bytes of them evicted from each group while it was over its
  *	budget there (under mm_lock)
  * @trim_left: how much more of it one victim choice trims (under mm_lock)

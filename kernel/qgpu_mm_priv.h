@@ -42,6 +42,8 @@ u32 qgpu_seg_group(u32 seg);
 void qgpu_budget_account(struct qgpu_device *qdev, struct qgpu_bo *bo,
 			 bool add);
 void qgpu_budget_trim(struct qgpu_device *qdev, struct qgpu_bo *bo);
+void qgpu_budget_pt(struct qgpu_device *qdev, struct qgpu_vidmem *owner,
+		    u32 seg, bool add);
 void qgpu_budget_flag(struct qgpu_device *qdev, u32 seg,
 		      struct qgpu_victim *v, u32 n);
 

@@ -34,10 +34,13 @@
  * best-fit hole is the smallest, not to the first of the order that has one
  */
 #define QGPU_MM_FEATURE_BEST_SEGMENT	0x8
+/* qgpu_budget_pt(): a process's page tables count in its usage */
+#define QGPU_MM_FEATURE_PT_BUDGET	0x10
 #define QGPU_MM_FEATURES		(QGPU_MM_FEATURE_MIGRATE_BACK | \
 					 QGPU_MM_FEATURE_ROOM_FIRST | \
 					 QGPU_MM_FEATURE_SPLIT_EARLY | \
-					 QGPU_MM_FEATURE_BEST_SEGMENT)
+					 QGPU_MM_FEATURE_BEST_SEGMENT | \
+					 QGPU_MM_FEATURE_PT_BUDGET)
 
 /* How many mappings in GPU address spaces @bo has (under mm_lock) */
 static u32 qgpu_snap_mappings(struct qgpu_bo *bo)
@@ -74,17 +77,21 @@ static void qgpu_snap_segment(struct qgpu_device *qdev,
 	trace_qgpu_snap_seg(seg->id, seg->size, seg->reserved, seg->used,
 			    seg->allocations);
 	drm_mm_for_each_node(node, &seg->mm) {
+		struct qgpu_pt *pt;
+
 		bo = qgpu_snap_owner(seg, node);
-		if (bo)
+		if (bo) {
 			trace_qgpu_snap_node(seg->id, node->start, node->size, 0,
-					     bo->id);
-		else if (node == &qdev->pbuf_node)
+					     bo->id, 0);
+		} else if (node == &qdev->pbuf_node) {
 			trace_qgpu_snap_node(seg->id, node->start, node->size, 2,
-					     0);
-		else
+					     0, 0);
+		} else {
+			pt = container_of(node, struct qgpu_pt, node);
 			trace_qgpu_snap_node(seg->id, node->start, node->size, 1,
-					     container_of(node, struct qgpu_pt,
-							  node)->id);
+					     pt->id,
+					     pt->owner ? pt->owner->id : 0);
+		}
 	}
 	drm_mm_for_each_hole(node, &seg->mm, hs, he)
 		trace_qgpu_snap_hole(seg->id, hs, he - hs);

@@ -85,11 +85,14 @@ static u64 qgpu_pt_window(struct qgpu_pt *pt)
  * qgpu_pt_alloc - a page table in VRAM (the non-visible segment first)
  * @qdev: device
  * @level: its level
+ * @owner: the video memory of the process whose table it is, whose usage
+ *	it counts in (QueryVideoMemoryInfo); NULL for the paging process
  * @out: the table, not yet zeroed nor in the window
  *
  * May evict allocations to make room. Return: 0, -ENOSPC or -ENOMEM.
  */
-int qgpu_pt_alloc(struct qgpu_device *qdev, u32 level, struct qgpu_pt **out)
+int qgpu_pt_alloc(struct qgpu_device *qdev, u32 level,
+		  struct qgpu_vidmem *owner, struct qgpu_pt **out)
 {
 	static const u32 order[] = { QGPU_SEG_LOCAL, QGPU_SEG_VISIBLE };
 	struct qgpu_pt *pt;
@@ -121,7 +124,8 @@ int qgpu_pt_alloc(struct qgpu_device *qdev, u32 level, struct qgpu_pt **out)
 			pt->seg = order[i];
 	}
 	trace_qgpu_pt_alloc(pt->id, level, ret ? 0 : pt->seg,
-			    ret ? 0 : pt->node.start, ret);
+			    ret ? 0 : pt->node.start, ret,
+			    owner ? owner->id : 0);
 	if (ret) {
 		kvfree(pt->child);
 		kfree(pt);
@@ -130,6 +134,10 @@ int qgpu_pt_alloc(struct qgpu_device *qdev, u32 level, struct qgpu_pt **out)
 	pt->seg_base = qdev->seg[pt->seg].base;
 	qdev->seg[pt->seg].used += QGPU_MMU_TABLE_SIZE;
 	qdev->page_tables++;
+	if (owner) {
+		pt->owner = qgpu_vidmem_get(owner);
+		qgpu_budget_pt(qdev, pt->owner, pt->seg, true);
+	}
 	*out = pt;
 	return 0;
 }
@@ -145,7 +153,9 @@ void qgpu_pt_free(struct qgpu_device *qdev, struct qgpu_pt *pt)
 		trace_qgpu_pt_free(pt->id);
 		qdev->seg[pt->seg].used -= QGPU_MMU_TABLE_SIZE;
 		drm_mm_remove_node(&pt->node);
+		qgpu_budget_pt(qdev, pt->owner, pt->seg, false);
 	}
+	qgpu_vidmem_put(pt->owner);
 	qdev->page_tables--;
 	kvfree(pt->child);
 	kfree(pt);
@@ -162,7 +172,7 @@ static int qgpu_pt_new(struct qgpu_vm *vm, struct qgpu_pt *parent,
 	/* one process may not take the window's slots of every other */
 	if (vm->page_tables >= QGPU_VM_MAX_PAGE_TABLES)
 		return -ENOSPC;
-	ret = qgpu_pt_alloc(qdev, level, &pt);
+	ret = qgpu_pt_alloc(qdev, level, vm->root->owner, &pt);
 	if (ret)
 		return ret;
 	pt->slot = ida_alloc_max(&qdev->pp->slots, QGPU_PP_WINDOW_SLOTS - 1,
@@ -527,11 +537,11 @@ static int qgpu_pp_tables(struct qgpu_device *qdev, struct qgpu_paging *pb)
 	u32 i;
 	int ret;
 
-	ret = qgpu_pt_alloc(qdev, 2, &pp->root);
+	ret = qgpu_pt_alloc(qdev, 2, NULL, &pp->root);
 	if (!ret)
-		ret = qgpu_pt_alloc(qdev, 1, &pp->l1);
+		ret = qgpu_pt_alloc(qdev, 1, NULL, &pp->l1);
 	for (i = 0; !ret && i < QGPU_PP_L0; i++)
-		ret = qgpu_pt_alloc(qdev, 0, &pp->l0[i]);
+		ret = qgpu_pt_alloc(qdev, 0, NULL, &pp->l0[i]);
 	if (ret)
 		return ret;
 	/* the paging process's tables are the driver's own reservation */

@@ -490,24 +490,28 @@ TRACE_EVENT(qgpu_portion_use,
 
 /*
  * A page table (4 KiB of VRAM, never evicted; @pt: its id, a per-device
- * sequence number) taken (@ret 0) or given back
+ * sequence number) taken (@ret 0) or given back; @vidmem: the id of the
+ * video memory whose usage it counts in (0: the paging process's)
  */
 TRACE_EVENT(qgpu_pt_alloc,
-	    TP_PROTO(u64 pt, u32 level, u32 seg, u64 start, int ret),
-	    TP_ARGS(pt, level, seg, start, ret),
+	    TP_PROTO(u64 pt, u32 level, u32 seg, u64 start, int ret,
+		     u64 vidmem),
+	    TP_ARGS(pt, level, seg, start, ret, vidmem),
 	    TP_STRUCT__entry(__field(u64, pt)
 			     __field(u32, level)
 			     __field(u32, seg)
 			     __field(u64, start)
-			     __field(int, ret)),
+			     __field(int, ret)
+			     __field(u64, vidmem)),
 	    TP_fast_assign(__entry->pt = pt;
 			   __entry->level = level;
 			   __entry->seg = seg;
 			   __entry->start = start;
-			   __entry->ret = ret;),
-	    TP_printk("pt=%llu level=%u segment=%u start=%llu ret=%d",
+			   __entry->ret = ret;
+			   __entry->vidmem = vidmem;),
+	    TP_printk("pt=%llu level=%u segment=%u start=%llu ret=%d vidmem=%llu",
 		      __entry->pt, __entry->level, __entry->seg,
-		      __entry->start, __entry->ret)
+		      __entry->start, __entry->ret, __entry->vidmem)
 );
 
 TRACE_EVENT(qgpu_pt_free,
@@ -582,21 +586,24 @@ TRACE_EVENT(qgpu_snap_seg,
 
 /* @kind: 0 an allocation (@id), 1 a page table (@id), 2 the paging buffer */
 TRACE_EVENT(qgpu_snap_node,
-	    TP_PROTO(u32 seg, u64 start, u64 size, u32 kind, u64 id),
-	    TP_ARGS(seg, start, size, kind, id),
+	    TP_PROTO(u32 seg, u64 start, u64 size, u32 kind, u64 id,
+		     u64 vidmem),
+	    TP_ARGS(seg, start, size, kind, id, vidmem),
 	    TP_STRUCT__entry(__field(u32, seg)
 			     __field(u64, start)
 			     __field(u64, size)
 			     __field(u32, kind)
-			     __field(u64, id)),
+			     __field(u64, id)
+			     __field(u64, vidmem)),
 	    TP_fast_assign(__entry->seg = seg;
 			   __entry->start = start;
 			   __entry->size = size;
 			   __entry->kind = kind;
-			   __entry->id = id;),
-	    TP_printk("segment=%u start=%llu size=%llu kind=%u id=%llu",
+			   __entry->id = id;
+			   __entry->vidmem = vidmem;),
+	    TP_printk("segment=%u start=%llu size=%llu kind=%u id=%llu vidmem=%llu",
 		      __entry->seg, __entry->start, __entry->size,
-		      __entry->kind, __entry->id)
+		      __entry->kind, __entry->id, __entry->vidmem)
 );
 
 TRACE_EVENT(qgpu_snap_hole,

@@ -170,6 +170,7 @@ struct dma_fence *qgpu_vm_fence(struct qgpu_vm *vm, struct dma_fence **slot)
 static int qgpu_vm_create(struct drm_file *file, struct qgpu_vm **out)
 {
 	struct qgpu_device *qdev = to_qdev(file->minor->dev);
+	struct qgpu_file *qf = file->driver_priv;
 	struct drm_gem_object *r_obj;
 	struct qgpu_vm *vm;
 	int ret;
@@ -197,7 +198,7 @@ static int qgpu_vm_create(struct drm_file *file, struct qgpu_vm **out)
 		    QGPU_VM_USER_END - QGPU_VM_USER_START);
 	vm->fence_context = dma_fence_context_alloc(1);
 	qgpu_mm_lock(qdev, file->driver_priv);
-	ret = qgpu_pt_alloc(qdev, 2, &vm->root);
+	ret = qgpu_pt_alloc(qdev, 2, qf->vidmem, &vm->root);
 	qgpu_mm_unlock(qdev);
 	if (!ret)
 		vm->page_tables = 1;

@@ -26,6 +26,8 @@ struct drm_syncobj;
  * @parent: the table whose entry @index points at it (NULL: a root)
  * @index: see @parent
  * @fresh: link in the list of tables created but not yet written
+ * @owner: the video memory of the file whose address space it belongs to,
+ *	whose usage it counts in (NULL: the paging process's)
  */
 struct qgpu_pt {
 	struct drm_mm_node node;
@@ -38,6 +40,7 @@ struct qgpu_pt {
 	struct qgpu_pt *parent;
 	u32 index;
 	struct list_head fresh;
+	struct qgpu_vidmem *owner;
 };
 
 /* drm_gpuva.flags: the mapping is read-only for the device */
@@ -118,7 +121,8 @@ static inline struct qgpu_vm *to_qvm(struct drm_gpuvm *gpuvm)
 int qgpu_pp_init(struct qgpu_device *qdev);
 void qgpu_pp_fini(struct qgpu_device *qdev);
 u64 qgpu_pt_desc(struct qgpu_pt *pt);
-int qgpu_pt_alloc(struct qgpu_device *qdev, u32 level, struct qgpu_pt **out);
+int qgpu_pt_alloc(struct qgpu_device *qdev, u32 level,
+		  struct qgpu_vidmem *owner, struct qgpu_pt **out);
 void qgpu_pt_free(struct qgpu_device *qdev, struct qgpu_pt *pt);
 int qgpu_pt_prepare(struct qgpu_vm *vm, u64 start, u64 end,
 		    struct list_head *fresh);

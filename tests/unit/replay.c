@@ -478,6 +478,58 @@ igt_main
 	}
 
 	/*
+	 * Page tables count in their process's usage (features bit 4): with
+	 * a budget of 2 of the 4 pages, process 1 (two page tables and
+	 * allocation 1) is over by a page, process 2 (allocation 2) is not.
+	 * Room for allocation 3 then trims allocation 1, not the least
+	 * recently used allocation 2, and making allocation 1 resident again
+	 * pages it in (a page). Without the bit process 1 holds one page and
+	 * LRU evicts allocation 2: nothing is paged in.
+	 */
+	igt_subtest("hand-page-tables-in-budget") {
+		unsigned int features[] = { 0, 0x10 };
+		unsigned long long want[] = { 0, PG };
+		struct rp_config cfg;
+		struct rp_trace t;
+		struct rp_result r;
+		unsigned int i;
+
+		for (i = 0; i < 2; i++) {
+			snprintf(text, sizeof(text),
+				 "qgpu-trace 1\n"
+				 "device vram=16384 visible=16384 gart=1048576 hap=0 page=4096 slots=8 mmu=1 io_coherent=1\n"
+				 "0 snap-begin tag=1 to_vram=0 from_vram=0 vram_to_vram=0 filled=0 evictions=0 tick=0 policy=0 next_id=1 features=%u budget=50\n"
+				 "0 snap-seg seg=1 size=16384 reserved=0 used=0 allocations=0\n"
+				 "0 snap-hole seg=1 start=0 size=16384\n"
+				 "0 snap-seg seg=3 size=1048576 reserved=0 used=0 allocations=0\n"
+				 "0 snap-hole seg=3 start=0 size=1048576\n"
+				 "0 snap-end tag=1\n"
+				 "1 pt-alloc pt=1 level=2 seg=1 start=0 ret=0 vidmem=1\n"
+				 "1 pt-alloc pt=2 level=1 seg=1 start=4096 ret=0 vidmem=1\n"
+				 "2 create id=1 size=4096 mask=0x2 flags=0 pref=0x1\n"
+				 "2 owner id=1 vidmem=1\n"
+				 "2 create id=2 size=4096 mask=0x2 flags=0 pref=0x1\n"
+				 "2 owner id=2 vidmem=2\n"
+				 "3 reside id=2 seg=1\n"
+				 "3 reside id=1 seg=1\n"
+				 "4 create id=3 size=4096 mask=0x2 flags=0 pref=0x1\n"
+				 "4 owner id=3 vidmem=2\n"
+				 "5 reside id=3 seg=1\n"
+				 "6 reside id=1 seg=1\n",
+				 features[i]);
+			load(&t, text);
+			igt_assert(!rp_config_from_trace(&t, &cfg));
+			igt_assert(!rp_replay(&t, &cfg, policy("lru"), NULL,
+					      &r));
+			igt_assert_eq(r.c.evictions, 1 + (i == 1));
+			igt_assert_eq(r.c.filled, 3 * PG);
+			igt_assert_eq_u64(r.c.to_vram, want[i]);
+			rp_result_free(&r);
+			rp_trace_free(&t);
+		}
+	}
+
+	/*
 	 * What is in VRAM at the start costs nothing; a use outside VRAM (an
 	 * aperture-only allocation) is not a reference of the bound. The
 	 * closing snapshot says the kernel paged nothing and holds the same

@@ -898,6 +898,35 @@ igt_main
 		qgpu_bo_destroy(dev.fd, imported);
 	}
 
+	igt_subtest("page-tables-count-in-usage") {
+		struct drm_qgpu_vidmem_info l0, l1, l2;
+		struct drm_qgpu_vm_info vi;
+		struct drm_qgpu_mmu_info m;
+		int f2 = qt_reopen(&dev);
+		uint64_t va = 0;
+		uint32_t h;
+
+		igt_require(qgpu_query_mmu(f2, &m) == 0);
+		vidmem(dev.fd, QGPU_SEGMENT_GROUP_LOCAL, &l2);
+		vidmem(f2, QGPU_SEGMENT_GROUP_LOCAL, &l0);
+		igt_assert_eq_u64(l0.current_usage, 0);
+		/* never resident: only the tables are in VRAM */
+		h = qt_bo(f2, 4096, VIS, 0, 0);
+		igt_assert_eq(qgpu_vm_reserve(f2, 0, 8 * MiB, 0, &va), 0);
+		igt_assert_eq(qgpu_vm_map(f2, h, va, 0, 4096, 0), 0);
+		igt_assert_eq(qgpu_vm_map(f2, h, va + 4 * MiB, 0, 4096, 0), 0);
+		igt_assert_eq(qgpu_query_vm_info(f2, &vi), 0);
+		/* a root, a level-1 table and a leaf per 2 MiB at least */
+		igt_assert_lte_u64(4, vi.page_tables);
+		vidmem(f2, QGPU_SEGMENT_GROUP_LOCAL, &l1);
+		igt_assert_eq_u64(l1.current_usage, vi.page_table_bytes);
+		/* nobody else's: this file's usage is what it was */
+		vidmem(dev.fd, QGPU_SEGMENT_GROUP_LOCAL, &l0);
+		igt_assert_eq_u64(l0.current_usage, l2.current_usage);
+		qt_close(f2, h);
+		close(f2);
+	}
+
 	igt_subtest("budget-from-module-parameter-and-debugfs") {
 		const char *bad[] = { "0", "101", "-1", "50%", "", "abc",
 				      "4294967296" };

@@ -256,6 +256,7 @@ struct pt {
 	u64 id;
 	u32 seg;
 	struct mm_node node;
+	struct owner *owner;	/* whose usage it counts in, or NULL */
 };
 
 struct seg {
@@ -1776,7 +1777,17 @@ static int submit(struct dev *d, const struct rp_submit *sub)
 
 /* --- page tables (qgpu_pagetable.c) --------------------------------------- */
 
-static void pt_alloc(struct dev *d, u64 id, int kret)
+/* qgpu_budget_pt(): with features bit 4, @pt counts in its owner's usage */
+static void pt_charge(struct dev *d, struct pt *pt, u64 vidmem)
+{
+	if (!(d->features & RP_FEATURE_PT_BUDGET) || !vidmem)
+		return;
+	pt->owner = owner_get(d, vidmem);
+	pt->owner->usage[seg_group(pt->seg)] += PT_SIZE;
+}
+
+/* qgpu_pt_alloc() */
+static void pt_alloc(struct dev *d, u64 id, int kret, u64 vidmem)
 {
 	static const u32 order[] = { SEG_LOCAL, SEG_VISIBLE };
 	struct pt *pt = pt_get(d, id, true);
@@ -1785,6 +1796,9 @@ static void pt_alloc(struct dev *d, u64 id, int kret)
 
 	if (pt->node.allocated)
 		mm_remove(&d->seg[pt->seg].mm, &pt->node);
+	if (pt->owner)
+		pt->owner->usage[seg_group(pt->seg)] -= PT_SIZE;
+	pt->owner = NULL;
 	memset(&pt->node, 0, sizeof(pt->node));
 	for (i = 0; i < 2 && ret; i++) {
 		if (!d->seg[order[i]].present)
@@ -1802,6 +1816,8 @@ static void pt_alloc(struct dev *d, u64 id, int kret)
 	if (!ret && kret) {
 		mm_remove(&d->seg[pt->seg].mm, &pt->node);
 		d->seg[pt->seg].used -= PT_SIZE;
+	} else if (!ret) {
+		pt_charge(d, pt, vidmem);
 	}
 }
 
@@ -1813,6 +1829,9 @@ static void pt_free(struct dev *d, u64 id)
 		return;
 	d->seg[pt->seg].used -= PT_SIZE;
 	mm_remove(&d->seg[pt->seg].mm, &pt->node);
+	if (pt->owner)
+		pt->owner->usage[seg_group(pt->seg)] -= PT_SIZE;
+	pt->owner = NULL;
 }
 
 /* --- the books at a snapshot ---------------------------------------------- */
@@ -1902,6 +1921,7 @@ static size_t load_snapshot(struct dev *d, size_t i)
 				struct pt *pt = pt_get(d, e->v[4], true);
 
 				pt->seg = s;
+				pt_charge(d, pt, e->v[5]);
 				node = &pt->node;
 			} else {
 				node = &d->pbuf;
@@ -2020,7 +2040,7 @@ static size_t fresh_books(struct dev *d, size_t i)
 			bo_state_from_snap(d, bo_get(d, e->v[0]), e);
 		/* page tables (the paging process's first) placed anew */
 		if (e->kind == EV_SNAP_NODE && e->v[3] == RP_NODE_PT)
-			pt_alloc(d, e->v[4], 0);
+			pt_alloc(d, e->v[4], 0, e->v[5]);
 	}
 	return i;
 }
@@ -2182,7 +2202,7 @@ int rp_replay(const struct rp_trace *t, const struct rp_config *cfg,
 			ref += t->sub[t->ev_sub[i]].ne;
 			continue;
 		case EV_PT_ALLOC:
-			pt_alloc(d, e->v[0], (int)e->v[4]);
+			pt_alloc(d, e->v[0], (int)e->v[4], e->v[5]);
 			continue;
 		case EV_PT_FREE:
 			pt_free(d, e->v[0]);

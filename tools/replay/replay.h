@@ -71,6 +71,8 @@ enum { RP_NODE_BO, RP_NODE_PT, RP_NODE_PBUF };
 /* room as it is goes to the VRAM segment of the order whose best-fit hole
  * for the allocation is the smallest, not to the first that has one */
 #define RP_FEATURE_BEST_SEGMENT	0x8
+/* a process's page tables count in its usage (budgets) */
+#define RP_FEATURE_PT_BUDGET	0x10
 
 /* A physical submission: its patch-location entries */
 struct rp_entry {

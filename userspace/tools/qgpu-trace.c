@@ -360,9 +360,10 @@ static int convert_line(struct conv *c, char *line)
 			fu(&f, "seq"), fu(&f, "portion"), fu(&f, "id"),
 			fu(&f, "write"));
 	} else if (!strcmp(ev, "qgpu_pt_alloc")) {
-		fprintf(o, "pt-alloc pt=%llu level=%llu seg=%llu start=%llu ret=%lld\n",
+		fprintf(o, "pt-alloc pt=%llu level=%llu seg=%llu start=%llu ret=%lld vidmem=%llu\n",
 			fu(&f, "pt"), fu(&f, "level"), fu(&f, "segment"),
-			fu(&f, "start"), strtoll(fv(&f, "ret"), NULL, 0));
+			fu(&f, "start"), strtoll(fv(&f, "ret"), NULL, 0),
+			fu(&f, "vidmem"));
 	} else if (!strcmp(ev, "qgpu_pt_free")) {
 		fprintf(o, "pt-free pt=%llu\n", fu(&f, "pt"));
 	} else if (!strcmp(ev, "qgpu_snap_begin")) {
@@ -379,10 +380,10 @@ static int convert_line(struct conv *c, char *line)
 	} else if (!strcmp(ev, "qgpu_snap_node")) {
 		unsigned long long kind = fu(&f, "kind");
 
-		fprintf(o, "snap-node seg=%llu start=%llu size=%llu kind=%s id=%llu\n",
+		fprintf(o, "snap-node seg=%llu start=%llu size=%llu kind=%s id=%llu vidmem=%llu\n",
 			fu(&f, "segment"), fu(&f, "start"), fu(&f, "size"),
 			kind == 1 ? "pt" : kind == 2 ? "pbuf" : "bo",
-			fu(&f, "id"));
+			fu(&f, "id"), fu(&f, "vidmem"));
 	} else if (!strcmp(ev, "qgpu_snap_hole")) {
 		fprintf(o, "snap-hole seg=%llu start=%llu size=%llu\n",
 			fu(&f, "segment"), fu(&f, "start"), fu(&f, "size"));

@@ -1586,7 +1586,8 @@ struct drm_qgpu_invalidate_cache {
  *   (the VRAM segments, %QGPU_SEG_VISIBLE and %QGPU_SEG_LOCAL) and
  *   non-local (the aperture segment). Its usage is the bytes of the
  *   allocations it created that are resident in the group's segments now
- *   (whoever else shares them; imported ones count for nobody). Its budget
+ *   (whoever else shares them; imported ones count for nobody), and of the
+ *   page tables of its GPU address space (local group). Its budget
  *   comes from a device-wide policy, the same for every process: a
  *   percentage of each group's usable bytes (the qgpu.budget module
  *   parameter, 1..100, default 100; per device at run time in debugfs,
@@ -1763,7 +1764,9 @@ struct drm_qgpu_gem_reclaim {
  *	before it is trimmed first: the device's budget percentage of @size,
  *	rounded down to 4 KiB.
  * @current_usage: bytes of the file's allocations resident in the group's
- *	segments now.
+ *	segments now, and of its GPU address space's page tables (4 KiB of
+ *	VRAM each, in the local group, until the file is closed;
+ *	&drm_qgpu_vm_info.page_table_bytes).
  * @size: usable bytes of the group's segments (their sizes minus what the
  *	driver reserved).
  * @trimmed_bytes: bytes of the file's allocations evicted from the group
