@@ -19,15 +19,27 @@
 #include "qgpu-vram.h"
 
 /*
+ * Was the command in progress abandoned while it ran? Its own DMA or MSI
+ * can reset the device (a write to the Secondary Bus Reset bit of the
+ * bridge above it): from that write on, nothing of the command may be
+ * written, counted, latched or signalled (hw-spec 4 and 6). BQL held.
+ */
+bool qgpu_cmd_abandoned(QGPUState *s)
+{
+    return s->cmd_eng && s->cmd_eng->gen != s->cmd_gen;
+}
+
+/*
  * Bus-master DMA, the only way the engines reach what is not a host
  * pointer. Refused once the device is unplugged: its own DMA can unplug
  * it (a write to the power control of the PCIe slot it sits in), and the
- * command that did must not reach PCI state that is gone with it.
+ * command that did must not reach PCI state that is gone with it; and
+ * refused to a command that a reset abandoned (above).
  */
 MemTxResult qgpu_dma(QGPUState *s, dma_addr_t addr, void *buf,
                      dma_addr_t len, bool is_write)
 {
-    if (s->gone) {
+    if (s->gone || qgpu_cmd_abandoned(s)) {
         return MEMTX_ERROR;
     }
     return is_write ? pci_dma_write(PCI_DEVICE(s), addr, buf, len)
@@ -129,7 +141,7 @@ static int64_t qgpu_addr_ram_init(QGPUState *s, QGPURamCache *r,
 {
     int64_t l;
 
-    if (s->gone) {
+    if (s->gone || qgpu_cmd_abandoned(s)) {
         /* an empty cache, which destroying leaves alone */
         memset(&r->mrc, 0, sizeof(r->mrc));
         return 0;
@@ -261,6 +273,9 @@ int qgpu_addr_translate(QGPUState *s, QGPUAddrCtx *c, uint64_t addr,
 
     if (fault) {
         return fault;
+    }
+    if (qgpu_cmd_abandoned(s)) {
+        return QGPU_FAULT_DMA_ERROR;    /* never recorded: see the engine */
     }
     seg->host = NULL;
     seg->gpa = 0;

@@ -56,6 +56,7 @@ typedef struct QGPUSeg {
     QGPURamCache *ram;          /* guest RAM: what a write must mark dirty */
 } QGPUSeg;
 
+bool qgpu_cmd_abandoned(QGPUState *s);
 MemTxResult qgpu_dma(QGPUState *s, dma_addr_t addr, void *buf,
                      dma_addr_t len, bool is_write);
 uint32_t qgpu_addr_reg_read(QGPUState *s, hwaddr addr);

@@ -269,7 +269,10 @@ static int qgpu_ring_start(QGPUState *s, unsigned n, const uint32_t *dw,
     return qgpu_render_ring_cmd(s, op, dw, fault_addr, fault_ctx);
 }
 
-/* Fetch, check and start the ring command at HEAD. */
+/*
+ * Fetch, check and start the ring command at HEAD. A command whose own
+ * DMA or MSI reset the device is abandoned: nothing of it is recorded.
+ */
 static void qgpu_ring_next(QGPUState *s, unsigned n)
 {
     QGPUEngine *e = &s->eng[n];
@@ -279,11 +282,17 @@ static void qgpu_ring_next(QGPUState *s, unsigned n)
     int fault;
 
     fault = qgpu_ring_fetch(s, n, dw, &fault_addr);
+    if (qgpu_cmd_abandoned(s)) {
+        return;
+    }
     if (fault) {
         qgpu_ring_fault(s, n, fault, QGPU_NO_CONTEXT, fault_addr);
         return;
     }
     fault = qgpu_ring_start(s, n, dw, &fault_addr, &fault_ctx);
+    if (qgpu_cmd_abandoned(s)) {
+        return;
+    }
     if (fault) {
         if (QGPU_CMD_OPCODE(dw[0]) == QGPU_CMD_EXEC) {
             /* a bad EXEC invalidates its context too (if there is one) */
@@ -297,12 +306,62 @@ static void qgpu_ring_next(QGPUState *s, unsigned n)
     }
 }
 
-/* Run engine n until idle or out of @budget; true if work remains. */
+/*
+ * One step of engine @n: a part of its job, a DMA-buffer command or a
+ * ring command, and what it completes or faults. A reset that the step's
+ * own DMA or MSI made (qgpu_cmd_abandoned()) abandoned the command: it is
+ * gone already, and nothing of it is recorded.
+ */
+static void qgpu_engine_step(QGPUState *s, unsigned n, int64_t *budget)
+{
+    QGPUEngine *e = &s->eng[n];
+    uint64_t fault_addr = 0;
+    int fault;
+
+    qgpu_engine_clear_fault_vm(e);
+    if (e->job.kind != QGPU_JOB_NONE) {
+        fault = qgpu_exec_run(s, n, budget, &fault_addr);
+        if (fault == QGPU_EXEC_ABANDONED) {
+            /* reset while the job ran: the job is gone already */
+            return;
+        } else if (fault) {
+            qgpu_engine_cmd_fault(s, n, fault, fault_addr);
+        } else if (e->job.done >= e->job.size) {
+            memset(&e->job, 0, sizeof(e->job));
+            qgpu_engine_cmd_done(s, e);
+        }
+        return;
+    }
+    *budget -= QGPU_CMD_COST;
+    if (e->dma.active) {
+        if (e->dma.cur >= e->dma.end) {
+            memset(&e->dma, 0, sizeof(e->dma));
+            qgpu_ring_advance(s, e);
+            return;
+        }
+        fault = qgpu_render_step(s, &fault_addr);
+        if (qgpu_cmd_abandoned(s)) {
+            return;
+        } else if (fault) {
+            qgpu_engine_dma_fault(s, n, fault, fault_addr);
+        } else if (e->job.kind == QGPU_JOB_NONE && !e->dma.waiting) {
+            qgpu_engine_dma_advance(s, e);
+        }
+        return;
+    }
+    qgpu_ring_next(s, n);
+}
+
+/*
+ * Run engine n until idle or out of @budget; true if work remains. A
+ * doorbell may run this while a step of the thread waits for the BQL
+ * again: the thread's QGPUState.cmd_eng and cmd_gen are put back after.
+ */
 static bool qgpu_engine_run(QGPUState *s, unsigned n, int64_t budget)
 {
+    QGPUEngine *outer = s->cmd_eng;
+    uint32_t outer_gen = s->cmd_gen;
     QGPUEngine *e;
-    uint64_t fault_addr;
-    int fault;
 
     if (n >= QGPU_NUM_ENGINES) {
         return false;
@@ -310,57 +369,39 @@ static bool qgpu_engine_run(QGPUState *s, unsigned n, int64_t budget)
     e = &s->eng[n];
 
     while (budget > 0 && qgpu_engine_has_work(e) && !s->thread_quit) {
-        fault_addr = 0;
-        qgpu_engine_clear_fault_vm(e);
-        if (e->job.kind != QGPU_JOB_NONE) {
-            fault = qgpu_exec_run(s, n, &budget, &fault_addr);
-            if (fault == QGPU_EXEC_ABANDONED) {
-                /* reset while the copy ran: the job is gone already */
-                continue;
-            } else if (fault) {
-                qgpu_engine_cmd_fault(s, n, fault, fault_addr);
-            } else if (e->job.done >= e->job.size) {
-                memset(&e->job, 0, sizeof(e->job));
-                qgpu_engine_cmd_done(s, e);
-            }
-            continue;
-        }
-        budget -= QGPU_CMD_COST;
-        if (e->dma.active) {
-            if (e->dma.cur >= e->dma.end) {
-                memset(&e->dma, 0, sizeof(e->dma));
-                qgpu_ring_advance(s, e);
-                continue;
-            }
-            fault = qgpu_render_step(s, &fault_addr);
-            if (fault) {
-                qgpu_engine_dma_fault(s, n, fault, fault_addr);
-            } else if (e->job.kind == QGPU_JOB_NONE && !e->dma.waiting) {
-                qgpu_engine_dma_advance(s, e);
-            }
-            continue;
-        }
-        qgpu_ring_next(s, n);
+        s->cmd_eng = e;
+        s->cmd_gen = e->gen;
+        qgpu_engine_step(s, n, &budget);
     }
+    s->cmd_eng = outer;
+    s->cmd_gen = outer_gen;
     return qgpu_engine_has_work(e);
 }
 
 /* Re-check a blocked DMA WAIT; arm the poll timer if still not satisfied. */
 static void qgpu_engine_poll_wait(QGPUState *s)
 {
+    QGPUEngine *outer = s->cmd_eng;
+    uint32_t outer_gen = s->cmd_gen;
     unsigned n;
 
     for (n = 0; n < QGPU_NUM_ENGINES; n++) {
         QGPUEngine *e = &s->eng[n];
         uint64_t fault_addr = 0;
         int fault = QGPU_FAULT_NONE;
+        bool done;
 
         if (!e->enabled || e->halted || !e->dma.active ||
             !e->dma.waiting) {
             continue;
         }
         qgpu_engine_clear_fault_vm(e);
-        if (qgpu_render_wait_check(s, &fault, &fault_addr)) {
+        s->cmd_eng = e;
+        s->cmd_gen = e->gen;
+        done = qgpu_render_wait_check(s, &fault, &fault_addr);
+        if (qgpu_cmd_abandoned(s)) {
+            continue;
+        } else if (done) {
             e->dma.waiting = false;
             qgpu_engine_dma_advance(s, e);
         } else if (fault) {
@@ -371,6 +412,8 @@ static void qgpu_engine_poll_wait(QGPUState *s)
                       QGPU_WAIT_POLL_NS);
         }
     }
+    s->cmd_eng = outer;
+    s->cmd_gen = outer_gen;
 }
 
 /* One round on the device thread, BQL held; true if work remains */

@@ -35,6 +35,9 @@
 
 static void qgpu_exec_account(QGPUState *s, QGPUEngine *e, uint64_t bytes)
 {
+    if (qgpu_cmd_abandoned(s)) {
+        return;
+    }
     e->bytes += bytes;
     s->work_bytes += bytes;
 }
@@ -999,8 +1002,8 @@ int qgpu_exec_run(QGPUState *s, unsigned n, int64_t *budget,
         job->done = job->size;
         return QGPU_FAULT_NONE;
     }
-    if (fault == QGPU_EXEC_ABANDONED) {
-        return fault;
+    if (fault == QGPU_EXEC_ABANDONED || qgpu_cmd_abandoned(s)) {
+        return QGPU_EXEC_ABANDONED;
     }
     if (timed) {
         job->cpu_ns += qgpu_exec_cpu_ns() - cpu0;
@@ -1059,7 +1062,8 @@ int qgpu_exec_fence(QGPUState *s, unsigned n, QGPUSpace as, uint64_t addr,
     if (fault) {
         return fault;
     }
-    if (irq) {
+    /* not if the write reset the device (qgpu_cmd_abandoned()) */
+    if (irq && !qgpu_cmd_abandoned(s)) {
         qgpu_irq_raise(s, QGPU_INT_ENGINE(n));
     }
     return QGPU_FAULT_NONE;

@@ -41,7 +41,8 @@ void qgpu_exec_start_tile(QGPUState *s, unsigned n, QGPUSpace as,
 /*
  * Run engine @n's job until done or out of @budget; a fault stops it.
  * QGPU_EXEC_ABANDONED (not a fault): the engine was reset or the device
- * is going away while a copy ran without the BQL; the job is gone.
+ * is going away while a copy ran without the BQL, or the job's own DMA
+ * reset the device (qgpu_cmd_abandoned()); the job is gone.
  */
 #define QGPU_EXEC_ABANDONED     (-1)
 

@@ -334,6 +334,10 @@ int qgpu_mmu_translate(QGPUState *s, unsigned n, QGPUSpace as, uint64_t addr,
         *plen = len;
         return QGPU_FAULT_NONE;
     }
+    if (qgpu_cmd_abandoned(s)) {
+        /* no walk, no TLB fill of a command a reset abandoned */
+        return QGPU_FAULT_DMA_ERROR;
+    }
     if (addr >= QGPU_MMU_VA_SIZE) {
         return qgpu_mmu_fault(s, n, as, addr, is_write, QGPU_FAULT_LEVEL_NONE,
                               QGPU_FAULT_BAD_ADDRESS, fault_addr);

@@ -212,6 +212,14 @@ struct QGPUState {
     QEMUTimer *wait_timer;
     bool in_engine;             /* device DMA/MSI in progress: BAR0 refuses */
     bool gone;                  /* unplugged: no more DMA or interrupts */
+    /*
+     * The engine whose command runs now (a round of the thread, or a
+     * doorbell) and its gen when the command's current step began: a gen
+     * changed since means a reset abandoned the command inside its own
+     * DMA or MSI (qgpu_cmd_abandoned()). Used with the BQL held.
+     */
+    QGPUEngine *cmd_eng;
+    uint32_t cmd_gen;
 
     /* the device thread (qgpu-thread.c) */
     QemuThread thread;

@@ -6862,59 +6862,90 @@ static void test_hap_engine_dma(void)
 #define MMCFG_BASE      0xb0000000ull
 #define RP_DEVFN        QPCI_DEVFN(2, 0)
 #define RP_SEC_BUS      1
+#define RP_BAR0         0xe0000000ull
+
+/* The GPU behind the root port: BAR0 at RP_BAR0, memory and bus master on */
+static void qgpu_port_bar0(QGPU *g)
+{
+    qpci_config_writel(g->dev, PCI_BASE_ADDRESS_0, RP_BAR0);
+    qpci_config_writew(g->dev, PCI_COMMAND,
+                       PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
+    g->bar0.addr = RP_BAR0;
+    g->bar0.is_io = false;
+    g_assert_cmphex(rd(g, QGPU_REG_ID), ==, QGPU_ID_MAGIC);
+}
+
+/*
+ * q35 with MMCONFIG on at MMCFG_BASE and the GPU (@props) behind a PCIe
+ * root port (RP_DEVFN, bus RP_SEC_BUS), ring 0 ready; @args: more QEMU
+ * options, or NULL. Returns the port.
+ */
+static QPCIDevice *qgpu_start_port(QGPU *g, const char *props,
+                                   const char *args)
+{
+    g_autofree char *bios = qgpu_bios_dir();
+    QPCIDevice *rp, *host;
+
+    g->qts = qtest_initf("%s -machine q35 -nodefaults -m 256M %s "
+                         "-global ICH9-LPC.acpi-pci-hotplug-with-bridge-"
+                         "support=off "
+                         "-device pcie-root-port,id=rp0,addr=02.0,chassis=1,"
+                         "slot=1 -device qgpu,id=gpu0,bus=rp0,addr=0.0,"
+                         "vram-size=8M,host-aperture-size=0%s%s",
+                         bios, args ? args : "", props ? "," : "",
+                         props ? props : "");
+    g->bus = qpci_new_pc(g->qts, NULL);
+    /* MMCONFIG on at 0xb0000000, 256 MiB */
+    host = qpci_device_find(g->bus, QPCI_DEVFN(0, 0));
+    g_assert(host);
+    qpci_config_writel(host, 0x64, MMCFG_BASE >> 32);
+    qpci_config_writel(host, 0x60, MMCFG_BASE | 1);
+    g_free(host);
+    /* the root port: bus 1 behind it, a memory window for BAR0 */
+    rp = qpci_device_find(g->bus, RP_DEVFN);
+    g_assert(rp);
+    qpci_config_writeb(rp, PCI_PRIMARY_BUS, 0);
+    qpci_config_writeb(rp, PCI_SECONDARY_BUS, RP_SEC_BUS);
+    qpci_config_writeb(rp, PCI_SUBORDINATE_BUS, RP_SEC_BUS);
+    qpci_config_writew(rp, PCI_MEMORY_BASE, RP_BAR0 >> 16);
+    qpci_config_writew(rp, PCI_MEMORY_LIMIT, RP_BAR0 >> 16);
+    qpci_config_writew(rp, PCI_COMMAND,
+                       PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
+
+    /* the GPU on bus 1: BAR0 at the window, by hand */
+    g->dev = qpci_device_find(g->bus, (RP_SEC_BUS << 8) | QPCI_DEVFN(0, 0));
+    g_assert(g->dev);
+    g_assert_cmphex(qpci_config_readw(g->dev, PCI_DEVICE_ID), ==,
+                    QGPU_PCI_DEVICE_ID);
+    qgpu_port_bar0(g);
+    qgpu_ring_init(g, 0, RING0, RING_SIZE);
+    return rp;
+}
+
+static void qgpu_stop_port(QGPU *g, QPCIDevice *rp)
+{
+    g_free(rp);
+    g_free(g->dev);
+    qpci_free_pc(g->bus);
+    qtest_quit(g->qts);
+}
 
 static void check_dma_unplug(const char *props, bool msi)
 {
-    g_autofree char *bios = qgpu_bios_dir();
     QGPU g = { 0 };
-    QPCIDevice *rp, *host;
+    QPCIDevice *rp;
     uint8_t exp, cap;
     uint64_t sltctl;
     uint16_t off = PCI_EXP_SLTCTL_PCC | PCI_EXP_SLTCTL_PWR_IND_OFF |
                    PCI_EXP_SLTCTL_ATTN_IND_OFF;
     uint32_t c[6];
 
-    g.qts = qtest_initf("%s -machine q35 -nodefaults -m 256M "
-                        "-global ICH9-LPC.acpi-pci-hotplug-with-bridge-"
-                        "support=off "
-                        "-device pcie-root-port,id=rp0,addr=02.0,chassis=1,"
-                        "slot=1 -device qgpu,id=gpu0,bus=rp0,addr=0.0,"
-                        "vram-size=8M,host-aperture-size=0,gart-size=0%s%s",
-                        bios, props ? "," : "", props ? props : "");
-    g.bus = qpci_new_pc(g.qts, NULL);
-    /* MMCONFIG on at 0xb0000000, 256 MiB */
-    host = qpci_device_find(g.bus, QPCI_DEVFN(0, 0));
-    g_assert(host);
-    qpci_config_writel(host, 0x64, MMCFG_BASE >> 32);
-    qpci_config_writel(host, 0x60, MMCFG_BASE | 1);
-    /* the root port: bus 1 behind it, a memory window for BAR0 */
-    rp = qpci_device_find(g.bus, RP_DEVFN);
-    g_assert(rp);
-    qpci_config_writeb(rp, PCI_PRIMARY_BUS, 0);
-    qpci_config_writeb(rp, PCI_SECONDARY_BUS, RP_SEC_BUS);
-    qpci_config_writeb(rp, PCI_SUBORDINATE_BUS, RP_SEC_BUS);
-    qpci_config_writew(rp, PCI_MEMORY_BASE, 0xe000);
-    qpci_config_writew(rp, PCI_MEMORY_LIMIT, 0xe000);
-    qpci_config_writew(rp, PCI_COMMAND,
-                       PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
+    rp = qgpu_start_port(&g, props, NULL);
     exp = qpci_find_capability(rp, PCI_CAP_ID_EXP, 0);
     g_assert_cmpuint(exp, !=, 0);
     sltctl = MMCFG_BASE + (RP_DEVFN << 12) + exp + PCI_EXP_SLTCTL;
     g_assert_true(qpci_config_readw(rp, exp + PCI_EXP_SLTSTA) &
                   PCI_EXP_SLTSTA_PDS);
-
-    /* the GPU on bus 1: BAR0 at the window, by hand */
-    g.dev = qpci_device_find(g.bus, (RP_SEC_BUS << 8) | QPCI_DEVFN(0, 0));
-    g_assert(g.dev);
-    g_assert_cmphex(qpci_config_readw(g.dev, PCI_DEVICE_ID), ==,
-                    QGPU_PCI_DEVICE_ID);
-    qpci_config_writel(g.dev, PCI_BASE_ADDRESS_0, 0xe0000000);
-    qpci_config_writew(g.dev, PCI_COMMAND,
-                       PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
-    g.bar0.addr = 0xe0000000;
-    g.bar0.is_io = false;
-    g_assert_cmphex(rd(&g, QGPU_REG_ID), ==, QGPU_ID_MAGIC);
-    qgpu_ring_init(&g, 0, RING0, RING_SIZE);
 
     /* the slot powered off (PCC), power indicator off: an unplug */
     qtest_writeq(g.qts, FENCE_MEM, 0);
@@ -6948,11 +6979,7 @@ static void check_dma_unplug(const char *props, bool msi)
     g_assert_cmphex(qpci_config_readw(rp, PCI_VENDOR_ID), ==,
                     0x1b36);
     g_assert_cmpuint(qtest_readq(g.qts, FENCE_MEM), ==, 0);
-    g_free(host);
-    g_free(rp);
-    g_free(g.dev);
-    qpci_free_pc(g.bus);
-    qtest_quit(g.qts);
+    qgpu_stop_port(&g, rp);
 }
 
 static void test_dma_unplug(void)
@@ -6961,6 +6988,123 @@ static void test_dma_unplug(void)
     check_dma_unplug("doorbell-commands=0", true);
     check_dma_unplug(NULL, false);
     check_dma_unplug(NULL, true);
+}
+
+/*
+ * Engine DMA that resets the device: behind a PCIe root port, a write
+ * through the MMCONFIG window to the port's Bridge Control with Secondary
+ * Bus Reset set resets the GPU (hw-spec 11) inside its own command, on the
+ * device thread (doorbell-commands=0) or inside the RING_TAIL write (the
+ * default). The command is abandoned when that write completes (hw-spec 4
+ * and 6): nothing of it, nor of the FENCE behind it, is written, counted,
+ * latched or recorded after it. @how:
+ * - DMA_RESET_FILL: a FILL of 64 KiB + 4 from the port's dword 0x3c (line,
+ *   pin, Bridge Control), DMA by DMA (64 KiB each); its second DMA would
+ *   write the INTERRUPT_LINE of the device at 04.0 (a second GPU);
+ * - DMA_RESET_FENCE: a FENCE with the IRQ flag, whose value writes the
+ *   port's dwords 0x38 and 0x3c: INT_ENGINE(0) is not latched after it;
+ * - DMA_RESET_GART: a FILL of two GART pages, the first the port's
+ *   configuration page, the second RAM: the GART is off after the reset,
+ *   and no fault may be recorded for the second page.
+ */
+enum { DMA_RESET_FILL, DMA_RESET_FENCE, DMA_RESET_GART };
+
+static void check_dma_reset(const char *props, int how)
+{
+    QGPU g = { 0 };
+    QPCIDevice *rp, *wit;
+    const uint64_t port_cfg = MMCFG_BASE + (RP_DEVFN << 12);
+    const uint32_t pattern = 0x0040005a;        /* line 0x5a, SBR */
+    uint64_t cmds, bytes;
+    uint32_t faults;
+    int i;
+
+    rp = qgpu_start_port(&g, props, "-device qgpu,addr=04.0,vram-size=1M,"
+                         "host-aperture-size=0,gart-size=0");
+    wit = qpci_device_find(g.bus, QPCI_DEVFN(4, 0));
+    g_assert(wit);
+    qpci_config_writeb(wit, PCI_INTERRUPT_LINE, 0);
+    qtest_writeq(g.qts, FENCE_MEM, 0);
+    qtest_memset(g.qts, SYSBUF, 0, 2 * 4096);
+    cmds = rd64(&g, QGPU_ENGINE_BASE(0) + QGPU_ENG_CMDS_LO);
+    bytes = rd64(&g, QGPU_ENGINE_BASE(0) + QGPU_ENG_BYTES_LO);
+    faults = rd(&g, QGPU_REG_FAULT_COUNT);
+
+    switch (how) {
+    case DMA_RESET_FILL:
+        cmd_fill(&g, 64 * KiB + 4, SYS(port_cfg + PCI_INTERRUPT_LINE),
+                 pattern, 0);
+        break;
+    case DMA_RESET_FENCE:
+        cmd_fence(&g, 0, SYS(port_cfg + PCI_ROM_ADDRESS1),
+                  (uint64_t)PCI_BRIDGE_CTL_BUS_RESET << 48, true);
+        break;
+    default:
+        qtest_writeq(g.qts, GART_TABLE, port_cfg | QGPU_GART_ENTRY_VALID);
+        qtest_writeq(g.qts, GART_TABLE + 8, SYSBUF | QGPU_GART_ENTRY_VALID);
+        wr(&g, QGPU_REG_GART_BASE_LO, GART_TABLE);
+        wr(&g, QGPU_REG_GART_BASE_HI, 0);
+        wr(&g, QGPU_REG_GART_CTRL, 1);
+        cmd_fill(&g, 2 * 4096 - PCI_INTERRUPT_LINE,
+                 QGPU_GART_BASE + PCI_INTERRUPT_LINE, pattern, 0);
+        break;
+    }
+    cmd_fence(&g, 0, SYS(FENCE_MEM), 1, true);
+    kick(&g, 0);
+
+    /* the reset came: the GPU's BAR0 is unassigned */
+    for (i = 0; qpci_config_readl(g.dev, PCI_BASE_ADDRESS_0); i++) {
+        g_assert_cmpint(i, <, 10000);
+        g_usleep(1000);
+    }
+    g_usleep(50 * 1000);
+    qtest_clock_step(g.qts, 10 * 1000 * 1000);
+    qpci_config_writew(rp, PCI_BRIDGE_CONTROL, 0);
+    qgpu_port_bar0(&g);
+
+    g_test_message("after the reset: CMDS +%" PRIu64 ", BYTES +%" PRIu64
+                   ", INT_STATUS 0x%x, FAULT_COUNT +%u, STATUS 0x%x, "
+                   "line at 04.0 0x%x, fence %" PRIu64,
+                   rd64(&g, QGPU_ENGINE_BASE(0) + QGPU_ENG_CMDS_LO) - cmds,
+                   rd64(&g, QGPU_ENGINE_BASE(0) + QGPU_ENG_BYTES_LO) - bytes,
+                   rd(&g, QGPU_REG_INT_STATUS),
+                   rd(&g, QGPU_REG_FAULT_COUNT) - faults,
+                   erd(&g, 0, QGPU_ENG_STATUS),
+                   qpci_config_readb(wit, PCI_INTERRUPT_LINE),
+                   qtest_readq(g.qts, FENCE_MEM));
+    /* nothing after the write that reset it */
+    g_assert_cmpuint(qpci_config_readb(wit, PCI_INTERRUPT_LINE), ==, 0);
+    g_assert_cmphex(qtest_readl(g.qts, SYSBUF + 4096), ==, 0);
+    g_assert_cmphex(rd(&g, QGPU_REG_INT_STATUS), ==, 0);
+    g_assert_cmpuint(rd(&g, QGPU_REG_FAULT_COUNT), ==, faults);
+    g_assert_cmpuint(rd(&g, QGPU_REG_FAULTQ_COUNT), ==, 0);
+    g_assert_cmpuint(rd64(&g, QGPU_ENGINE_BASE(0) + QGPU_ENG_CMDS_LO), ==,
+                     cmds);
+    g_assert_cmpuint(rd64(&g, QGPU_ENGINE_BASE(0) + QGPU_ENG_BYTES_LO), ==,
+                     bytes);
+    g_assert_cmpuint(erd(&g, 0, QGPU_ENG_CTRL), ==, 0);
+    g_assert_cmpuint(erd(&g, 0, QGPU_ENG_STATUS), ==, 0);
+    g_assert_cmpuint(qtest_readq(g.qts, FENCE_MEM), ==, 0);
+
+    /* and the device works on */
+    qgpu_ring_init(&g, 0, RING0, RING_SIZE);
+    cmd_fence(&g, 0, SYS(FENCE_MEM), 2, false);
+    run(&g, 0);
+    g_assert_cmpuint(qtest_readq(g.qts, FENCE_MEM), ==, 2);
+    g_assert_cmpuint(rd64(&g, QGPU_ENGINE_BASE(0) + QGPU_ENG_CMDS_LO), ==,
+                     cmds + 1);
+    g_free(wit);
+    qgpu_stop_port(&g, rp);
+}
+
+static void test_dma_reset(void)
+{
+    int how;
+
+    for (how = DMA_RESET_FILL; how <= DMA_RESET_GART; how++) {
+        check_dma_reset("doorbell-commands=0", how);
+        check_dma_reset(NULL, how);
+    }
 }
 
 int main(int argc, char **argv)
@@ -7039,6 +7183,7 @@ int main(int argc, char **argv)
     qtest_add_func("/qgpu/irq/intx-after-msi", test_irq_intx_after_msi);
     qtest_add_func("/qgpu/hap/engine-dma", test_hap_engine_dma);
     qtest_add_func("/qgpu/thread/dma-unplug", test_dma_unplug);
+    qtest_add_func("/qgpu/thread/dma-reset", test_dma_reset);
 
     return g_test_run();
 }
