@@ -63,14 +63,25 @@ static void qgpu_hap_unmapped(QGPUState *s, hwaddr addr, unsigned size)
                   "offset 0x%" HWADDR_PRIx " (%u bytes) ignored\n", addr, size);
 }
 
+/*
+ * The bytes of an access at @addr that lie in the aperture. QEMU hands an
+ * MMIO region an access that runs past its end whole (a RAM alias gets
+ * only its own part): the bytes beyond BAR4 are no aperture page's, so
+ * they read 0, drop, and count nothing, as after an alias run.
+ */
+static unsigned qgpu_hap_clip(QGPUState *s, hwaddr addr, unsigned size)
+{
+    return addr < s->hap_size ? MIN(size, s->hap_size - addr) : 0;
+}
+
 static uint64_t qgpu_hap_read(void *opaque, hwaddr addr, unsigned size)
 {
     QGPUState *s = opaque;
     uint64_t val = 0;
     bool fault = false;
-    unsigned i;
+    unsigned i, n = qgpu_hap_clip(s, addr, size);
 
-    for (i = 0; i < size; i++) {
+    for (i = 0; i < n; i++) {
         uint8_t *p;
 
         if (qgpu_hap_byte(s, addr + i, &p)) {
@@ -90,9 +101,9 @@ static void qgpu_hap_write(void *opaque, hwaddr addr, uint64_t val,
 {
     QGPUState *s = opaque;
     bool fault = false;
-    unsigned i;
+    unsigned i, n = qgpu_hap_clip(s, addr, size);
 
-    for (i = 0; i < size; i++) {
+    for (i = 0; i < n; i++) {
         uint8_t *p;
 
         if (qgpu_hap_byte(s, addr + i, &p)) {

@@ -6633,6 +6633,49 @@ static void test_hap_runs_reset_remap(void)
     qgpu_stop(g);
 }
 
+/*
+ * hw-spec 7: bytes past the end of BAR4 belong to no aperture page. An
+ * 8-byte access that starts in the last page and runs past the end reads
+ * and writes that page's bytes; whether the page is one of the 256 runs
+ * (a RAM alias) or served by the emulated path (a 257th run), it counts
+ * HAP_FAULT_COUNT only when the page itself is unmapped.
+ */
+static void test_hap_end(void)
+{
+    QGPU *g = qgpu_start("host-aperture-size=4M");
+    const uint64_t end = g->bar4.addr + 4 * MiB, last = 1023;
+    uint32_t i, hf;
+
+    g_assert_cmpuint(g->bar4_size, ==, 4 * MiB);
+    vram_wr(g, 0x100ff8, 0x0badcafe);
+    vram_wr(g, 0x100ffc, 0x12345678);
+    for (i = 0; i < 2; i++) {
+        /* first the last page as the only run, then as the 257th */
+        hap_cmd(g, QGPU_HAP_CMD_MAP, last, 1, 0x100);
+        if (i) {
+            hap_map_scattered(g, 256);
+        }
+        g_assert_cmpuint(rd(g, QGPU_REG_HAP_MAPPED), ==, 1 + 256 * i);
+        hf = rd(g, QGPU_REG_HAP_FAULT_COUNT);
+        g_assert_cmphex(qtest_readq(g->qts, end - 8), ==,
+                        0x123456780badcafeull);
+        g_assert_cmphex((uint32_t)qtest_readq(g->qts, end - 4), ==,
+                        0x12345678);
+        qtest_writeq(g->qts, end - 2, 0xffffffffffff5aa5ull);
+        g_assert_cmphex(vram_rd(g, 0x100ffc), ==, 0x5aa55678);
+        g_assert_cmpuint(rd(g, QGPU_REG_HAP_FAULT_COUNT), ==, hf);
+        vram_wr(g, 0x100ffc, 0x12345678);
+        /* unmapped, the same accesses count once each */
+        hap_cmd(g, QGPU_HAP_CMD_UNMAP, last, 1, 0);
+        g_assert_cmphex((uint32_t)qtest_readq(g->qts, end - 4), ==, 0);
+        qtest_writeq(g->qts, end - 2, 0xffffffffffff5aa5ull);
+        g_assert_cmpuint(rd(g, QGPU_REG_HAP_FAULT_COUNT), ==, hf + 2);
+        g_assert_cmphex(vram_rd(g, 0x100ffc), ==, 0x12345678);
+    }
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULT_COUNT), ==, 0);
+    qgpu_stop(g);
+}
+
 /* The 64-bit word at VRAM offset @off, by the paging engine (any VRAM) */
 static void vram_wq_dev(QGPU *g, uint64_t off, uint64_t v)
 {
@@ -7182,6 +7225,7 @@ int main(int argc, char **argv)
     qtest_add_func("/qgpu/mmu/hostile-tables", test_mmu_hostile_tables);
     qtest_add_func("/qgpu/irq/intx-after-msi", test_irq_intx_after_msi);
     qtest_add_func("/qgpu/hap/engine-dma", test_hap_engine_dma);
+    qtest_add_func("/qgpu/hap/end", test_hap_end);
     qtest_add_func("/qgpu/thread/dma-unplug", test_dma_unplug);
     qtest_add_func("/qgpu/thread/dma-reset", test_dma_reset);
 
