@@ -156,12 +156,65 @@ static int qgpu_mmap(struct file *filp, struct vm_area_struct *vma)
 	return qgpu_mfence_mmap(filp->private_data, vma);
 }
 
+/*
+ * DRM core refuses an ioctl once the device is unplugged, but one that
+ * passed that check goes on while qgpu_remove() tears the schedulers and
+ * the memory manager down: it would queue paging on a scheduler already
+ * freed, or give a context an entity on it. qgpu's own ioctls therefore run
+ * inside drm_dev_enter(), and drm_dev_unplug() waits for those under way.
+ * Not MFENCE_WAIT, which sleeps until the removal wakes it (after the
+ * unplug) and touches no device state, nor PING, which enters only around
+ * its doorbell for the same reason.
+ */
+static bool qgpu_ioctl_needs_device(unsigned int cmd)
+{
+	unsigned int nr = DRM_IOCTL_NR(cmd);
+
+	return nr >= DRM_COMMAND_BASE && nr < DRM_COMMAND_END &&
+	       nr != DRM_COMMAND_BASE + DRM_QGPU_MFENCE_WAIT &&
+	       nr != DRM_COMMAND_BASE + DRM_QGPU_PING;
+}
+
+static long qgpu_ioctl_entered(struct file *filp, unsigned int cmd,
+			       unsigned long arg,
+			       long (*ioctl)(struct file *filp,
+					     unsigned int cmd,
+					     unsigned long arg))
+{
+	struct drm_file *file = filp->private_data;
+	long ret;
+	int idx;
+
+	if (!qgpu_ioctl_needs_device(cmd))
+		return ioctl(filp, cmd, arg);
+	if (!drm_dev_enter(file->minor->dev, &idx))
+		return -ENODEV;
+	ret = ioctl(filp, cmd, arg);
+	drm_dev_exit(idx);
+	return ret;
+}
+
+static long qgpu_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
+{
+	return qgpu_ioctl_entered(filp, cmd, arg, drm_ioctl);
+}
+
+#ifdef CONFIG_COMPAT
+static long qgpu_compat_ioctl(struct file *filp, unsigned int cmd,
+			      unsigned long arg)
+{
+	return qgpu_ioctl_entered(filp, cmd, arg, drm_compat_ioctl);
+}
+#else
+#define qgpu_compat_ioctl NULL
+#endif
+
 static const struct file_operations qgpu_fops = {
 	.owner = THIS_MODULE,
 	.open = drm_open,
 	.release = drm_release,
-	.unlocked_ioctl = drm_ioctl,
-	.compat_ioctl = drm_compat_ioctl,
+	.unlocked_ioctl = qgpu_ioctl,
+	.compat_ioctl = qgpu_compat_ioctl,
 	.poll = drm_poll,
 	.read = drm_read,
 	.llseek = noop_llseek,

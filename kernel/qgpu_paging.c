@@ -9,6 +9,7 @@
  * the paging engine is idle.
  */
 #include <linux/dma-mapping.h>
+#include <drm/drm_drv.h>
 
 #include <qgpu/qgpu_mmu.h>
 
@@ -22,6 +23,12 @@
 
 #define QGPU_PAGING_MAX_DW	4096
 
+/*
+ * Every paging buffer is built inside drm_dev_enter(): qgpu_remove() frees
+ * the paging engine's scheduler after drm_dev_unplug(), which waits for the
+ * buffers being built; once unplugged, paging fails with ENODEV (the
+ * MakeResident worker and deferred unmaps may still run then).
+ */
 int qgpu_paging_begin(struct qgpu_device *qdev, struct qgpu_paging *pb)
 {
 	int ret;
@@ -29,24 +36,27 @@ int qgpu_paging_begin(struct qgpu_device *qdev, struct qgpu_paging *pb)
 	pb->qdev = qdev;
 	pb->ndw = 0;
 	pb->max_dw = QGPU_PAGING_MAX_DW;
+	pb->job = NULL;
+	if (!drm_dev_enter(&qdev->drm, &pb->idx))
+		return -ENODEV;
 	pb->job = qgpu_job_alloc(&qdev->engine[QGPU_ENGINE_PAGING], pb->max_dw);
-	if (!pb->job)
-		return -ENOMEM;
+	ret = pb->job ? 0 : -ENOMEM;
 	/* one credit per job; the kernel's own work: no owner, no client */
-	ret = drm_sched_job_init(&pb->job->base, &qdev->paging_entity, 1, NULL,
-				 0);
-	if (ret) {
-		qgpu_job_free(pb->job);
-		pb->job = NULL;
-	}
+	if (!ret)
+		ret = drm_sched_job_init(&pb->job->base, &qdev->paging_entity,
+					 1, NULL, 0);
+	if (ret)
+		qgpu_paging_abort(pb);
 	return ret;
 }
 
 void qgpu_paging_abort(struct qgpu_paging *pb)
 {
-	if (pb->job)
-		qgpu_job_free(pb->job);
+	if (!pb->job)
+		return;
+	qgpu_job_free(pb->job);
 	pb->job = NULL;
+	drm_dev_exit(pb->idx);
 }
 
 /*
@@ -74,6 +84,7 @@ struct dma_fence *qgpu_paging_submit(struct qgpu_paging *pb)
 	done = qgpu_job_push(pb->job, &qdev->paging_entity);
 	trace_qgpu_paging_submit(done->seqno, pb->ndw);
 	pb->job = NULL;
+	drm_dev_exit(pb->idx);
 	dma_fence_put(qdev->pbuf_last);
 	qdev->pbuf_last = dma_fence_get(done);
 	qgpu_stat_add(qdev, qdev->mm_requester, QGPU_STAT(paging_buffers), 1);

@@ -16,12 +16,15 @@
  * @job: the paging job receiving the commands
  * @ndw: dwords used
  * @max_dw: capacity
+ * @idx: drm_dev_enter()'s, held while @job is set: the paging engine's
+ *	scheduler outlives every paging buffer being built
  */
 struct qgpu_paging {
 	struct qgpu_device *qdev;
 	struct qgpu_job *job;
 	u32 ndw;
 	u32 max_dw;
+	int idx;
 };
 
 int qgpu_paging_init(struct qgpu_device *qdev);

@@ -10,11 +10,14 @@
  * Afterwards the old files' ioctls (qgpu's and DRM core's) fail with
  * ENODEV, touching an old mapping raises SIGBUS (the driver zaps every
  * CPU mapping on removal and its fault handler refuses a gone device),
- * closing works, and the device bound again works.
+ * closing works, and the device bound again works. And ioctls already
+ * inside the driver when the unbind comes (waiting for the memory
+ * manager's lock) must not reach what the removal tore down.
  *
  * Runs as root in the VM; best in a group of its own.
  */
 #include <poll.h>
+#include <pthread.h>
 #include <setjmp.h>
 
 #include "qgpu_test.h"
@@ -416,6 +419,163 @@ static void unplug_test(bool remove, bool close_first, bool in_flight)
 	check_new_device();
 }
 
+/*
+ * Ioctls already inside the driver when the device goes. One thread's
+ * MakeResident pins the system pages of a large new allocation, under the
+ * memory manager's lock, for a good part of a second; meanwhile other
+ * threads' GEM_RESIDE, MakeResident and virtual CTX_CREATE, past DRM
+ * core's unplug check, wait for that lock, and the driver is unbound.
+ * Each of them then queues paging (or a scheduler entity) on a device
+ * whose schedulers are gone unless the removal waited for them. Whatever
+ * they return, the old file must close at once (work queued on a gone
+ * scheduler never ends: its allocations' release would wait for ever),
+ * and the device must bind again and work.
+ */
+struct busy {
+	int fd;
+	uint32_t h;
+	int op;
+	volatile bool *stop;
+	int ret;
+	int64_t end_ns;
+	unsigned long calls;
+};
+
+enum { BUSY_PIN, BUSY_RESIDE, BUSY_MAKE_RESIDENT, BUSY_CTX };
+
+static void *busy_thread(void *arg)
+{
+	struct busy *b = arg;
+	uint32_t ctx;
+	int ret = 0;
+
+	do {
+		switch (b->op) {
+		case BUSY_PIN:
+			ret = qgpu_make_resident(b->fd, &b->h, 1, NULL);
+			break;
+		case BUSY_RESIDE:
+			ret = qgpu_bo_reside(b->fd, b->h, b->calls & 1 ?
+					     QGPU_RESIDE_EVICT_SYSTEM :
+					     QGPU_RESIDE_MAKE_RESIDENT, 0,
+					     NULL);
+			break;
+		case BUSY_MAKE_RESIDENT:
+			ret = b->calls & 1 ?
+			      qgpu_evict(b->fd, &b->h, 1, NULL) :
+			      qgpu_make_resident(b->fd, &b->h, 1, NULL);
+			break;
+		case BUSY_CTX:
+			ret = qgpu_ctx_create_virtual(b->fd, &ctx);
+			if (!ret)
+				qgpu_ctx_destroy(b->fd, ctx);
+			break;
+		}
+		b->calls++;
+	} while (b->op != BUSY_PIN && ret != -ENODEV && !*b->stop);
+	b->ret = ret;
+	b->end_ns = qgpu_now_ns();
+	return NULL;
+}
+
+static volatile bool closed;
+
+static void *close_thread(void *arg)
+{
+	qgpu_close(arg);
+	closed = true;
+	return NULL;
+}
+
+/* Pin a new allocation of @size by MakeResident; how long the call took */
+static int64_t pin_time(struct qgpu_dev *dev, uint64_t size)
+{
+	uint32_t h;
+	int64_t t;
+
+	igt_assert_eq(qgpu_bo_create(dev->fd, size, qt_vram_mask(dev) |
+				     QGPU_SEGBIT(QGPU_SEG_APERTURE), 0, 0,
+				     &h), 0);
+	t = qgpu_now_ns();
+	igt_assert_eq(qgpu_make_resident(dev->fd, &h, 1, NULL), 0);
+	t = qgpu_now_ns() - t;
+	igt_assert_eq(qgpu_bo_destroy(dev->fd, h), 0);
+	return t;
+}
+
+static void unbind_under_ioctls(void)
+{
+	const uint64_t big = 192 * MiB;
+	volatile bool stop = false;
+	struct busy b[7];
+	pthread_t th[7], closer;
+	struct qgpu_dev dev;
+	int64_t pin_ns, unbind_ns;
+	uint32_t h[3];
+	int i, n = 0;
+
+	igt_require(geteuid() == 0 && addr[0]);
+	ensure_bound();
+	qt_open(&dev, QGPU_NODE_RENDER);
+	igt_require(access("/sys/bus/pci/drivers/qgpu/unbind", W_OK) == 0);
+	igt_require(dev.info.caps & QGPU_INFO_CAP_MMU);
+	pin_ns = pin_time(&dev, big);
+	igt_info("pinning %llu MiB took %.3f s\n",
+		 (unsigned long long)(big / MiB), pin_ns / 1e9);
+	igt_require_f(pin_ns > 200000000ll,
+		      "pinning is too fast to hold the lock through an unbind\n");
+
+	for (i = 0; i < 3; i++) {
+		igt_assert_eq(qgpu_bo_create(dev.fd, i ? 64 * 1024 : big,
+					     qt_vram_mask(&dev) |
+					     QGPU_SEGBIT(QGPU_SEG_APERTURE),
+					     0, 0, &h[i]), 0);
+	}
+	/* the address space and its tables exist before */
+	igt_assert_eq(qgpu_make_resident(dev.fd, &h[1], 1, NULL), 0);
+	igt_assert_eq(qgpu_make_resident(dev.fd, &h[2], 1, NULL), 0);
+
+	b[n++] = (struct busy){ .fd = dev.fd, .h = h[0], .op = BUSY_PIN,
+				.stop = &stop };
+	for (i = 0; i < 2; i++)
+		b[n++] = (struct busy){ .fd = dev.fd, .h = h[1],
+					.op = BUSY_RESIDE, .stop = &stop };
+	for (i = 0; i < 2; i++)
+		b[n++] = (struct busy){ .fd = dev.fd, .h = h[2],
+					.op = BUSY_MAKE_RESIDENT,
+					.stop = &stop };
+	for (i = 0; i < 2; i++)
+		b[n++] = (struct busy){ .fd = dev.fd, .op = BUSY_CTX,
+					.stop = &stop };
+	igt_assert_eq(pthread_create(&th[0], NULL, busy_thread, &b[0]), 0);
+	usleep(pin_ns / 10000);
+	for (i = 1; i < n; i++)
+		igt_assert_eq(pthread_create(&th[i], NULL, busy_thread, &b[i]),
+			      0);
+	usleep(pin_ns / 10000);
+	unbind_ns = qgpu_now_ns();
+	igt_assert(sysfs_write("/sys/bus/pci/drivers/qgpu/unbind", addr));
+	igt_info("unbind took %.3f s\n", (qgpu_now_ns() - unbind_ns) / 1e9);
+	stop = true;
+	for (i = 0; i < n; i++) {
+		igt_assert_eq(pthread_join(th[i], NULL), 0);
+		igt_info("thread %d (op %d): %lu calls, last %s\n", i,
+			 b[i].op, b[i].calls, strerror(-b[i].ret));
+	}
+	/* the window was there: the pin still held the lock at the unbind */
+	igt_assert_f(b[0].end_ns > unbind_ns,
+		     "the pinning MakeResident returned before the unbind\n");
+
+	igt_assert_eq(pthread_create(&closer, NULL, close_thread, &dev), 0);
+	for (i = 0; i < 100 && !closed; i++)
+		usleep(100000);
+	igt_assert_f(closed,
+		     "closing the unplugged device's file blocked for 10 s\n");
+	igt_assert_eq(pthread_join(closer, NULL), 0);
+	igt_assert(sysfs_write("/sys/bus/pci/drivers/qgpu/bind", addr));
+	check_new_device();
+}
+
 igt_main
 {
 	igt_fixture {
@@ -440,4 +600,7 @@ igt_main
 
 	igt_subtest("remove-close-rescan")
 		unplug_test(true, true, false);
+
+	igt_subtest("unbind-under-waiting-ioctls")
+		unbind_under_ioctls();
 }

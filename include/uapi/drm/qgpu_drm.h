@@ -252,7 +252,10 @@
  * and, on the primary node, to authenticated clients (EACCES otherwise).
  * Besides the errnos listed, any of them may fail with EFAULT (the struct
  * or an array it points to cannot be read or written), ENOMEM, and ENODEV
- * once the device is gone (unplugged); an unknown ioctl number is EINVAL.
+ * once the device is gone (unplugged): one under way when it goes is
+ * finished before the device is taken down, or fails with ENODEV; a
+ * sleeping %DRM_IOCTL_QGPU_MFENCE_WAIT or %DRM_IOCTL_QGPU_PING returns
+ * then. An unknown ioctl number is EINVAL.
  *
  * - %DRM_IOCTL_QGPU_QUERY, &struct drm_qgpu_query: device information,
  *   segments, statistics, a context's status and the file's video memory
