@@ -140,7 +140,9 @@ struct qgpu_device {
 	struct drm_mm hap_mm;		/* host aperture pages */
 	struct list_head hap_lru;	/* qgpu_bo mapped there, oldest first */
 	u64 lru_tick;
-	struct workqueue_struct *reap_wq;	/* deferred destruction */
+	struct workqueue_struct *reap_wq;	/* deferred destruction: the
+						 * module's qgpu_reap_wq
+						 */
 	struct qgpu_plan *plan;		/* the walk being planned or replayed */
 	struct qgpu_file *mm_requester;	/* under mm_lock: see qgpu_mm_lock() */
 	u32 policy;			/* victim policy, enum qgpu_policy_id */
@@ -274,6 +276,9 @@ static inline void qgpu_stat_add(struct qgpu_device *qdev,
 	if (qf)
 		atomic64_add(v, &qf->stats.c[idx]);
 }
+
+/* qgpu_drv.c: deferred destruction of every device, until module exit */
+extern struct workqueue_struct *qgpu_reap_wq;
 
 /* qgpu_engine.c */
 int qgpu_engine_init(struct qgpu_device *qdev);

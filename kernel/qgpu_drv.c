@@ -5,6 +5,7 @@
 #include <linux/dma-resv.h>
 #include <linux/module.h>
 #include <linux/pci.h>
+#include <linux/workqueue.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
@@ -360,7 +361,35 @@ static struct pci_driver qgpu_pci_driver = {
 	.probe = qgpu_probe,
 	.remove = qgpu_remove,
 };
-module_pci_driver(qgpu_pci_driver);
+
+/*
+ * Deferred destruction (allocations, address spaces, contexts) outlives
+ * the device that queued it: a file closed after unplug leaves its work
+ * there, and that work may hold the last reference to the DRM device.
+ * Destroyed at module exit, once no file, mapping or dma-buf is left.
+ */
+struct workqueue_struct *qgpu_reap_wq;
+
+static int __init qgpu_init(void)
+{
+	int ret;
+
+	qgpu_reap_wq = alloc_workqueue("qgpu-reap", WQ_UNBOUND, 0);
+	if (!qgpu_reap_wq)
+		return -ENOMEM;
+	ret = pci_register_driver(&qgpu_pci_driver);
+	if (ret)
+		destroy_workqueue(qgpu_reap_wq);
+	return ret;
+}
+module_init(qgpu_init);
+
+static void __exit qgpu_exit(void)
+{
+	pci_unregister_driver(&qgpu_pci_driver);
+	destroy_workqueue(qgpu_reap_wq);
+}
+module_exit(qgpu_exit);
 
 MODULE_DESCRIPTION("qgpu virtual GPU: WDDM-style video memory manager on DRM");
 MODULE_LICENSE("GPL");

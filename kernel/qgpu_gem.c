@@ -54,6 +54,8 @@ static void qgpu_gem_reap(struct work_struct *work)
 	drm_gem_object_release(obj);
 	qgpu_vidmem_put(bo->owner);
 	kfree(bo);
+	/* may be the device's last reference (qgpu_reap_wq outlives it) */
+	drm_dev_put(&qdev->drm);
 }
 
 static void qgpu_gem_free(struct drm_gem_object *obj)
@@ -73,6 +75,8 @@ static void qgpu_gem_free(struct drm_gem_object *obj)
 	qgpu_stat_add(qdev, NULL, QGPU_STAT(allocations), -1);
 	qgpu_stat_add(qdev, NULL, QGPU_STAT(allocated_bytes),
 		      -(s64)obj->size);
+	/* a GEM object holds none: the device stays until its reap is done */
+	drm_dev_get(&qdev->drm);
 	INIT_WORK(&bo->reap, qgpu_gem_reap);
 	queue_work(qdev->reap_wq, &bo->reap);
 }

@@ -29,14 +29,12 @@ int qgpu_mm_init(struct qgpu_device *qdev)
 	mutex_init(&qdev->mm_lock);
 	qdev->policy = qgpu_mm_default_policy();
 	qdev->budget_pct = qgpu_mm_default_budget();
-	/* Lives as long as the DRM device: objects may be freed after unplug. */
-	qdev->reap_wq = alloc_workqueue("qgpu-reap", WQ_UNBOUND, 0);
-	if (!qdev->reap_wq)
-		return -ENOMEM;
-	ret = drmm_add_action_or_reset(&qdev->drm, qgpu_mm_release_wq,
-				       qdev->reap_wq);
-	if (ret)
-		return ret;
+	/*
+	 * The module's, not the device's: its work may drop the last
+	 * reference to the DRM device (an address space's, after unplug),
+	 * whose release must not destroy the workqueue it runs on.
+	 */
+	qdev->reap_wq = qgpu_reap_wq;
 	/* qgpu_hw_identify() made sure of the paging engine and the GART */
 	if (qdev->gart_size < 2 * QGPU_PBUF_SIZE || qdev->visible_size < SZ_1M) {
 		drm_err(&qdev->drm, "device lacks GART range or VRAM\n");
