@@ -101,6 +101,12 @@ void qgpu_mm_fini(struct qgpu_device *qdev)
 	flush_workqueue(qdev->reap_wq);
 	qgpu_pp_fini(qdev);
 	qgpu_paging_fini(qdev);
+	/*
+	 * Under mm_lock: DRM core's ioctls (GEM_CLOSE, a file's close) may
+	 * still free allocations, which leave the aperture and the segments
+	 * under it.
+	 */
+	mutex_lock(&qdev->mm_lock);
 	qgpu_hap_fini(qdev);
 	for (id = QGPU_SEG_VISIBLE; id <= QGPU_SEG_MAX; id++) {
 		struct qgpu_segment *seg = &qdev->seg[id];
@@ -114,4 +120,5 @@ void qgpu_mm_fini(struct qgpu_device *qdev)
 		drm_mm_takedown(&seg->mm);
 		seg->present = false;
 	}
+	mutex_unlock(&qdev->mm_lock);
 }
