@@ -243,7 +243,7 @@ static u64 qgpu_bo_clflush(struct qgpu_bo *bo, u32 first, u32 n)
  * there is nothing to do for (write-combined, in VRAM, imported, no pages
  * yet) returns 0 and counts nothing.
  *
- * Return: 0, -EINVAL, -ENOENT, -EINTR.
+ * Return: 0, -EINVAL, -ENOENT, -EINTR, -ENODEV.
  */
 int qgpu_invalidate_cache_ioctl(struct drm_device *drm, void *data,
 				struct drm_file *file)
@@ -269,12 +269,24 @@ int qgpu_invalidate_cache_ioctl(struct drm_device *drm, void *data,
 		goto out;
 	}
 	for (;;) {
-		/* a move in flight writes the pages: flush after it */
+		/*
+		 * A move in flight writes the pages: flush after it. In
+		 * slices: a removal of the device waits for this ioctl (it
+		 * runs inside drm_dev_enter()) before it ends what the move
+		 * may still wait for.
+		 */
 		t = dma_resv_wait_timeout(bo->base.resv, DMA_RESV_USAGE_KERNEL,
-					  true, MAX_SCHEDULE_TIMEOUT);
+					  true, msecs_to_jiffies(100));
 		if (t < 0) {
 			ret = t == -ERESTARTSYS ? -EINTR : t;
 			goto out;
+		}
+		if (!t) {
+			if (drm_dev_is_unplugged(drm)) {
+				ret = -ENODEV;
+				goto out;
+			}
+			continue;
 		}
 		qgpu_mm_lock(qdev, NULL);
 		if (dma_resv_test_signaled(bo->base.resv,
