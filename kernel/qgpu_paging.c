@@ -40,11 +40,13 @@ int qgpu_paging_begin(struct qgpu_device *qdev, struct qgpu_paging *pb)
 	if (!drm_dev_enter(&qdev->drm, &pb->idx))
 		return -ENODEV;
 	pb->job = qgpu_job_alloc(&qdev->engine[QGPU_ENGINE_PAGING], pb->max_dw);
-	ret = pb->job ? 0 : -ENOMEM;
+	if (!pb->job) {
+		drm_dev_exit(pb->idx);
+		return -ENOMEM;
+	}
 	/* one credit per job; the kernel's own work: no owner, no client */
-	if (!ret)
-		ret = drm_sched_job_init(&pb->job->base, &qdev->paging_entity,
-					 1, NULL, 0);
+	ret = drm_sched_job_init(&pb->job->base, &qdev->paging_entity, 1, NULL,
+				 0);
 	if (ret)
 		qgpu_paging_abort(pb);
 	return ret;
