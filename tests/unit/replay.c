@@ -58,6 +58,38 @@ static void load(struct rp_trace *t, const char *text)
 	unlink(path);
 }
 
+/* @text must be refused, naming line @line */
+static void refused(const char *text, unsigned int line)
+{
+	char path[] = "/tmp/qgpu-replay-unit.XXXXXX", err[512], want[32];
+	struct rp_trace t;
+	FILE *f;
+	int fd;
+
+	fd = mkstemp(path);
+	igt_assert(fd >= 0);
+	f = fdopen(fd, "w");
+	igt_assert(f);
+	fputs(text, f);
+	fclose(f);
+	err[0] = 0;
+	igt_assert_f(rp_trace_load(&t, path, err, sizeof(err)),
+		     "accepted:\n%s\n", text);
+	snprintf(want, sizeof(want), ":%u: ", line);
+	igt_assert_f(strstr(err, want), "'%s' does not name line %u\n", err,
+		     line);
+	unlink(path);
+}
+
+/* xorshift64: the same mutations on every run */
+static u64 rnd(u64 *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
 static int policy(const char *name)
 {
 	unsigned int i;
@@ -94,6 +126,28 @@ static void replay_all(const struct rp_trace *t, struct all *a)
 	}
 	rp_bound_min(t, &cfg, a->served, &a->min);
 	rp_bound_fnu(t, &cfg, a->served, &a->fnu);
+}
+
+/* Every policy, the oracle and the bounds, whatever they return */
+static void replay_any(const struct rp_trace *t, const struct rp_config *cfg)
+{
+	struct rp_options opt = { .oracle = true };
+	struct rp_bound b;
+	struct rp_result r;
+	u8 *served = calloc(t->nrefs + 1, 1);
+	unsigned int p;
+
+	igt_assert(served);
+	for (p = 0; p < QGPU_POLICY_COUNT; p++) {
+		rp_replay(t, cfg, p, NULL, &r);
+		rp_result_free(&r);
+	}
+	rp_replay(t, cfg, QGPU_POLICY_FUTURE_USE, &opt, &r);
+	rp_result_free(&r);
+	memset(served, RP_REF_VRAM, t->nrefs);
+	rp_bound_min(t, cfg, served, &b);
+	rp_bound_fnu(t, cfg, served, &b);
+	free(served);
 }
 
 static void all_free(struct all *a)
@@ -588,6 +642,164 @@ igt_main
 		rp_result_free(&r);
 		all_free(&a);
 		rp_trace_free(&t);
+	}
+
+	/*
+	 * A trace is input: values the replay could not hold or that would
+	 * wrap its arithmetic, and books that are not books, are refused
+	 * with their line (docs/trace-format.md, "Limits"). Line 1 is the
+	 * version, 2 the device line, 3 to 8 the snapshot of header(): what
+	 * follows it starts at line 9.
+	 */
+	igt_subtest("hostile-traces-refused") {
+		static const struct {
+			const char *lines;	/* after header(8192) */
+			unsigned int line;
+		} bad[] = {
+			{ "10 create id=16777216 size=4096 mask=0xa flags=0 pref=0x1\\n", 9 },
+			{ "10 create id=1 size=281474976714752 mask=0xa flags=0 pref=0x1\\n", 9 },
+			{ "10 create id=1 size=4096 mask=0xa flags=0 pref=0x9\\n", 9 },
+			{ "10 create id=1 size=4096 mask=0xa flags=0 pref=0x1\n"
+			  "11 create id=1 size=4096 mask=0xa flags=0 pref=0x1\\n", 10 },
+			{ "10 create id=1 size=4096 mask=0xa flags=0 pref=0x1\n"
+			  "11 reside id=1 seg=255\\n", 10 },
+			{ "10 submit seq=1 ctx=1 allocs=1 patches=4294967295 dma=8\\n", 9 },
+			{ "10 submit seq=1 ctx=1 allocs=1 patches=1 dma=8\n"
+			  "10 entry seq=1 i=0 id=1 slot=4294967295 split=0 patch=0 write=0 alloc=0\\n", 10 },
+			{ "10 policy value=99\\n", 9 },
+			{ "10 budget percent=1000\\n", 9 },
+			{ "10 pt-alloc pt=1 level=0 seg=1 start=0 ret=0 vidmem=18446744073709551615\\n", 9 },
+			{ "10 reside id=abc seg=1\\n", 9 },
+			{ "10 reside id= seg=1\\n", 9 },
+		};
+		unsigned int i;
+
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			snprintf(text, sizeof(text), "%s%s", header(8192),
+				 bad[i].lines);
+			refused(text, bad[i].line);
+		}
+		/* the device line */
+		refused("qgpu-trace 1\ndevice vram=8192 visible=8192 gart=0 hap=0 page=4096 slots=65536 mmu=0\n", 2);
+		/* books: overlapping ranges, a range past its segment, twice */
+		refused("qgpu-trace 1\n"
+			"0 snap-begin tag=1 policy=0\n"
+			"0 snap-seg seg=1 size=8192 reserved=0 used=8192 allocations=2\n"
+			"0 snap-node seg=1 start=0 size=8192 kind=bo id=1\n"
+			"0 snap-node seg=1 start=4096 size=4096 kind=bo id=2\n", 5);
+		refused("qgpu-trace 1\n"
+			"0 snap-begin tag=1 policy=0\n"
+			"0 snap-seg seg=1 size=8192 reserved=0 used=4096 allocations=1\n"
+			"0 snap-node seg=1 start=8192 size=4096 kind=bo id=1\n", 4);
+		refused("qgpu-trace 1\n"
+			"0 snap-begin tag=1 policy=0\n"
+			"0 snap-seg seg=1 size=8192 reserved=0 used=8192 allocations=1\n"
+			"0 snap-node seg=1 start=0 size=4096 kind=bo id=1\n"
+			"0 snap-node seg=1 start=4096 size=4096 kind=bo id=1\n", 5);
+		refused("qgpu-trace 1\n"
+			"0 snap-begin tag=1 policy=0\n"
+			"0 snap-node seg=1 start=0 size=4096 kind=bo id=1\n", 3);
+	}
+
+	/*
+	 * Whatever a trace holds, the replay refuses it or replays it: a
+	 * trace of the suite with fields set to extremes, lines dropped,
+	 * repeated or cut short, loaded, replayed with every policy and the
+	 * bounds, under the unit tests' AddressSanitizer and UBSan (which end
+	 * the test on any bad access or overflow). Deterministic.
+	 */
+	igt_subtest("mutated-traces-never-crash") {
+		static const char *const vals[] = { "0", "1", "-1", "2", "3",
+			"4095", "4096", "65536", "4294967295", "4294967296",
+			"16777215", "281474976710656", "18446744073709551615" };
+		char root[PATH_MAX], path[PATH_MAX + 32], *p, *src, **line;
+		char out[] = "/tmp/qgpu-replay-mut.XXXXXX";
+		unsigned int it, accepted = 0, nl = 0, k;
+		u64 x = 0x9e3779b97f4a7c15ull;
+		size_t len = 0;
+		ssize_t r;
+		FILE *f;
+		int fd;
+
+		r = readlink("/proc/self/exe", root, sizeof(root) - 1);
+		igt_assert(r > 0);
+		root[r] = 0;
+		for (int up = 0; up < 4 && (p = strrchr(root, '/')); up++)
+			*p = 0;
+		snprintf(path, sizeof(path), "%s/traces/split.qtr", root);
+		f = fopen(path, "r");
+		igt_require_f(f, "no %s\n", path);
+		src = NULL;
+		igt_assert(getdelim(&src, &len, 0, f) > 0);
+		fclose(f);
+		line = calloc(strlen(src) + 1, sizeof(*line));
+		igt_assert(line);
+		for (p = strtok(src, "\n"); p; p = strtok(NULL, "\n"))
+			line[nl++] = p;
+		fd = mkstemp(out);
+		igt_assert(fd >= 0);
+		close(fd);
+		for (it = 0; it < 200; it++) {
+			unsigned int cut = nl, dup = ~0u, drop = ~0u, m[4];
+			const char *v[4];
+			struct rp_config cfg;
+			struct rp_trace t;
+			char err[512];
+
+			for (k = 0; k < 4; k++) {
+				m[k] = 1 + rnd(&x) % (nl - 1);
+				v[k] = vals[rnd(&x) % (sizeof(vals) / sizeof(vals[0]))];
+			}
+			switch (rnd(&x) % 4) {
+			case 0:
+				cut = 1 + rnd(&x) % nl;
+				break;
+			case 1:
+				dup = rnd(&x) % nl;
+				break;
+			case 2:
+				drop = 1 + rnd(&x) % (nl - 1);
+				break;
+			}
+			f = fopen(out, "w");
+			igt_assert(f);
+			for (unsigned int l = 0; l < cut; l++) {
+				char buf[512], *eq;
+				int n = 0;
+
+				if (l == drop)
+					continue;
+				snprintf(buf, sizeof(buf), "%s", line[l]);
+				/* the k-th mutation sets one key=value field */
+				for (k = 0; k < 4; k++) {
+					if (m[k] != l)
+						continue;
+					eq = buf;
+					for (n = rnd(&x) % 6; n >= 0 && eq; n--)
+						eq = strchr(eq + 1, '=');
+					if (eq)
+						snprintf(eq + 1,
+							 sizeof(buf) - (eq + 1 - buf),
+							 "%s", v[k]);
+				}
+				fprintf(f, "%s\n", buf);
+				if (l == dup)
+					fprintf(f, "%s\n", buf);
+			}
+			fclose(f);
+			if (rp_trace_load(&t, out, err, sizeof(err)))
+				continue;
+			accepted++;
+			if (!rp_config_from_trace(&t, &cfg))
+				replay_any(&t, &cfg);
+			rp_trace_free(&t);
+		}
+		unlink(out);
+		free(line);
+		free(src);
+		igt_info("200 mutations: %u accepted and replayed, the rest refused\n",
+			 accepted);
+		igt_assert(accepted);
 	}
 
 	/*

@@ -25,6 +25,19 @@ typedef uint8_t u8;
 #define RP_PAGE		4096ull
 #define RP_SEG_MAX	3	/* QGPU_SEG_MAX */
 
+/*
+ * What a trace may hold (docs/trace-format.md, "Limits"); rp_trace_load()
+ * refuses the rest. Ids index the replay's tables: allocations, page
+ * tables and processes below 2^24 each; sizes and offsets below 2^48;
+ * the counts of a submission as the UAPI allows them.
+ */
+#define RP_ID_MAX	(1ull << 24)
+#define RP_SIZE_MAX	(1ull << 48)
+#define RP_SLOTS_MAX	4096ull		/* the device's max-slots */
+#define RP_ALLOCS_MAX	4096ull		/* QGPU_MAX_ALLOCS */
+#define RP_PATCHES_MAX	16384ull	/* QGPU_MAX_PATCHES */
+#define RP_DMA_MAX	(1ull << 20)	/* QGPU_MAX_DMA_SIZE */
+
 /* --- the trace ------------------------------------------------------------ */
 
 enum rp_ev_kind {

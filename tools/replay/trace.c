@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "replay.h"
+#include "qgpu_policy.h"
 
 struct rp_ev_desc {
 	const char *name;
@@ -99,27 +100,95 @@ static u32 ev_kind(const char *name)
 	return EV_NONE;
 }
 
-/* Values that are names in the file */
-static u64 value(const char *key, const char *v)
+/*
+ * A field's value: a name where the format has names, else a number (a
+ * negative one, as an errno in ret=, wraps as the kernel's u64 would).
+ * Return: false for anything else.
+ */
+static bool value(const char *key, const char *v, u64 *out)
 {
 	static const char *const why[] = { "place", "victim", "request",
 					   "cpu" };
 	unsigned int i;
+	char *end;
 
 	if (!strcmp(key, "why")) {
 		for (i = 0; i < 4; i++)
-			if (!strcmp(v, why[i]))
-				return i;
+			if (!strcmp(v, why[i])) {
+				*out = i;
+				return true;
+			}
 	}
 	if (!strcmp(key, "kind")) {
-		if (!strcmp(v, "bo"))
-			return RP_NODE_BO;
-		if (!strcmp(v, "pt"))
-			return RP_NODE_PT;
-		if (!strcmp(v, "pbuf"))
-			return RP_NODE_PBUF;
+		static const char *const kinds[] = { [RP_NODE_BO] = "bo",
+			[RP_NODE_PT] = "pt", [RP_NODE_PBUF] = "pbuf" };
+
+		for (i = 0; i < 3; i++)
+			if (!strcmp(v, kinds[i])) {
+				*out = i;
+				return true;
+			}
 	}
-	return (u64)strtoll(v, NULL, 0);
+	if (!*v || *v == ' ')
+		return false;
+	errno = 0;
+	*out = *v == '-' ? (u64)strtoll(v, &end, 0) : strtoull(v, &end, 0);
+	return !*end && !errno;
+}
+
+/*
+ * The range of each field the replay uses as a size, an index or a count
+ * (docs/trace-format.md, "Limits"): a trace outside them is refused with
+ * its line, never replayed into arithmetic that wraps or arrays it cannot
+ * hold. Fields not listed take any u64.
+ */
+struct rp_limit {
+	const char *key;
+	u64 max;
+};
+
+static const struct rp_limit limits[] = {
+	{ "id", RP_ID_MAX - 1 },	{ "vidmem", RP_ID_MAX - 1 },
+	{ "owner", RP_ID_MAX - 1 },	{ "pt", RP_ID_MAX - 1 },
+	{ "seg", RP_SEG_MAX },		{ "from", RP_SEG_MAX },
+	{ "to", RP_SEG_MAX },		{ "level", 7 },
+	{ "size", RP_SIZE_MAX },	{ "reserved", RP_SIZE_MAX },
+	{ "start", RP_SIZE_MAX },	{ "offset", RP_SIZE_MAX },
+	{ "bytes", RP_SIZE_MAX },	{ "kind", RP_NODE_PBUF },
+	{ "why", RP_WHY_CPU },		{ "allocs", RP_ALLOCS_MAX },
+	{ "patches", RP_PATCHES_MAX },	{ "alloc", RP_ALLOCS_MAX - 1 },
+	{ "i", RP_PATCHES_MAX - 1 },	{ "slot", RP_SLOTS_MAX - 1 },
+	{ "dma", RP_DMA_MAX },		{ "split", RP_DMA_MAX },
+	{ "patch", RP_DMA_MAX },	{ "index", RP_PATCHES_MAX },
+	{ "portions", RP_PATCHES_MAX + 1 },
+	{ "budget", 100 },		{ "percent", 100 },
+	{ "policy", QGPU_POLICY_COUNT - 1 },
+	{ "priority", 0xffffffffull },	{ "uses", 0xffffffffull },
+	{ "locks", 0xffffffffull },	{ "attachments", 0xffffffffull },
+	{ "mappings", 0xffffffffull },
+};
+
+static bool in_limits(u32 kind, const char *key, u64 v, u64 *max)
+{
+	unsigned int i;
+
+	/* pref=: segment ids, one a byte */
+	if (!strcmp(key, "pref")) {
+		*max = 0x03030303;
+		for (i = 0; i < 8; i++)
+			if (((v >> (8 * i)) & 0xff) > (i < 4 ? RP_SEG_MAX : 0))
+				return false;
+		return true;
+	}
+	/* policy value= is a policy; priority value= a priority */
+	if (!strcmp(key, "value"))
+		key = kind == EV_POLICY ? "policy" : "priority";
+	for (i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
+		if (!strcmp(limits[i].key, key)) {
+			*max = limits[i].max;
+			return v <= limits[i].max;
+		}
+	return true;
 }
 
 static int fail(char *err, size_t len, const char *fmt, ...)
@@ -132,34 +201,45 @@ static int fail(char *err, size_t len, const char *fmt, ...)
 	return -1;
 }
 
-static u64 kv(const char *s, const char *key)
+/* Header field @key of @s (0 if absent); *@bad if above @max */
+static u64 kv(const char *s, const char *key, u64 max, bool *bad)
 {
 	char pat[64];
 	const char *p;
+	u64 v;
 
 	snprintf(pat, sizeof(pat), " %s=", key);
 	p = strstr(s, pat);
-	return p ? strtoull(p + strlen(pat), NULL, 0) : 0;
+	if (!p)
+		return 0;
+	errno = 0;
+	v = strtoull(p + strlen(pat), NULL, 0);
+	if (errno || v > max)
+		*bad = true;
+	return v;
 }
 
+/* Return: 1 for a header line, 0 for another, -1 for a header out of range */
 static int header_line(struct rp_trace *t, char *line)
 {
+	bool bad = false;
+
 	if (!strncmp(line, "device ", 7)) {
 		t->have_device = true;
-		t->vram = kv(line, "vram");
-		t->visible = kv(line, "visible");
-		t->gart = kv(line, "gart");
-		t->hap = kv(line, "hap");
-		t->slots = kv(line, "slots");
-		t->mmu = kv(line, "mmu");
-		return 1;
+		t->vram = kv(line, "vram", RP_SIZE_MAX, &bad);
+		t->visible = kv(line, "visible", RP_SIZE_MAX, &bad);
+		t->gart = kv(line, "gart", RP_SIZE_MAX, &bad);
+		t->hap = kv(line, "hap", RP_SIZE_MAX, &bad);
+		t->slots = kv(line, "slots", RP_SLOTS_MAX, &bad);
+		t->mmu = kv(line, "mmu", 1, &bad);
+		return bad ? -1 : 1;
 	}
 	if (!strncmp(line, "segment ", 8)) {
-		u64 id = kv(line, "id");
+		u64 id = kv(line, "id", ~0ull, &bad);
 
 		if (id >= 1 && id <= RP_SEG_MAX)
-			t->seg_size[id] = kv(line, "size");
-		return 1;
+			t->seg_size[id] = kv(line, "size", RP_SIZE_MAX, &bad);
+		return bad ? -1 : 1;
 	}
 	if (!strncmp(line, "command", 7)) {
 		snprintf(t->command, sizeof(t->command), "%s",
@@ -239,16 +319,99 @@ static int build_submits(struct rp_trace *t, char *err, size_t errlen)
 			en->write = x->v[6];
 			en->alloc = x->v[7];
 		}
-		if (s->ne != s->npatches)
+		if (s->ne != s->npatches) {
+			free(s->e);
 			return fail(err, errlen,
 				    "%s:%u: submission %llu has %u of its %u entries",
 				    t->path, e->line,
 				    (unsigned long long)s->seq, s->ne,
 				    s->npatches);
+		}
 		ref += s->ne;
 		t->ev_sub[i] = (long)t->nsub++;
 	}
 	t->nrefs = ref;
+	return 0;
+}
+
+/* One bit per id below %RP_ID_MAX */
+static bool seen(u8 *bits, u64 id)
+{
+	bool was = bits[id / 8] & (1u << (id % 8));
+
+	bits[id / 8] |= 1u << (id % 8);
+	return was;
+}
+
+/*
+ * What the replay builds its books from must be books: in the first
+ * snapshot each segment's ranges in order, apart and inside it, each
+ * allocation and page table once; and no allocation created twice (the
+ * kernel never reuses an id). Anything else is refused with its line.
+ */
+static int check_books(struct rp_trace *t, char *err, size_t errlen)
+{
+	u64 size[RP_SEG_MAX + 1] = { 0 }, end[RP_SEG_MAX + 1] = { 0 };
+	u8 *bos = calloc(RP_ID_MAX / 8, 1), *nodes = calloc(RP_ID_MAX / 8, 1);
+	u8 *pts = calloc(RP_ID_MAX / 8, 1);
+	bool first = true;
+	const char *why = NULL;
+	size_t i;
+
+	if (!bos || !nodes || !pts) {
+		free(bos);
+		free(nodes);
+		free(pts);
+		return fail(err, errlen, "out of memory");
+	}
+	for (i = 0; i < t->nev && !why; i++) {
+		const struct rp_ev *e = &t->ev[i];
+		u64 sg = e->v[0];
+
+		switch (e->kind) {
+		case EV_SNAP_END:
+			first = false;
+			break;
+		case EV_CREATE:
+			if (seen(bos, e->v[0]))
+				why = "an allocation created twice";
+			break;
+		case EV_SNAP_SEG:
+			if (!first)
+				break;
+			if (size[sg] || e->v[2] > e->v[1])
+				why = "a segment twice, or reserving more than its size";
+			size[sg] = e->v[1];
+			break;
+		case EV_SNAP_NODE:
+		case EV_SNAP_HOLE:
+			if (!first)
+				break;
+			if (e->v[1] < end[sg] || e->v[2] > size[sg] ||
+			    e->v[1] > size[sg] - e->v[2]) {
+				why = "a range out of order, overlapping another or outside its segment";
+				break;
+			}
+			end[sg] = e->v[1] + e->v[2];
+			if (e->kind == EV_SNAP_HOLE)
+				break;
+			if (e->v[3] == RP_NODE_BO && seen(nodes, e->v[4]))
+				why = "an allocation in two ranges";
+			if (e->v[3] == RP_NODE_PT && seen(pts, e->v[4]))
+				why = "a page table in two ranges";
+			break;
+		case EV_SNAP_BO:
+			if (first && seen(bos, e->v[0]))
+				why = "an allocation listed twice";
+			break;
+		}
+	}
+	free(bos);
+	free(nodes);
+	free(pts);
+	if (why)
+		return fail(err, errlen, "%s:%u: %s", t->path, t->ev[i - 1].line,
+			    why);
 	return 0;
 }
 
@@ -260,7 +423,7 @@ int rp_trace_load(struct rp_trace *t, const char *path, char *err,
 	unsigned int lineno = 0;
 	ssize_t n;
 	FILE *f;
-	int ret = 0;
+	int ret = 0, h;
 
 	memset(t, 0, sizeof(*t));
 	t->path = path;
@@ -290,7 +453,13 @@ int rp_trace_load(struct rp_trace *t, const char *path, char *err,
 			}
 			continue;
 		}
-		if (header_line(t, line))
+		h = header_line(t, line);
+		if (h < 0) {
+			ret = fail(err, errlen, "%s:%u: a value out of range (docs/trace-format.md, \"Limits\")",
+				   path, lineno);
+			break;
+		}
+		if (h)
 			continue;
 		tok = strtok_r(line, " ", &save);
 		name = strtok_r(NULL, " ", &save);
@@ -307,15 +476,31 @@ int rp_trace_load(struct rp_trace *t, const char *path, char *err,
 		e->t = strtoull(tok, &end, 10);
 		while ((tok = strtok_r(NULL, " ", &save))) {
 			char *eq = strchr(tok, '=');
+			u64 v, max;
 			int i;
 
 			if (!eq)
 				continue;
 			*eq = 0;
 			i = rp_ev_field(kind, tok);
-			if (i >= 0)
-				e->v[i] = value(tok, eq + 1);
+			if (i < 0)
+				continue;	/* later versions may add fields */
+			if (!value(tok, eq + 1, &v)) {
+				ret = fail(err, errlen, "%s:%u: %s=%s is not a value",
+					   path, lineno, tok, eq + 1);
+				break;
+			}
+			if (!in_limits(kind, tok, v, &max)) {
+				ret = fail(err, errlen, "%s:%u: %s=%llu above its limit %llu (docs/trace-format.md, \"Limits\")",
+					   path, lineno, tok,
+					   (unsigned long long)v,
+					   (unsigned long long)max);
+				break;
+			}
+			e->v[i] = v;
 		}
+		if (ret)
+			break;
 	}
 	free(line);
 	fclose(f);
@@ -323,6 +508,8 @@ int rp_trace_load(struct rp_trace *t, const char *path, char *err,
 		ret = fail(err, errlen, "%s: empty", path);
 	if (!ret)
 		ret = build_submits(t, err, errlen);
+	if (!ret)
+		ret = check_books(t, err, errlen);
 	if (ret)
 		rp_trace_free(t);
 	return ret;
