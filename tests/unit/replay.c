@@ -100,32 +100,44 @@ static int policy(const char *name)
 	return -1;
 }
 
-/* Every policy, the references they all served from VRAM, the bounds */
+/*
+ * Every policy and the oracle, the references they all served from VRAM,
+ * the evictions they all made on request, the bounds (as qgpu-replay
+ * computes them), and MIN with the requests ignored
+ */
 struct all {
-	struct rp_result r[QGPU_POLICY_COUNT];
-	struct rp_bound min, fnu;
-	u8 *served;
+	struct rp_result r[QGPU_POLICY_COUNT], oracle;
+	struct rp_bound min, fnu, min_free;
+	u8 *served, *out;
 };
 
 static void replay_all(const struct rp_trace *t, struct all *a)
 {
+	struct rp_options opt = { .oracle = true };
 	struct rp_config cfg;
 	unsigned int p;
 	u64 i;
 
 	igt_assert(!rp_config_from_trace(t, &cfg));
 	a->served = calloc(t->nrefs + 1, 1);
-	igt_assert(a->served);
+	a->out = calloc(t->nev + 1, 1);
+	igt_assert(a->served && a->out);
 	for (i = 0; i < t->nrefs; i++)
 		a->served[i] = RP_REF_VRAM;
+	igt_assert(!rp_replay(t, &cfg, QGPU_POLICY_FUTURE_USE, &opt,
+			      &a->oracle));
+	memcpy(a->out, a->oracle.out, t->nev);
 	for (p = 0; p < QGPU_POLICY_COUNT; p++) {
 		igt_assert(!rp_replay(t, &cfg, p, NULL, &a->r[p]));
 		for (i = 0; i < t->nrefs; i++)
 			if (a->r[p].ref[i] != RP_REF_VRAM)
 				a->served[i] = RP_REF_SKIPPED;
+		for (i = 0; i < t->nev; i++)
+			a->out[i] &= a->r[p].out[i];
 	}
-	rp_bound_min(t, &cfg, a->served, &a->min);
-	rp_bound_fnu(t, &cfg, a->served, &a->fnu);
+	rp_bound_min(t, &cfg, a->served, a->out, &a->min);
+	rp_bound_fnu(t, &cfg, a->served, a->out, &a->fnu);
+	rp_bound_min(t, &cfg, a->served, NULL, &a->min_free);
 }
 
 /* Every policy, the oracle and the bounds, whatever they return */
@@ -134,7 +146,7 @@ static void replay_any(const struct rp_trace *t, const struct rp_config *cfg)
 	struct rp_options opt = { .oracle = true };
 	struct rp_bound b;
 	struct rp_result r;
-	u8 *served = calloc(t->nrefs + 1, 1);
+	u8 *served = calloc(t->nrefs + 1, 1), *out;
 	unsigned int p;
 
 	igt_assert(served);
@@ -145,8 +157,15 @@ static void replay_any(const struct rp_trace *t, const struct rp_config *cfg)
 	rp_replay(t, cfg, QGPU_POLICY_FUTURE_USE, &opt, &r);
 	rp_result_free(&r);
 	memset(served, RP_REF_VRAM, t->nrefs);
-	rp_bound_min(t, cfg, served, &b);
-	rp_bound_fnu(t, cfg, served, &b);
+	rp_bound_min(t, cfg, served, NULL, &b);
+	rp_bound_fnu(t, cfg, served, NULL, &b);
+	/* every event a request that left VRAM */
+	out = malloc(t->nev + 1);
+	igt_assert(out);
+	memset(out, 1, t->nev + 1);
+	rp_bound_min(t, cfg, served, out, &b);
+	rp_bound_fnu(t, cfg, served, out, &b);
+	free(out);
 	free(served);
 }
 
@@ -156,7 +175,9 @@ static void all_free(struct all *a)
 
 	for (p = 0; p < QGPU_POLICY_COUNT; p++)
 		rp_result_free(&a->r[p]);
+	rp_result_free(&a->oracle);
 	free(a->served);
+	free(a->out);
 }
 
 static u64 in(const struct rp_result *r)
@@ -640,6 +661,70 @@ igt_main
 		igt_assert_eq(r.tick_mismatch, 0);
 		igt_assert_f(r.state_match, "%s\n", r.state_diff);
 		rp_result_free(&r);
+		all_free(&a);
+		rp_trace_free(&t);
+	}
+
+	/*
+	 * Two pages of VRAM, two one-page allocations without CPU access:
+	 * A B made resident; a Lock2 of A (which takes an allocation without
+	 * CPU access out of VRAM), its unlock, A resident again; an eviction
+	 * request for B, B resident again. Every policy pays the same: 2
+	 * fills, then A and B back in: 4 pages in, 2 out. MIN ignoring the
+	 * requests would keep both (2 pages in); the bound drops each
+	 * allocation where every policy had it out of VRAM, so it is 4
+	 * pages too, and every policy's ratio 1.
+	 */
+	igt_subtest("hand-requests-in-bound") {
+		struct all a;
+		struct rp_trace t;
+		unsigned int p;
+
+		snprintf(text, sizeof(text), "%s%s", header(2 * PG),
+			 "10 create id=1 size=4096 mask=0xa flags=0 pref=0x1\n"
+			 "10 create id=2 size=4096 mask=0xa flags=0 pref=0x1\n"
+			 "11 reside id=1 seg=1\n12 reside id=2 seg=1\n"
+			 "13 lock id=1\n14 unlock id=1\n15 reside id=1 seg=1\n"
+			 "16 evict-req id=2 system=0\n17 reside id=2 seg=1\n");
+		load(&t, text);
+		replay_all(&t, &a);
+		for (p = 0; p < QGPU_POLICY_COUNT; p++)
+			igt_assert_eq(in(&a.r[p]), 4 * PG);
+		igt_assert_eq(a.min_free.in_bytes, 2 * PG);
+		igt_assert_eq(a.min.in_bytes, 4 * PG);
+		igt_assert_eq(a.min.out_bytes, 2 * PG);
+		igt_assert_eq(a.fnu.in_bytes, 4 * PG);
+		all_free(&a);
+		rp_trace_free(&t);
+	}
+
+	/*
+	 * Pages that a request will take out before their next use are as
+	 * good as never used again. Two pages, one-page A C made resident,
+	 * then B; an eviction request for A; A, C again. MIN evicts A for B
+	 * (it leaves anyway), then B for A, and C is still there: 4 pages
+	 * in. Ranking A by its next use (after the request) would evict C
+	 * for B and page in 5, above lowest-offset, which evicts A (offset
+	 * 0) for B and B for A: 4 pages. The bound is never above a policy.
+	 */
+	igt_subtest("hand-request-frees-early") {
+		struct all a;
+		struct rp_trace t;
+		unsigned int p;
+
+		snprintf(text, sizeof(text), "%s%s", header(2 * PG),
+			 "10 create id=1 size=4096 mask=0xa flags=0 pref=0x1\n"
+			 "10 create id=2 size=4096 mask=0xa flags=0 pref=0x1\n"
+			 "10 create id=3 size=4096 mask=0xa flags=0 pref=0x1\n"
+			 "11 reside id=1 seg=1\n12 reside id=3 seg=1\n"
+			 "13 reside id=2 seg=1\n14 evict-req id=1 system=0\n"
+			 "15 reside id=1 seg=1\n16 reside id=3 seg=1\n");
+		load(&t, text);
+		replay_all(&t, &a);
+		igt_assert_eq(a.min.in_bytes, 4 * PG);
+		igt_assert_eq(in(&a.r[policy("lowest-offset")]), 4 * PG);
+		for (p = 0; p < QGPU_POLICY_COUNT; p++)
+			igt_assert(a.min.in_bytes <= in(&a.r[p]));
 		all_free(&a);
 		rp_trace_free(&t);
 	}

@@ -51,8 +51,8 @@ static void add_op(void *priv, u64 ref, u64 id, u64 size)
 	struct ops *o = priv;
 	struct op *op;
 
-	if (ref != RP_REF_INIT && ref != RP_REF_GONE && o->served &&
-	    o->served[ref] != RP_REF_VRAM)
+	if (ref != RP_REF_INIT && ref != RP_REF_GONE && ref != RP_REF_OUT &&
+	    o->served && o->served[ref] != RP_REF_VRAM)
 		return;
 	if (id >= o->ndense) {
 		size_t n = o->ndense ? o->ndense : 256;
@@ -95,7 +95,13 @@ static void link_next(struct ops *o)
 		struct op *op = &o->op[i];
 
 		op->next = last[op->a];
-		if (op->ref == RP_REF_GONE)
+		/*
+		 * Pages held up to a destroy, or up to a request that takes
+		 * them out anyway, are of no more use than pages never used
+		 * again: MIN evicts them first (with forced removals, still
+		 * the optimum).
+		 */
+		if (op->ref == RP_REF_GONE || op->ref == RP_REF_OUT)
 			last[op->a] = NEVER;
 		else if (op->ref != RP_REF_INIT)
 			last[op->a] = i;
@@ -115,17 +121,18 @@ static u64 capacity(const struct rp_config *cfg)
 }
 
 static int collect(const struct rp_trace *t, const struct rp_config *cfg,
-		   const u8 *served, struct ops *o)
+		   const u8 *served, const u8 *out, struct ops *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->served = served;
-	rp_refs_walk(t, cfg->as_recorded, add_op, o);
+	rp_refs_walk(t, cfg->as_recorded, out, add_op, o);
 	link_next(o);
 	return 0;
 }
 
 static int simulate(const struct rp_trace *t, const struct rp_config *cfg,
-		    const u8 *served, bool whole, struct rp_bound *b)
+		    const u8 *served, const u8 *out, bool whole,
+		    struct rp_bound *b)
 {
 	u64 cap = capacity(cfg), used = 0;
 	struct ops o;
@@ -134,7 +141,7 @@ static int simulate(const struct rp_trace *t, const struct rp_config *cfg,
 	u32 a;
 
 	memset(b, 0, sizeof(*b));
-	collect(t, cfg, served, &o);
+	collect(t, cfg, served, out, &o);
 	res = calloc(o.nalloc + 1, sizeof(*res));
 	next = calloc(o.nalloc + 1, sizeof(*next));
 	if (!res || !next)
@@ -149,6 +156,14 @@ static int simulate(const struct rp_trace *t, const struct rp_config *cfg,
 			used -= res[op->a];
 			res[op->a] = 0;
 			next[op->a] = NEVER;
+			continue;
+		}
+		if (op->ref == RP_REF_OUT) {
+			/* every policy had it out of VRAM here */
+			used -= res[op->a];
+			b->out_bytes += res[op->a] * RP_PAGE;
+			res[op->a] = 0;
+			next[op->a] = op->next;
 			continue;
 		}
 		if (op->ref == RP_REF_INIT) {
@@ -197,19 +212,19 @@ static int simulate(const struct rp_trace *t, const struct rp_config *cfg,
 }
 
 int rp_bound_min(const struct rp_trace *t, const struct rp_config *cfg,
-		 const u8 *served, struct rp_bound *b)
+		 const u8 *served, const u8 *out, struct rp_bound *b)
 {
-	return simulate(t, cfg, served, false, b);
+	return simulate(t, cfg, served, out, false, b);
 }
 
 int rp_bound_fnu(const struct rp_trace *t, const struct rp_config *cfg,
-		 const u8 *served, struct rp_bound *b)
+		 const u8 *served, const u8 *out, struct rp_bound *b)
 {
-	return simulate(t, cfg, served, true, b);
+	return simulate(t, cfg, served, out, true, b);
 }
 
-void rp_refs_walk(const struct rp_trace *t, bool initial, rp_ref_fn fn,
-		  void *priv)
+void rp_refs_walk(const struct rp_trace *t, bool initial, const u8 *out,
+		  rp_ref_fn fn, void *priv)
 {
 	u64 *size = NULL, ref = 0;
 	size_t nsize = 0, i, j;
@@ -234,6 +249,8 @@ void rp_refs_walk(const struct rp_trace *t, bool initial, rp_ref_fn fn,
 			}
 			size[id] = e->v[1];
 		}
+		if (out && out[i] && id < nsize && size[id])
+			fn(priv, RP_REF_OUT, id, size[id]);
 		switch (e->kind) {
 		case EV_SNAP_BO:
 			/* in a VRAM segment at the start */

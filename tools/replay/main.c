@@ -201,15 +201,15 @@ static int one_trace(const char *path, const struct args *a)
 {
 	struct rp_result res[QGPU_POLICY_COUNT], orc;
 	struct rp_options oo = { 0 };
-	struct rp_bound min, fnu;
+	struct rp_bound min, fnu, min_free;
 	struct rp_trace t;
 	struct rp_config cfg;
 	struct rp_counters k;
 	u32 kpolicy = 0, p;
-	u8 *served;
+	u8 *served, *out;
 	char err[512], rb[32];
 	int bad = 0, best = -1;
-	u64 i, nserved = 0, fewest = ~0ull;
+	u64 i, nserved = 0, nout = 0, fewest = ~0ull;
 	bool have_k;
 
 	if (rp_trace_load(&t, path, err, sizeof(err))) {
@@ -283,8 +283,21 @@ static int one_trace(const char *path, const struct args *a)
 	oo.features = a->features;
 	oo.oracle = true;
 	rp_replay(&t, &cfg, QGPU_POLICY_FUTURE_USE, &oo, &orc);
-	rp_bound_min(&t, &cfg, served, &min);
-	rp_bound_fnu(&t, &cfg, served, &fnu);
+	/* where every one of them (and the oracle) had to leave VRAM */
+	out = calloc(t.nev + 1, 1);
+	if (!served || !out) {
+		fprintf(stderr, "qgpu-replay: out of memory\n");
+		exit(2);
+	}
+	for (i = 0; i < t.nev; i++) {
+		out[i] = orc.out[i];
+		for (p = 0; p < QGPU_POLICY_COUNT; p++)
+			out[i] &= res[p].out[i];
+		nout += out[i];
+	}
+	rp_bound_min(&t, &cfg, served, out, &min);
+	rp_bound_fnu(&t, &cfg, served, out, &fnu);
+	rp_bound_min(&t, &cfg, served, NULL, &min_free);
 
 	if (!a->csv)
 		printf("  %-14s %10s %10s %10s %9s %7s %7s %7s\n", "policy",
@@ -360,6 +373,10 @@ static int one_trace(const char *path, const struct args *a)
 		       (unsigned long long)fnu.in_bytes,
 		       (unsigned long long)fnu.out_bytes,
 		       (unsigned long long)fnu.refs);
+		printf("bound,min-requests-ignored,%llu,%llu,%llu\n",
+		       (unsigned long long)min_free.in_bytes,
+		       (unsigned long long)min_free.out_bytes,
+		       (unsigned long long)min_free.refs);
 	} else {
 		printf("  %-14s %10.1f %10.1f %10s %9s %7s %7s %7s\n",
 		       "bound min", mib(min.in_bytes), mib(min.out_bytes), "",
@@ -367,9 +384,16 @@ static int one_trace(const char *path, const struct args *a)
 		printf("  %-14s %10.1f %10.1f %10s %9s %7s %7s %7s\n",
 		       "fnu (whole)", mib(fnu.in_bytes), mib(fnu.out_bytes), "",
 		       "", "", "", rb);
-		printf("  (%llu of %llu references served from VRAM by every policy; pages of 4 KiB, VRAM pooled: %.1f MiB)\n",
+		if (nout) {
+			ratio(rb, sizeof(rb), min_free.in_bytes, min.in_bytes);
+			printf("  %-14s %10.1f %10.1f %10s %9s %7s %7s %7s\n",
+			       "min, no reqs", mib(min_free.in_bytes),
+			       mib(min_free.out_bytes), "", "", "", "", rb);
+		}
+		printf("  (%llu of %llu references served from VRAM by every policy; %llu eviction requests and Lock2s took the allocation out of VRAM in every one; pages of 4 KiB, VRAM pooled: %.1f MiB)\n",
 		       (unsigned long long)nserved,
 		       (unsigned long long)t.nrefs,
+		       (unsigned long long)nout,
 		       mib(cfg.seg_size[1] + cfg.seg_size[2] -
 			   cfg.seg_reserved[1] - cfg.seg_reserved[2]));
 	}
@@ -389,6 +413,7 @@ static int one_trace(const char *path, const struct args *a)
 		rp_result_free(&res[p]);
 	rp_result_free(&orc);
 	free(served);
+	free(out);
 	rp_trace_free(&t);
 	return bad;
 }

@@ -849,7 +849,8 @@ static void oracle_ref(void *priv, u64 ref, u64 id, u64 size)
 	struct dev *d = f->d;
 
 	(void)size;
-	if (ref == RP_REF_GONE || ref == RP_REF_INIT || id >= d->noid)
+	if (ref == RP_REF_GONE || ref == RP_REF_INIT || ref == RP_REF_OUT ||
+	    id >= d->noid)
 		return;
 	if (f->pos)
 		d->oref[f->pos[id]++] = ref;
@@ -870,13 +871,13 @@ static void oracle_init(struct dev *d)
 		    d->t->ev[i].v[0] >= d->noid)
 			d->noid = d->t->ev[i].v[0] + 1;
 	d->ostart = xcalloc(d->noid + 1, sizeof(*d->ostart));
-	rp_refs_walk(d->t, false, oracle_ref, &f);
+	rp_refs_walk(d->t, false, NULL, oracle_ref, &f);
 	for (i = 0; i < d->noid; i++)
 		d->ostart[i + 1] += d->ostart[i];
 	d->oref = xcalloc(d->ostart[d->noid] + 1, sizeof(*d->oref));
 	f.pos = xcalloc(d->noid, sizeof(*f.pos));
 	memcpy(f.pos, d->ostart, d->noid * sizeof(*f.pos));
-	rp_refs_walk(d->t, false, oracle_ref, &f);
+	rp_refs_walk(d->t, false, NULL, oracle_ref, &f);
 	free(f.pos);
 }
 
@@ -2138,6 +2139,7 @@ int rp_replay(const struct rp_trace *t, const struct rp_config *cfg,
 	r->policy = policy;
 	r->first_mismatch_line = -1;
 	r->ref = xcalloc(t->nrefs + 1, 1);
+	r->out = xcalloc(t->nev + 1, 1);
 	d->t = t;
 	d->cfg = *cfg;
 	d->opt = opt ? opt : &none;
@@ -2253,6 +2255,7 @@ int rp_replay(const struct rp_trace *t, const struct rp_config *cfg,
 		case EV_EVICT_REQ:
 			if (!mm_evict(d, bo, e->v[1], RP_WHY_REQUEST))
 				mm_touch(d, bo);
+			r->out[i] = !seg_is_vram(bo->seg);
 			break;
 		case EV_LOCK:
 			ret = bo->offered ? -EINVAL : 0;
@@ -2266,6 +2269,8 @@ int rp_replay(const struct rp_trace *t, const struct rp_config *cfg,
 			}
 			if (!ret)
 				bo->lock_count++;
+			r->out[i] = !ret && lock_outside_vram(d, bo) &&
+				    !seg_is_vram(bo->seg);
 			break;
 		case EV_UNLOCK:
 			if (bo->lock_count)
@@ -2355,5 +2360,7 @@ int rp_replay(const struct rp_trace *t, const struct rp_config *cfg,
 void rp_result_free(struct rp_result *r)
 {
 	free(r->ref);
+	free(r->out);
 	r->ref = NULL;
+	r->out = NULL;
 }

@@ -273,6 +273,10 @@ def paging(tr, replay, outdir, written):
         ax.annotate(p[4], (x - w / 2, p[1] / MIB), ha="center", va="bottom", fontsize=8)
     ax.axhline(bound["min"][0] / MIB, color="#d62728", linestyle="--",
                label="MIN (page granularity): lower bound on paged in")
+    free = bound.get("min-requests-ignored")
+    if free and free[0] != bound["min"][0]:
+        ax.axhline(free[0] / MIB, color="#7f7f7f", linestyle="--",
+                   label="MIN with eviction requests and Lock2s ignored")
     if "fnu" in bound:
         ax.axhline(bound["fnu"][0] / MIB, color="#ff9896", linestyle=":",
                    label="whole-allocation furthest next use")

@@ -180,6 +180,9 @@ struct rp_result {
 	u64 pt_failed;		/* page tables it could not place */
 	u64 unknown;		/* requests on allocations it never saw */
 	u8 *ref;		/* per reference: RP_REF_* */
+	u8 *out;		/* per event: an eviction request or a Lock2
+				 * that must leave VRAM, after which the
+				 * allocation is out of VRAM */
 	/* the check against the kernel (--check) */
 	u64 moves, move_mismatch;
 	long first_mismatch_line;
@@ -220,13 +223,16 @@ struct rp_bound {
 
 /*
  * @served: per reference, whether it counts (every policy served it from
- * VRAM); NULL: all of them. The capacity is every VRAM segment of @cfg
- * less its reservation, pooled.
+ * VRAM); NULL: all of them. @out: per event, whether every policy had the
+ * allocation of an eviction request or a Lock2 that must leave VRAM out of
+ * VRAM after it (rp_result.out, all of them); the bounds then drop its
+ * pages there too. NULL: requests are ignored. The capacity is every VRAM
+ * segment of @cfg less its reservation, pooled.
  */
 int rp_bound_min(const struct rp_trace *t, const struct rp_config *cfg,
-		 const u8 *served, struct rp_bound *b);
+		 const u8 *served, const u8 *out, struct rp_bound *b);
 int rp_bound_fnu(const struct rp_trace *t, const struct rp_config *cfg,
-		 const u8 *served, struct rp_bound *b);
+		 const u8 *served, const u8 *out, struct rp_bound *b);
 
 /*
  * The references of the bounds, in trace order: every patch-location entry
@@ -234,14 +240,16 @@ int rp_bound_fnu(const struct rp_trace *t, const struct rp_config *cfg,
  * an allocation included), every GEM_RESIDE make-resident, every
  * MakeResident (not Evict). rp_refs_walk() calls @fn for each reference
  * that names an allocation (@ref its number), for each destroyed allocation
- * (@ref RP_REF_GONE) and, with @initial, for each allocation in VRAM at the
- * start (@ref RP_REF_INIT).
+ * (@ref RP_REF_GONE), with @initial, for each allocation in VRAM at the
+ * start (@ref RP_REF_INIT), and for each event @out marks (@ref
+ * RP_REF_OUT: the allocation leaves VRAM there; @out NULL: none).
  */
 typedef void (*rp_ref_fn)(void *priv, u64 ref, u64 id, u64 size);
-void rp_refs_walk(const struct rp_trace *t, bool initial, rp_ref_fn fn,
-		  void *priv);
+void rp_refs_walk(const struct rp_trace *t, bool initial, const u8 *out,
+		  rp_ref_fn fn, void *priv);
 
 #define RP_REF_GONE	(~0ull)
 #define RP_REF_INIT	(~0ull - 1)
+#define RP_REF_OUT	(~0ull - 2)
 
 #endif /* QGPU_REPLAY_H */
