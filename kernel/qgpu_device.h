@@ -291,10 +291,13 @@ irqreturn_t qgpu_irq_handler(int irq, void *arg);
 
 /* qgpu_fence.c */
 struct dma_fence *qgpu_fence_create(struct qgpu_engine *eng, u64 seqno);
+void qgpu_fence_hold_module(void);
+void qgpu_fence_free(struct dma_fence *f);
 void qgpu_fence_process(struct qgpu_engine *eng, int error);
 
 /* qgpu_job.c */
 int qgpu_sched_init(struct qgpu_device *qdev);
 void qgpu_sched_fini(struct qgpu_device *qdev);
+void qgpu_sched_free_pending(struct qgpu_device *qdev);
 
 #endif /* QGPU_DEVICE_H */

@@ -343,6 +343,7 @@ static void qgpu_remove(struct pci_dev *pdev)
 	qgpu_sched_fini(qdev);
 	qgpu_mfence_device_fini(qdev);
 	qgpu_hw_reset(qdev);
+	qgpu_sched_free_pending(qdev);
 	free_irq(pci_irq_vector(pdev, 0), qdev);
 	qgpu_mm_fini(qdev);
 	qgpu_engine_fini(qdev);

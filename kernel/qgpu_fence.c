@@ -4,6 +4,7 @@
  * engine's slot in the fence page and raises an interrupt; the interrupt
  * handler signals every pending fence at or below that seqno.
  */
+#include <linux/module.h>
 #include <linux/slab.h>
 
 #include "qgpu_device.h"
@@ -37,10 +38,37 @@ static bool qgpu_fence_signaled(struct dma_fence *f)
 	return READ_ONCE(*qf->eng->fence_val) >= f->seqno;
 }
 
+/**
+ * qgpu_fence_hold_module - a new qgpu dma_fence holds the module
+ *
+ * A dma_fence can outlive every file of the device and the device itself
+ * (in a sync_file, in another driver's reservation object), and its ops
+ * are this module's code: each of qgpu's fences holds a module reference
+ * from its dma_fence_init() until its release (qgpu_fence_free()), so
+ * the module cannot be unloaded under a fence somebody still holds.
+ */
+void qgpu_fence_hold_module(void)
+{
+	__module_get(THIS_MODULE);
+}
+
+/**
+ * qgpu_fence_free - release a qgpu dma_fence and its module reference
+ * @f: the fence, the first member of its allocation
+ *
+ * The .release of every qgpu fence type ends here.
+ */
+void qgpu_fence_free(struct dma_fence *f)
+{
+	dma_fence_free(f);
+	module_put(THIS_MODULE);
+}
+
 static const struct dma_fence_ops qgpu_fence_ops = {
 	.get_driver_name = qgpu_fence_driver_name,
 	.get_timeline_name = qgpu_fence_timeline_name,
 	.signaled = qgpu_fence_signaled,
+	.release = qgpu_fence_free,
 };
 
 struct dma_fence *qgpu_fence_create(struct qgpu_engine *eng, u64 seqno)
@@ -55,6 +83,7 @@ struct dma_fence *qgpu_fence_create(struct qgpu_engine *eng, u64 seqno)
 	spin_lock_init(&qf->lock);
 	dma_fence_init(&qf->base, &qgpu_fence_ops, &qf->lock,
 		       eng->fence_context, seqno);
+	qgpu_fence_hold_module();
 	dma_fence_get(&qf->base);	/* reference held by the pending list */
 	spin_lock_irqsave(&eng->fence_lock, flags);
 	list_add_tail(&qf->node, &eng->pending);

@@ -360,6 +360,38 @@ int qgpu_sched_init(struct qgpu_device *qdev)
 	return ret;
 }
 
+/**
+ * qgpu_sched_free_pending - free the jobs drm_sched_fini() left behind
+ * @qdev: a device being removed: schedulers finished (qgpu_sched_fini()),
+ *	engines halted (qgpu_hw_reset())
+ *
+ * drm_sched_fini() (6.12) stops the scheduler's workers and leaves its
+ * pending list as it is, so the jobs the device still had at removal
+ * (their hardware fences signalled with -ENODEV by qgpu_sched_fini()), and
+ * those whose free_job had not run yet, were never freed: their DMA-buffer
+ * copies, contexts and fences leaked, and a fence now holds the module
+ * (qgpu_fence_hold_module()). With the engines halted nothing reads their
+ * commands any more: they are freed here, as free_job would have.
+ */
+void qgpu_sched_free_pending(struct qgpu_device *qdev)
+{
+	struct drm_sched_job *sched_job, *tmp;
+	unsigned int i;
+	LIST_HEAD(jobs);
+
+	for (i = 0; i < QGPU_NUM_ENGINES; i++) {
+		struct drm_gpu_scheduler *sched = &qdev->engine[i].sched;
+
+		spin_lock(&sched->job_list_lock);
+		list_splice_init(&sched->pending_list, &jobs);
+		spin_unlock(&sched->job_list_lock);
+	}
+	list_for_each_entry_safe(sched_job, tmp, &jobs, list) {
+		list_del_init(&sched_job->list);
+		qgpu_free_job(sched_job);
+	}
+}
+
 void qgpu_sched_fini(struct qgpu_device *qdev)
 {
 	unsigned int i;

@@ -74,6 +74,7 @@ static const char *qgpu_pf_timeline_name(struct dma_fence *f)
 static const struct dma_fence_ops qgpu_paging_fence_ops = {
 	.get_driver_name = qgpu_pf_driver_name,
 	.get_timeline_name = qgpu_pf_timeline_name,
+	.release = qgpu_fence_free,
 };
 
 static void qgpu_pf_signal(struct qgpu_paging_fence *pf, int error)
@@ -259,6 +260,7 @@ static int qgpu_pf_new(struct qgpu_vm *vm, struct qgpu_paging_fence **out)
 	pf->root = qgpu_vm_root_desc(vm);
 	dma_fence_init(&pf->base, &qgpu_paging_fence_ops, &pf->lock,
 		       vm->fence_context, ++vm->paging_seqno);
+	qgpu_fence_hold_module();
 	drm_syncobj_add_point(vm->syncobj, chain, &pf->base,
 			      vm->paging_seqno);
 	qgpu_vm_set_fence(vm, &vm->paging_fence, &pf->base);

@@ -331,7 +331,7 @@ static void qgpu_dfence_release(struct dma_fence *f)
 	struct qgpu_mfence_dfence *df = to_dfence(f);
 
 	qgpu_mfence_put(df->mf);
-	dma_fence_free(f);
+	qgpu_fence_free(f);
 }
 
 static const struct dma_fence_ops qgpu_dfence_ops = {
@@ -365,6 +365,7 @@ struct dma_fence *qgpu_mfence_fence(struct qgpu_device *qdev,
 	df->value = value;
 	dma_fence_init(&df->base, &qgpu_dfence_ops, &df->lock,
 		       mf->fence_context, value);
+	qgpu_fence_hold_module();
 	return &df->base;
 }
 

@@ -19,6 +19,9 @@
 #include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <linux/sync_file.h>
 
 #include "qgpu_test.h"
 
@@ -306,11 +309,25 @@ static void check_new_device(void)
 	qgpu_close(&dev);
 }
 
+static int module_refs(void)
+{
+	FILE *f = fopen("/sys/module/qgpu/refcnt", "r");
+	int n = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &n) != 1)
+			n = -1;
+		fclose(f);
+	}
+	return n;
+}
+
 /* If an earlier subtest failed half-way, bring the device back. */
 static void ensure_bound(void)
 {
 	char path[64];
 
+	igt_info("module references: %d\n", module_refs());
 	if (!qgpu_find_node(QGPU_NODE_RENDER, 0, path, sizeof(path)))
 		return;
 	sysfs_write("/sys/bus/pci/rescan", "1");
@@ -348,12 +365,13 @@ static void unplug_test(bool remove, bool close_first, bool in_flight)
 	struct victim v[4];
 	struct qgpu_cb *cb = NULL;
 	struct pollfd pfd;
-	int sync_fd = -1;
+	int sync_fd = -1, refs, i;
 	uint32_t ctx;
 	int n;
 
 	igt_require(geteuid() == 0 && addr[0]);
 	ensure_bound();
+	refs = module_refs();
 	qt_open(&dev, QGPU_NODE_RENDER);
 	igt_require(access("/sys/bus/pci/drivers/qgpu/unbind", W_OK) == 0);
 	ctx = qt_ctx(dev.fd);
@@ -417,6 +435,16 @@ static void unplug_test(bool remove, bool close_first, bool in_flight)
 		qt_cb_free(cb);
 	/* and once more, with everything closed */
 	check_new_device();
+	/*
+	 * Nothing of the old device is left: its jobs (those the device had
+	 * at the removal too) and their fences are freed, so the module is
+	 * held as much as before (every qgpu fence holds it).
+	 */
+	for (i = 0; i < 50 && module_refs() > refs; i++)
+		usleep(100000);
+	igt_assert_f(module_refs() <= refs,
+		     "the module is held %d times, %d before: the old device's jobs or fences leaked\n",
+		     module_refs(), refs);
 }
 
 /*
@@ -503,7 +531,8 @@ static int64_t pin_time(struct qgpu_dev *dev, uint64_t size)
 	return t;
 }
 
-static void unbind_under_ioctls(void)
+/* One try; returns whether the unbind came while the pin held the lock. */
+static bool unbind_under_ioctls_once(void)
 {
 	const uint64_t big = 192 * MiB;
 	volatile bool stop = false;
@@ -562,10 +591,7 @@ static void unbind_under_ioctls(void)
 		igt_info("thread %d (op %d): %lu calls, last %s\n", i,
 			 b[i].op, b[i].calls, strerror(-b[i].ret));
 	}
-	/* the window was there: the pin still held the lock at the unbind */
-	igt_assert_f(b[0].end_ns > unbind_ns,
-		     "the pinning MakeResident returned before the unbind\n");
-
+	closed = false;
 	igt_assert_eq(pthread_create(&closer, NULL, close_thread, &dev), 0);
 	for (i = 0; i < 100 && !closed; i++)
 		usleep(100000);
@@ -573,6 +599,152 @@ static void unbind_under_ioctls(void)
 		     "closing the unplugged device's file blocked for 10 s\n");
 	igt_assert_eq(pthread_join(closer, NULL), 0);
 	igt_assert(sysfs_write("/sys/bus/pci/drivers/qgpu/bind", addr));
+	check_new_device();
+	/* the window was there: the pin still held the lock at the unbind */
+	return b[0].end_ns > unbind_ns;
+}
+
+/*
+ * The unbind must come while the pin holds the lock; on a busy host the
+ * pin may end first (scheduling, not the driver): try again, three times.
+ */
+static void unbind_under_ioctls(void)
+{
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		if (unbind_under_ioctls_once())
+			return;
+		igt_info("the pinning MakeResident returned before the unbind: again\n");
+	}
+	igt_assert_f(0, "three times the pinning MakeResident returned before the unbind\n");
+}
+
+/* delete_module(2) without waiting: 0 or the errno */
+static int unload_qgpu(void)
+{
+	return syscall(SYS_delete_module, "qgpu", O_NONBLOCK) ? errno : 0;
+}
+
+/* Load qgpu.ko again as the guest's init did (/etc/qgpu/modules). */
+static void reload_qgpu(void)
+{
+	char line[512], path[768];
+	struct utsname u;
+	bool done = false;
+	FILE *f;
+	int fd;
+
+	igt_assert(!uname(&u));
+	f = fopen("/etc/qgpu/modules", "r");
+	igt_assert(f);
+	while (!done && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (!strstr(line, "qgpu.ko"))
+			continue;
+		snprintf(path, sizeof(path), "/lib/modules/%s/%s", u.release,
+			 line);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		igt_assert_f(fd >= 0, "%s: %s\n", path, strerror(errno));
+		igt_assert_f(!syscall(SYS_finit_module, fd, "", 0),
+			     "loading %s: %s\n", path, strerror(errno));
+		close(fd);
+		done = true;
+	}
+	fclose(f);
+	igt_assert_f(done, "no qgpu.ko in /etc/qgpu/modules\n");
+}
+
+/* The driver name of the one fence of a sync file */
+static void sync_file_driver(int fd, char *name, size_t len)
+{
+	struct sync_fence_info fi;
+	struct sync_file_info info = { .num_fences = 1 };
+
+	memset(&fi, 0, sizeof(fi));
+	info.sync_fence_info = (uintptr_t)&fi;
+	igt_assert_eq(ioctl(fd, SYNC_IOC_FILE_INFO, &info), 0);
+	snprintf(name, len, "%s", fi.driver_name);
+}
+
+/*
+ * A qgpu fence outlives the device's files and the device itself (a sync
+ * file, another driver's reservation object), and its callbacks are the
+ * module's code: while one is held, the module must not unload (EBUSY),
+ * and the fence must still answer. Two kinds here: a monitored fence's
+ * (exported into a syncobj, MFENCE_EXPORT) and a job's (its scheduler
+ * fence holds the engine's hardware fence). Once they are closed the
+ * module unloads, and loads again.
+ */
+static void fences_hold_module(void)
+{
+	struct drm_qgpu_sync_entry out = { 0 };
+	struct drm_qgpu_mfence_export x = { 0 };
+	struct qgpu_mfence mf;
+	struct qgpu_dev dev;
+	struct qgpu_cb *cb;
+	int mf_fd = -1, job_fd = -1, ret, i;
+	uint32_t ctx, h, syncobj;
+	char name[64];
+
+	igt_require(geteuid() == 0 && addr[0]);
+	ensure_bound();
+	igt_info("module references before: %d\n", module_refs());
+	qt_open(&dev, QGPU_NODE_RENDER);
+	igt_assert_eq(qgpu_mfence_create(dev.fd, 0, &mf), 0);
+	igt_assert_eq(qgpu_syncobj_create(dev.fd, &syncobj), 0);
+	x.handle = mf.handle;
+	x.syncobj = syncobj;
+	igt_assert_eq(ioctl(dev.fd, DRM_IOCTL_QGPU_MFENCE_EXPORT, &x), 0);
+	igt_assert_eq(drmSyncobjExportSyncFile(dev.fd, syncobj, &mf_fd), 0);
+	/* a job's fence */
+	ctx = qt_ctx(dev.fd);
+	h = qt_bo(dev.fd, 4096, QGPU_SEGBIT(QGPU_SEG_APERTURE), 0, 0);
+	cb = qt_cb(&dev);
+	qgpu_cb_bind(cb, 0, h, 0, 4096);
+	qgpu_cb_fence(cb, 0, 0, 1);
+	igt_assert_eq(qgpu_syncobj_create(dev.fd, &out.handle), 0);
+	igt_assert_eq(qgpu_submit(dev.fd, ctx, cb, NULL, 0, &out, 1, NULL), 0);
+	igt_assert_eq(drmSyncobjExportSyncFile(dev.fd, out.handle, &job_fd),
+		      0);
+	qt_cb_free(cb);
+	igt_assert_eq(drmSyncobjWait(dev.fd, &out.handle, 1, INT64_MAX, 0,
+				     NULL), 0);
+	qgpu_mfence_destroy(&mf);
+	qgpu_close(&dev);
+
+	igt_info("module references with the file closed: %d\n", module_refs());
+	igt_assert(sysfs_write("/sys/bus/pci/drivers/qgpu/unbind", addr));
+	igt_info("module references after the unbind: %d\n", module_refs());
+	/* files and device gone; two sync files still hold qgpu fences */
+	ret = unload_qgpu();
+	if (!ret) {
+		/* its code is gone: do not touch the fences, load it back */
+		reload_qgpu();
+		igt_assert_f(0, "qgpu unloaded while two of its fences were held\n");
+	}
+	/* in use: EWOULDBLOCK (O_NONBLOCK) */
+	igt_assert_f(ret == EWOULDBLOCK, "delete_module: %s (in use expected)\n",
+		     strerror(ret));
+	sync_file_driver(mf_fd, name, sizeof(name));
+	igt_assert_f(!strcmp(name, "qgpu"), "monitored fence's driver: %s\n",
+		     name);
+	close(mf_fd);
+	ret = unload_qgpu();
+	if (!ret) {
+		reload_qgpu();
+		igt_assert_f(0, "qgpu unloaded while a job's fence was held\n");
+	}
+	igt_assert_eq(ret, EWOULDBLOCK);
+	close(job_fd);
+	igt_info("module references with the sync files closed: %d\n",
+		 module_refs());
+	/* fences are freed after an RCU grace period at most */
+	for (i = 0; i < 100 && (ret = unload_qgpu()) != 0; i++)
+		usleep(100000);
+	igt_assert_f(!ret, "qgpu still in use 10 s after its last fence: %s\n",
+		     strerror(ret));
+	reload_qgpu();
 	check_new_device();
 }
 
@@ -603,4 +775,8 @@ igt_main
 
 	igt_subtest("unbind-under-waiting-ioctls")
 		unbind_under_ioctls();
+
+	/* last: it unloads the module and loads it again */
+	igt_subtest("fences-hold-module")
+		fences_hold_module();
 }
