@@ -291,8 +291,9 @@ irqreturn_t qgpu_irq_handler(int irq, void *arg);
 
 /* qgpu_fence.c */
 struct dma_fence *qgpu_fence_create(struct qgpu_engine *eng, u64 seqno);
-void qgpu_fence_hold_module(void);
+void qgpu_fence_count_new(void);
 void qgpu_fence_free(struct dma_fence *f);
+void qgpu_fences_wait_all(void);
 void qgpu_fence_process(struct qgpu_engine *eng, int error);
 
 /* qgpu_job.c */

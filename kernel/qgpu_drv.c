@@ -388,6 +388,8 @@ module_init(qgpu_init);
 static void __exit qgpu_exit(void)
 {
 	pci_unregister_driver(&qgpu_pci_driver);
+	/* fences in sync files may outlive the devices: not their code */
+	qgpu_fences_wait_all();
 	destroy_workqueue(qgpu_reap_wq);
 }
 module_exit(qgpu_exit);

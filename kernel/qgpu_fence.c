@@ -4,7 +4,6 @@
  * engine's slot in the fence page and raises an interrupt; the interrupt
  * handler signals every pending fence at or below that seqno.
  */
-#include <linux/module.h>
 #include <linux/slab.h>
 
 #include "qgpu_device.h"
@@ -38,30 +37,57 @@ static bool qgpu_fence_signaled(struct dma_fence *f)
 	return READ_ONCE(*qf->eng->fence_val) >= f->seqno;
 }
 
-/**
- * qgpu_fence_hold_module - a new qgpu dma_fence holds the module
- *
+/*
  * A dma_fence can outlive every file of the device and the device itself
- * (in a sync_file, in another driver's reservation object), and its ops
- * are this module's code: each of qgpu's fences holds a module reference
- * from its dma_fence_init() until its release (qgpu_fence_free()), so
- * the module cannot be unloaded under a fence somebody still holds.
+ * (in a sync file, in another driver's reservation object), and its ops
+ * are this module's code and data: the module must not go while one of
+ * its fences is alive. Holding a module reference per fence would also
+ * refuse the unload of a bound, idle device (which keeps its last paging
+ * job's fence), so the module counts its live fences instead and its exit
+ * waits, once every device is removed, for those held elsewhere.
  */
-void qgpu_fence_hold_module(void)
+static atomic_t qgpu_live_fences = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(qgpu_fences_wq);
+
+/**
+ * qgpu_fence_count_new - a new qgpu dma_fence is alive
+ *
+ * Called by every qgpu fence type after dma_fence_init(); its .release
+ * ends in qgpu_fence_free().
+ */
+void qgpu_fence_count_new(void)
 {
-	__module_get(THIS_MODULE);
+	atomic_inc(&qgpu_live_fences);
 }
 
 /**
- * qgpu_fence_free - release a qgpu dma_fence and its module reference
+ * qgpu_fence_free - release a qgpu dma_fence
  * @f: the fence, the first member of its allocation
  *
- * The .release of every qgpu fence type ends here.
+ * Work its release queued (a monitored fence's freeing) is on
+ * qgpu_reap_wq already, which the module's exit drains after
+ * qgpu_fences_wait_all().
  */
 void qgpu_fence_free(struct dma_fence *f)
 {
 	dma_fence_free(f);
-	module_put(THIS_MODULE);
+	if (atomic_dec_and_test(&qgpu_live_fences))
+		wake_up_all(&qgpu_fences_wq);
+}
+
+/**
+ * qgpu_fences_wait_all - wait until no qgpu fence is alive
+ *
+ * From the module's exit, once every device is removed: what is left is
+ * held outside the driver (sync files, syncobjs of other drivers). The
+ * unload waits for it, saying so every 10 s.
+ */
+void qgpu_fences_wait_all(void)
+{
+	while (!wait_event_timeout(qgpu_fences_wq,
+				   !atomic_read(&qgpu_live_fences), 10 * HZ))
+		pr_info("qgpu: unloading waits for %d fences held outside the driver (sync files, other drivers)\n",
+			atomic_read(&qgpu_live_fences));
 }
 
 static const struct dma_fence_ops qgpu_fence_ops = {
@@ -83,7 +109,7 @@ struct dma_fence *qgpu_fence_create(struct qgpu_engine *eng, u64 seqno)
 	spin_lock_init(&qf->lock);
 	dma_fence_init(&qf->base, &qgpu_fence_ops, &qf->lock,
 		       eng->fence_context, seqno);
-	qgpu_fence_hold_module();
+	qgpu_fence_count_new();
 	dma_fence_get(&qf->base);	/* reference held by the pending list */
 	spin_lock_irqsave(&eng->fence_lock, flags);
 	list_add_tail(&qf->node, &eng->pending);

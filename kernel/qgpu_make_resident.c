@@ -260,7 +260,7 @@ static int qgpu_pf_new(struct qgpu_vm *vm, struct qgpu_paging_fence **out)
 	pf->root = qgpu_vm_root_desc(vm);
 	dma_fence_init(&pf->base, &qgpu_paging_fence_ops, &pf->lock,
 		       vm->fence_context, ++vm->paging_seqno);
-	qgpu_fence_hold_module();
+	qgpu_fence_count_new();
 	drm_syncobj_add_point(vm->syncobj, chain, &pf->base,
 			      vm->paging_seqno);
 	qgpu_vm_set_fence(vm, &vm->paging_fence, &pf->base);

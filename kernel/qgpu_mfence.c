@@ -105,7 +105,8 @@ static void qgpu_mfence_release(struct kref *ref)
 	struct qgpu_mfence *mf = container_of(ref, typeof(*mf), ref);
 
 	INIT_WORK(&mf->free_work, qgpu_mfence_free_work);
-	schedule_work(&mf->free_work);
+	/* the module's: its exit drains it (qgpu_fence_free()) */
+	queue_work(qgpu_reap_wq, &mf->free_work);
 }
 
 struct qgpu_mfence *qgpu_mfence_get(struct qgpu_mfence *mf)
@@ -365,7 +366,7 @@ struct dma_fence *qgpu_mfence_fence(struct qgpu_device *qdev,
 	df->value = value;
 	dma_fence_init(&df->base, &qgpu_dfence_ops, &df->lock,
 		       mf->fence_context, value);
-	qgpu_fence_hold_module();
+	qgpu_fence_count_new();
 	return &df->base;
 }
 

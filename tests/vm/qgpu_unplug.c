@@ -309,25 +309,11 @@ static void check_new_device(void)
 	qgpu_close(&dev);
 }
 
-static int module_refs(void)
-{
-	FILE *f = fopen("/sys/module/qgpu/refcnt", "r");
-	int n = -1;
-
-	if (f) {
-		if (fscanf(f, "%d", &n) != 1)
-			n = -1;
-		fclose(f);
-	}
-	return n;
-}
-
 /* If an earlier subtest failed half-way, bring the device back. */
 static void ensure_bound(void)
 {
 	char path[64];
 
-	igt_info("module references: %d\n", module_refs());
 	if (!qgpu_find_node(QGPU_NODE_RENDER, 0, path, sizeof(path)))
 		return;
 	sysfs_write("/sys/bus/pci/rescan", "1");
@@ -365,13 +351,12 @@ static void unplug_test(bool remove, bool close_first, bool in_flight)
 	struct victim v[4];
 	struct qgpu_cb *cb = NULL;
 	struct pollfd pfd;
-	int sync_fd = -1, refs, i;
+	int sync_fd = -1;
 	uint32_t ctx;
 	int n;
 
 	igt_require(geteuid() == 0 && addr[0]);
 	ensure_bound();
-	refs = module_refs();
 	qt_open(&dev, QGPU_NODE_RENDER);
 	igt_require(access("/sys/bus/pci/drivers/qgpu/unbind", W_OK) == 0);
 	ctx = qt_ctx(dev.fd);
@@ -435,16 +420,6 @@ static void unplug_test(bool remove, bool close_first, bool in_flight)
 		qt_cb_free(cb);
 	/* and once more, with everything closed */
 	check_new_device();
-	/*
-	 * Nothing of the old device is left: its jobs (those the device had
-	 * at the removal too) and their fences are freed, so the module is
-	 * held as much as before (every qgpu fence holds it).
-	 */
-	for (i = 0; i < 50 && module_refs() > refs; i++)
-		usleep(100000);
-	igt_assert_f(module_refs() <= refs,
-		     "the module is held %d times, %d before: the old device's jobs or fences leaked\n",
-		     module_refs(), refs);
 }
 
 /*
@@ -620,12 +595,6 @@ static void unbind_under_ioctls(void)
 	igt_assert_f(0, "three times the pinning MakeResident returned before the unbind\n");
 }
 
-/* delete_module(2) without waiting: 0 or the errno */
-static int unload_qgpu(void)
-{
-	return syscall(SYS_delete_module, "qgpu", O_NONBLOCK) ? errno : 0;
-}
-
 /* Load qgpu.ko again as the guest's init did (/etc/qgpu/modules). */
 static void reload_qgpu(void)
 {
@@ -667,29 +636,52 @@ static void sync_file_driver(int fd, char *name, size_t len)
 	snprintf(name, len, "%s", fi.driver_name);
 }
 
+struct unloader {
+	pthread_t th;
+	volatile bool done;
+	int ret;
+};
+
+static void *unload_thread(void *arg)
+{
+	struct unloader *u = arg;
+
+	u->ret = syscall(SYS_delete_module, "qgpu", O_NONBLOCK) ? errno : 0;
+	u->done = true;
+	return NULL;
+}
+
+/* Wait up to @ms for the unloader; true when it returned */
+static bool unloader_wait(struct unloader *u, int ms)
+{
+	for (; ms > 0 && !u->done; ms -= 50)
+		usleep(50000);
+	return u->done;
+}
+
 /*
  * A qgpu fence outlives the device's files and the device itself (a sync
  * file, another driver's reservation object), and its callbacks are the
- * module's code: while one is held, the module must not unload (EBUSY),
- * and the fence must still answer. Two kinds here: a monitored fence's
- * (exported into a syncobj, MFENCE_EXPORT) and a job's (its scheduler
- * fence holds the engine's hardware fence). Once they are closed the
- * module unloads, and loads again.
+ * module's code: while one is held, the module's unload waits, and the
+ * fence still answers. Two kinds here: a monitored fence's (exported into
+ * a syncobj, MFENCE_EXPORT) and a job's (its scheduler fence holds the
+ * engine's hardware fence). Once both are closed the unload completes,
+ * and the module loads again.
  */
 static void fences_hold_module(void)
 {
 	struct drm_qgpu_sync_entry out = { 0 };
 	struct drm_qgpu_mfence_export x = { 0 };
+	struct unloader u = { 0 };
 	struct qgpu_mfence mf;
 	struct qgpu_dev dev;
 	struct qgpu_cb *cb;
-	int mf_fd = -1, job_fd = -1, ret, i;
+	int mf_fd = -1, job_fd = -1;
 	uint32_t ctx, h, syncobj;
 	char name[64];
 
 	igt_require(geteuid() == 0 && addr[0]);
 	ensure_bound();
-	igt_info("module references before: %d\n", module_refs());
 	qt_open(&dev, QGPU_NODE_RENDER);
 	igt_assert_eq(qgpu_mfence_create(dev.fd, 0, &mf), 0);
 	igt_assert_eq(qgpu_syncobj_create(dev.fd, &syncobj), 0);
@@ -713,37 +705,52 @@ static void fences_hold_module(void)
 	qgpu_mfence_destroy(&mf);
 	qgpu_close(&dev);
 
-	igt_info("module references with the file closed: %d\n", module_refs());
 	igt_assert(sysfs_write("/sys/bus/pci/drivers/qgpu/unbind", addr));
-	igt_info("module references after the unbind: %d\n", module_refs());
 	/* files and device gone; two sync files still hold qgpu fences */
-	ret = unload_qgpu();
-	if (!ret) {
-		/* its code is gone: do not touch the fences, load it back */
-		reload_qgpu();
-		igt_assert_f(0, "qgpu unloaded while two of its fences were held\n");
+	igt_assert_eq(pthread_create(&u.th, NULL, unload_thread, &u), 0);
+	if (unloader_wait(&u, 2000)) {
+		pthread_join(u.th, NULL);
+		if (!u.ret) {
+			/* its code is gone: leave the fences, load it back */
+			reload_qgpu();
+			igt_assert_f(0, "qgpu unloaded while two of its fences were held\n");
+		}
+		igt_assert_f(0, "delete_module: %s\n", strerror(u.ret));
 	}
-	/* in use: EWOULDBLOCK (O_NONBLOCK) */
-	igt_assert_f(ret == EWOULDBLOCK, "delete_module: %s (in use expected)\n",
-		     strerror(ret));
 	sync_file_driver(mf_fd, name, sizeof(name));
 	igt_assert_f(!strcmp(name, "qgpu"), "monitored fence's driver: %s\n",
 		     name);
 	close(mf_fd);
-	ret = unload_qgpu();
-	if (!ret) {
-		reload_qgpu();
-		igt_assert_f(0, "qgpu unloaded while a job's fence was held\n");
-	}
-	igt_assert_eq(ret, EWOULDBLOCK);
+	igt_assert_f(!unloader_wait(&u, 1000),
+		     "qgpu unloaded while a job's fence was held\n");
 	close(job_fd);
-	igt_info("module references with the sync files closed: %d\n",
-		 module_refs());
-	/* fences are freed after an RCU grace period at most */
-	for (i = 0; i < 100 && (ret = unload_qgpu()) != 0; i++)
-		usleep(100000);
-	igt_assert_f(!ret, "qgpu still in use 10 s after its last fence: %s\n",
-		     strerror(ret));
+	igt_assert_f(unloader_wait(&u, 20000),
+		     "qgpu's unload still waits 20 s after its last fence\n");
+	pthread_join(u.th, NULL);
+	igt_assert_f(!u.ret, "delete_module: %s\n", strerror(u.ret));
+	reload_qgpu();
+	check_new_device();
+}
+
+/*
+ * The other way round: a device bound and idle after work keeps fences of
+ * its own (its last paging job's): they must not hold the unload off.
+ */
+static void unload_bound_device(void)
+{
+	struct unloader u = { 0 };
+	struct qgpu_dev dev;
+
+	igt_require(geteuid() == 0 && addr[0]);
+	ensure_bound();
+	wait_device(&dev);
+	qgpu_close(&dev);
+	check_new_device();
+	igt_assert_eq(pthread_create(&u.th, NULL, unload_thread, &u), 0);
+	igt_assert_f(unloader_wait(&u, 20000),
+		     "unloading qgpu with a bound, idle device did not return in 20 s\n");
+	pthread_join(u.th, NULL);
+	igt_assert_f(!u.ret, "delete_module: %s\n", strerror(u.ret));
 	reload_qgpu();
 	check_new_device();
 }
@@ -776,7 +783,10 @@ igt_main
 	igt_subtest("unbind-under-waiting-ioctls")
 		unbind_under_ioctls();
 
-	/* last: it unloads the module and loads it again */
+	/* last: these unload the module and load it again */
 	igt_subtest("fences-hold-module")
 		fences_hold_module();
+
+	igt_subtest("unload-bound-device")
+		unload_bound_device();
 }
