@@ -2300,6 +2300,89 @@ static void check_close_keeps_tables_for_queued_work(void)
 }
 
 /*
+ * A DMA buffer queued before an allocation was mapped at the addresses it
+ * uses reaches that allocation through the page tables all the same, once
+ * it runs; its fence is not in that allocation. Closing the file while
+ * the buffer still waits (for a fence from elsewhere) must not let the
+ * allocation's VRAM go to another file while the closed file's tables
+ * still map it: the buffer runs within its context's grace period and
+ * would write there. Another file fills the CPU-visible segment with new
+ * allocations (zero-filled), the buffer runs, and every one of them must
+ * still read zero.
+ */
+#define LATE_PAT	0x1badf00du
+
+static void check_close_later_mapping_never_reaches_others(void)
+{
+	const uint32_t vis = QGPU_SEGBIT(QGPU_SEG_VISIBLE);
+	struct drm_qgpu_sync_entry in = { 0 };
+	struct drm_qgpu_submit args;
+	struct qgpu_vcb *v = vcb_new();
+	uint32_t c, h, hs[256], n, i, k = 0, bad, word = 0;
+	uint64_t base, va;
+	int fd, fd2, tl, ret;
+
+	n = props.visible / SZ_64K;
+	igt_require_f(n && n <= ARRAY_SIZE(hs),
+		      "CPU-visible VRAM of %llu bytes\n",
+		      (unsigned long long)props.visible);
+	tl = qt_sw_timeline();
+	base = device_page_tables();
+	fd = file_open();
+	igt_assert_eq(qgpu_ctx_create_virtual(fd, &c), 0);
+	va = reserve(fd, SZ_64K);
+	/* queued while nothing is mapped at va: it waits for the fence */
+	in.handle = qt_sw_syncobj(fd, tl, 1);
+	igt_assert_eq(qgpu_vcb_fill(v, va, SZ_64K, LATE_PAT), 0);
+	qgpu_vcb_to_submit(v, c, &args);
+	args.in_syncs = (uintptr_t)&in;
+	args.num_in_syncs = 1;
+	ret = qgpu_submit_raw(fd, &args);
+	igt_assert_f(ret == 0, "waiting submit: %s\n", strerror(-ret));
+	/* then an allocation in CPU-visible VRAM is mapped there */
+	igt_assert_eq(qgpu_bo_create(fd, SZ_64K, vis, 0, 0, &h), 0);
+	vmap(fd, h, va, 0, SZ_64K, 0);
+	make_resident(fd, &h, 1);
+	igt_assert_eq(segment_of(fd, h), QGPU_SEG_VISIBLE);
+	file_close(fd);
+
+	/* another file takes all of CPU-visible VRAM, zero-filled */
+	fd2 = file_open();
+	for (i = 0; i < n; i++) {
+		igt_assert_eq(qgpu_bo_create(fd2, SZ_64K, vis,
+					     QGPU_GEM_CPU_ACCESS, 0, &hs[i]),
+			      0);
+		ret = qgpu_bo_reside(fd2, hs[i], QGPU_RESIDE_MAKE_RESIDENT,
+				     QGPU_SEG_VISIBLE, NULL);
+		igt_assert_f(ret == 0 || ret == -ENOSPC,
+			     "GEM_RESIDE %u: %s\n", i, strerror(-ret));
+	}
+	/* within the grace period: the buffer runs now */
+	qt_sw_inc(tl, 1);
+	wait_tables_back(base);
+	close(tl);
+	vcb_free(v);
+	for (i = 0, bad = ~0u; i < n && bad == ~0u; i++) {
+		uint32_t *p = NULL;
+
+		ret = qgpu_bo_map(fd2, hs[i], SZ_64K, (void **)&p);
+		igt_assert_f(ret == 0, "lock+mmap %u: %s\n", i,
+			     strerror(-ret));
+		for (k = 0; k < SZ_64K / 4 && !p[k]; k++)
+			;
+		if (k < SZ_64K / 4) {
+			bad = i;
+			word = p[k];
+		}
+		igt_assert_eq(qgpu_bo_unmap(fd2, hs[i], p, SZ_64K), 0);
+	}
+	file_close(fd2);
+	igt_assert_f(bad == ~0u,
+		     "another file's new allocation %u of %u holds %#x at word %u (the closed file's DMA buffer wrote %#x through a mapping made after it was queued)\n",
+		     bad, n, word, k, LATE_PAT);
+}
+
+/*
  * Unmapping (VM_UNMAP, VM_FREE, and closing the file) an allocation whose
  * handles are all closed already: the mapping held the last reference. In
  * a child with its own file, so that a hang there cannot take the rest of
@@ -2440,6 +2523,8 @@ igt_main
 		check_mappings_capped();
 	igt_subtest("file-close-keeps-page-tables-for-queued-work")
 		check_close_keeps_tables_for_queued_work();
+	igt_subtest("file-close-later-mapping-never-reaches-others")
+		check_close_later_mapping_never_reaches_others();
 	igt_subtest("unmap-behind-queued-work")
 		check_unmap_behind_work(&p);
 	igt_subtest("make-resident-then-submit-at-once")
