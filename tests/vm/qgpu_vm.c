@@ -2231,6 +2231,45 @@ static void check_mappings_capped(void)
 }
 
 /*
+ * The layout query answers for every address space the UAPI allows: one
+ * at its limits (QGPU_VM_MAX_MAPPINGS mappings, and 64 KiB reservations
+ * until VM_RESERVE says ENOSPC) is several MiB of entries, returned
+ * whole like a small one.
+ */
+static void check_layout_at_limits(void)
+{
+	const uint64_t n = QGPU_VM_MAX_MAPPINGS;
+	struct drm_qgpu_vm_layout_entry *e = NULL;
+	uint64_t base = device_page_tables(), va, x, nres = 1, maps = 0, i;
+	unsigned int count = 0;
+	int fd = file_open(), ret = 0;
+	uint32_t h;
+
+	h = qt_bo(fd, SZ_4K, vram_mask, 0, 0);
+	va = reserve(fd, n * SZ_4K);
+	for (i = 0; i < n && !ret; i++)
+		ret = qgpu_vm_map(fd, h, va + i * SZ_4K, 0, SZ_4K, 0);
+	igt_assert_f(ret == 0, "mapping %llu of %llu: %s\n",
+		     (unsigned long long)i, (unsigned long long)n,
+		     strerror(-ret));
+	while (!(ret = qgpu_vm_reserve(fd, 0, SZ_64K, 0, &x)))
+		nres++;
+	igt_assert_eq(ret, -ENOSPC);
+	ret = qgpu_query_vm_layout(fd, &e, &count);
+	igt_assert_f(ret == 0,
+		     "VM layout of %llu reservations and %llu mappings: %s\n",
+		     (unsigned long long)nres, (unsigned long long)n,
+		     strerror(-ret));
+	igt_assert_eq_u64(count, nres + n);
+	for (i = 0; i < count; i++)
+		maps += e[i].kind == QGPU_VM_LAYOUT_MAPPING;
+	free(e);
+	igt_assert_eq_u64(maps, n);
+	file_close(fd);
+	wait_tables_back(base);
+}
+
+/*
  * A file's page tables are reached by every DMA buffer of every one of its
  * virtual contexts, not only by the one queued last: closing the file
  * while a buffer of one context still waits (for a fence from elsewhere)
@@ -2521,6 +2560,8 @@ igt_main
 		check_page_tables_capped();
 	igt_subtest("mappings-capped-per-process")
 		check_mappings_capped();
+	igt_subtest("layout-of-an-address-space-at-its-limits")
+		check_layout_at_limits();
 	igt_subtest("file-close-keeps-page-tables-for-queued-work")
 		check_close_keeps_tables_for_queued_work();
 	igt_subtest("file-close-later-mapping-never-reaches-others")
