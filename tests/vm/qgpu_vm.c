@@ -2422,6 +2422,95 @@ static void check_close_later_mapping_never_reaches_others(void)
 }
 
 /*
+ * The device's TLBs tag a cached translation with the address of its
+ * address space's root table (docs/hw-spec.md 15.5). A new address space
+ * whose root table lands where a closed file's root was must start with
+ * nothing cached: its virtual accesses reach only what it maps itself.
+ * The closed file's translation of x (cached by a fill) points at VRAM
+ * that another file's allocation holds now; the new file, with nothing
+ * mapped, fills x: that must fault, and the other file's content stay.
+ */
+#define STALE_SEED	0x57a1e0
+#define STALE_PAT	0x0badbad0u
+
+static void check_new_root_no_stale_tlb(void)
+{
+	const uint32_t vis = QGPU_SEGBIT(QGPU_SEG_VISIBLE);
+	struct drm_qgpu_context_status cs;
+	struct qgpu_vcb *v = vcb_new();
+	uint64_t base, x, root1;
+	uint32_t c1, c3, a, hs[256], n, i, bad = ~0u;
+	int f1, f2, f3, ret;
+
+	n = props.visible / SZ_64K;
+	igt_require_f(n && n <= ARRAY_SIZE(hs),
+		      "CPU-visible VRAM of %llu bytes\n",
+		      (unsigned long long)props.visible);
+	base = device_page_tables();
+	f1 = file_open();
+	igt_assert_eq(qgpu_ctx_create_virtual(f1, &c1), 0);
+	x = reserve(f1, SZ_64K);
+	igt_assert_eq(qgpu_bo_create(f1, SZ_64K, vis, 0, 0, &a), 0);
+	vmap(f1, a, x, 0, SZ_64K, 0);
+	make_resident(f1, &a, 1);
+	/* the render engine caches the translation of x */
+	igt_assert_eq(qgpu_vcb_fill(v, x, SZ_4K, 0x11111111), 0);
+	vrun(f1, c1, v);
+	root1 = vm_info(f1).root;
+	file_close(f1);
+	wait_tables_back(base);
+
+	/* another file takes all CPU-visible VRAM, with content */
+	f2 = file_open();
+	for (i = 0; i < n; i++) {
+		igt_assert_eq(qgpu_bo_create(f2, SZ_64K, vis,
+					     QGPU_GEM_CPU_ACCESS, 0, &hs[i]),
+			      0);
+		ret = qgpu_bo_reside(f2, hs[i], QGPU_RESIDE_MAKE_RESIDENT,
+				     QGPU_SEG_VISIBLE, NULL);
+		igt_assert_f(ret == 0 || ret == -ENOSPC,
+			     "GEM_RESIDE %u: %s\n", i, strerror(-ret));
+		cpu_fill(f2, hs[i], 0, SZ_64K, STALE_SEED + i);
+	}
+
+	/* a new address space with nothing mapped, at the old root */
+	f3 = file_open();
+	igt_assert_eq(qgpu_ctx_create_virtual(f3, &c3), 0);
+	igt_require_f(vm_info(f3).root == root1,
+		      "the new root table is not where the closed one was (%#llx, %#llx)\n",
+		      (unsigned long long)vm_info(f3).root,
+		      (unsigned long long)root1);
+	igt_expect_dmesg("device fault");
+	qgpu_vcb_reset(v);
+	igt_assert_eq(qgpu_vcb_fill(v, x, SZ_4K, STALE_PAT), 0);
+	igt_assert_eq(qgpu_vcb_submit_wait(f3, c3, v, TIMEOUT), 0);
+	igt_assert_eq(qgpu_query_context(f3, c3, &cs), 0);
+	vcb_free(v);
+	for (i = 0; i < n && bad == ~0u; i++) {
+		void *p = NULL;
+
+		ret = qgpu_bo_map(f2, hs[i], SZ_64K, &p);
+		igt_assert_f(ret == 0, "lock+mmap %u: %s\n", i,
+			     strerror(-ret));
+		if (qgpu_pattern_check(p, SZ_64K, STALE_SEED + i) >= 0)
+			bad = i;
+		igt_assert_eq(qgpu_bo_unmap(f2, hs[i], p, SZ_64K), 0);
+	}
+	file_close(f3);
+	file_close(f2);
+	igt_assert_f(bad == ~0u,
+		     "another file's allocation %u lost its content to a fill at %#llx by an address space that maps nothing there\n",
+		     bad, (unsigned long long)x);
+	igt_assert_f(cs.state == QGPU_CTX_LOST_FAULT &&
+		     cs.fault_reason == QGPU_FAULT_PAGE_NOT_PRESENT &&
+		     cs.fault_addr == x,
+		     "a fill of an unmapped address: context %s, fault %s at %#llx\n",
+		     qgpu_ctx_state_name(cs.state),
+		     qgpu_fault_name(cs.fault_reason),
+		     (unsigned long long)cs.fault_addr);
+}
+
+/*
  * Unmapping (VM_UNMAP, VM_FREE, and closing the file) an allocation whose
  * handles are all closed already: the mapping held the last reference. In
  * a child with its own file, so that a hang there cannot take the rest of
@@ -2566,6 +2655,8 @@ igt_main
 		check_close_keeps_tables_for_queued_work();
 	igt_subtest("file-close-later-mapping-never-reaches-others")
 		check_close_later_mapping_never_reaches_others();
+	igt_subtest("new-address-space-never-hits-closed-ones-tlb")
+		check_new_root_no_stale_tlb();
 	igt_subtest("unmap-behind-queued-work")
 		check_unmap_behind_work(&p);
 	igt_subtest("make-resident-then-submit-at-once")
