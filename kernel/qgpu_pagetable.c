@@ -279,6 +279,14 @@ int qgpu_pt_commit_fresh(struct qgpu_vm *vm, struct qgpu_paging *pb,
 					    qgpu_pt_window(pt->parent) +
 					    pt->index * 8, &e, 1, true);
 	}
+	/*
+	 * A new address space: the TLBs tag what they cache by the root
+	 * table's address (docs/hw-spec.md 15.5), and the root of a closed
+	 * address space may have been here. Its translations, never flushed
+	 * when it went, must not serve this one.
+	 */
+	if (!ret && !list_empty(&vm->root->fresh))
+		ret = qgpu_paging_flush_tlb(pb, root);
 	return ret;
 }
 

@@ -165,7 +165,8 @@ int qgpu_query_ioctl(struct drm_device *drm, void *data,
 		return -ENOSPC;
 	}
 	q->size = size;
-	buf = kzalloc(size, GFP_KERNEL);
+	/* a full VM layout is several MiB: beyond kmalloc's largest */
+	buf = kvzalloc(size, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
 
@@ -208,6 +209,6 @@ int qgpu_query_ioctl(struct drm_device *drm, void *data,
 	}
 	if (!ret && copy_to_user(u64_to_user_ptr(q->ptr), buf, size))
 		ret = -EFAULT;
-	kfree(buf);
+	kvfree(buf);
 	return ret;
 }

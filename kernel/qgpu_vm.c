@@ -13,6 +13,7 @@
  * The tree changes only under both vm->lock and mm_lock, so the memory
  * manager reads it under mm_lock alone.
  */
+#include <linux/delay.h>
 #include <linux/slab.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
@@ -817,7 +818,43 @@ static void qgpu_vm_free_tables(struct qgpu_device *qdev, struct qgpu_pt *pt)
 	qgpu_pt_free(qdev, pt);
 }
 
-/* After the VM's last work: its page tables go back to VRAM. */
+/*
+ * Every mapping of @vm leaves the tree, its entries left as they are (the
+ * tables go with them): under vm->lock and mm_lock, so that no move
+ * rewrites entries of tables being freed. The allocations' references go
+ * into @objs (one per mapping) for the caller to drop after mm_lock.
+ * Return: the number of references, or -ENOMEM (nothing changed).
+ */
+static int qgpu_vm_drop_mappings(struct qgpu_vm *vm,
+				 struct drm_gem_object ***objs)
+{
+	struct drm_gpuva *va, *next;
+	u32 n = 0, i = 0;
+
+	lockdep_assert_held(&vm->lock);
+	lockdep_assert_held(&vm->qdev->mm_lock);
+	drm_gpuvm_for_each_va(va, &vm->gpuvm)
+		n++;
+	*objs = kvmalloc_array(n ? n : 1, sizeof(**objs), GFP_KERNEL);
+	if (!*objs)
+		return -ENOMEM;
+	drm_gpuvm_for_each_va_safe(va, next, &vm->gpuvm) {
+		struct drm_gem_object *obj = va->gem.obj;
+
+		drm_gem_object_get(obj);
+		(*objs)[i++] = obj;
+		qgpu_vm_remove(to_qbo(obj), va);
+		kfree(va);
+	}
+	vm->nmappings = 0;
+	vm->mapped_bytes = 0;
+	return i;
+}
+
+/*
+ * After the VM's last work: its page tables go back to VRAM, and the
+ * mappings left in it go with them (the allocations may go now).
+ */
 static void qgpu_vm_teardown(struct work_struct *work)
 {
 	struct qgpu_vm *vm = container_of(work, struct qgpu_vm, teardown);
@@ -825,8 +862,10 @@ static void qgpu_vm_teardown(struct work_struct *work)
 	struct dma_fence **slots[] = {
 		&vm->last_render, &vm->pt_fence, &vm->paging_fence,
 	};
+	struct drm_gem_object **objs;
 	struct dma_fence *f;
 	unsigned int i;
+	int n;
 
 	for (i = 0; i < ARRAY_SIZE(slots); i++) {
 		f = qgpu_vm_fence(vm, slots[i]);
@@ -834,10 +873,24 @@ static void qgpu_vm_teardown(struct work_struct *work)
 			dma_fence_wait(f, false);
 		dma_fence_put(f);
 	}
+	mutex_lock(&vm->lock);
 	mutex_lock(&qdev->mm_lock);
-	qgpu_vm_free_tables(qdev, vm->root);
-	vm->root = NULL;
+	n = qgpu_vm_drop_mappings(vm, &objs);
+	if (n >= 0) {
+		qgpu_vm_free_tables(qdev, vm->root);
+		vm->root = NULL;
+	}
 	mutex_unlock(&qdev->mm_lock);
+	mutex_unlock(&vm->lock);
+	if (n < 0) {
+		/* out of memory: the tables and mappings stay a while */
+		msleep(20);
+		queue_work(qdev->reap_wq, &vm->teardown);
+		return;
+	}
+	while (n--)
+		drm_gem_object_put(objs[n]);
+	kvfree(objs);
 	qgpu_vm_put(vm);
 }
 
@@ -845,10 +898,16 @@ static void qgpu_vm_teardown(struct work_struct *work)
  * qgpu_vm_file_fini - the file is closed: its address space goes
  * @qf: the file
  *
- * Every mapping is removed at once (the allocations keep the fences of
- * the VM's work); the page tables are freed by a worker once every
- * virtual context of the file is released and the VM's last paging is
- * done (qgpu_vm_tables_put()), never waited for here.
+ * Its reservations go at once. Its mappings go at once too when none of
+ * its virtual contexts is left (no DMA buffer of the file can run on its
+ * page tables any more); else they stay, and the memory manager keeps
+ * rewriting their entries when it moves the allocations, until the page
+ * tables go: a buffer still queued reaches through the tables every
+ * allocation mapped when it runs, also one mapped after it was queued,
+ * whose reservation object does not hold its fence. The page tables are
+ * freed by a worker once every virtual context of the file is released
+ * and the VM's last paging is done (qgpu_vm_tables_put()), never waited
+ * for here.
  */
 void qgpu_vm_file_fini(struct qgpu_file *qf)
 {
@@ -860,11 +919,14 @@ void qgpu_vm_file_fini(struct qgpu_file *qf)
 	if (!vm)
 		return;
 	mutex_lock(&vm->lock);
-	mutex_lock(&vm->qdev->mm_lock);
-	u.vm = vm;
-	drm_gpuvm_sm_unmap(&vm->gpuvm, &u, QGPU_VM_USER_START,
-			   QGPU_VM_USER_END - QGPU_VM_USER_START);
-	mutex_unlock(&vm->qdev->mm_lock);
+	/* only the file uses the tables: no context is left to run on them */
+	if (refcount_read(&vm->table_users) == 1) {
+		mutex_lock(&vm->qdev->mm_lock);
+		u.vm = vm;
+		drm_gpuvm_sm_unmap(&vm->gpuvm, &u, QGPU_VM_USER_START,
+				   QGPU_VM_USER_END - QGPU_VM_USER_START);
+		mutex_unlock(&vm->qdev->mm_lock);
+	}
 	drm_mm_for_each_node_safe(node, next, &vm->reserved) {
 		drm_mm_remove_node(node);
 		kfree(node);

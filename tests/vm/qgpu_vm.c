@@ -2231,6 +2231,45 @@ static void check_mappings_capped(void)
 }
 
 /*
+ * The layout query answers for every address space the UAPI allows: one
+ * at its limits (QGPU_VM_MAX_MAPPINGS mappings, and 64 KiB reservations
+ * until VM_RESERVE says ENOSPC) is several MiB of entries, returned
+ * whole like a small one.
+ */
+static void check_layout_at_limits(void)
+{
+	const uint64_t n = QGPU_VM_MAX_MAPPINGS;
+	struct drm_qgpu_vm_layout_entry *e = NULL;
+	uint64_t base = device_page_tables(), va, x, nres = 1, maps = 0, i;
+	unsigned int count = 0;
+	int fd = file_open(), ret = 0;
+	uint32_t h;
+
+	h = qt_bo(fd, SZ_4K, vram_mask, 0, 0);
+	va = reserve(fd, n * SZ_4K);
+	for (i = 0; i < n && !ret; i++)
+		ret = qgpu_vm_map(fd, h, va + i * SZ_4K, 0, SZ_4K, 0);
+	igt_assert_f(ret == 0, "mapping %llu of %llu: %s\n",
+		     (unsigned long long)i, (unsigned long long)n,
+		     strerror(-ret));
+	while (!(ret = qgpu_vm_reserve(fd, 0, SZ_64K, 0, &x)))
+		nres++;
+	igt_assert_eq(ret, -ENOSPC);
+	ret = qgpu_query_vm_layout(fd, &e, &count);
+	igt_assert_f(ret == 0,
+		     "VM layout of %llu reservations and %llu mappings: %s\n",
+		     (unsigned long long)nres, (unsigned long long)n,
+		     strerror(-ret));
+	igt_assert_eq_u64(count, nres + n);
+	for (i = 0; i < count; i++)
+		maps += e[i].kind == QGPU_VM_LAYOUT_MAPPING;
+	free(e);
+	igt_assert_eq_u64(maps, n);
+	file_close(fd);
+	wait_tables_back(base);
+}
+
+/*
  * A file's page tables are reached by every DMA buffer of every one of its
  * virtual contexts, not only by the one queued last: closing the file
  * while a buffer of one context still waits (for a fence from elsewhere)
@@ -2297,6 +2336,178 @@ static void check_close_keeps_tables_for_queued_work(void)
 	igt_assert_f(pt <= base,
 		     "page tables %llu after the last DMA buffer, %llu before the file\n",
 		     (unsigned long long)pt, (unsigned long long)base);
+}
+
+/*
+ * A DMA buffer queued before an allocation was mapped at the addresses it
+ * uses reaches that allocation through the page tables all the same, once
+ * it runs; its fence is not in that allocation. Closing the file while
+ * the buffer still waits (for a fence from elsewhere) must not let the
+ * allocation's VRAM go to another file while the closed file's tables
+ * still map it: the buffer runs within its context's grace period and
+ * would write there. Another file fills the CPU-visible segment with new
+ * allocations (zero-filled), the buffer runs, and every one of them must
+ * still read zero.
+ */
+#define LATE_PAT	0x1badf00du
+
+static void check_close_later_mapping_never_reaches_others(void)
+{
+	const uint32_t vis = QGPU_SEGBIT(QGPU_SEG_VISIBLE);
+	struct drm_qgpu_sync_entry in = { 0 };
+	struct drm_qgpu_submit args;
+	struct qgpu_vcb *v = vcb_new();
+	uint32_t c, h, hs[256], n, i, k = 0, bad, word = 0;
+	uint64_t base, va;
+	int fd, fd2, tl, ret;
+
+	n = props.visible / SZ_64K;
+	igt_require_f(n && n <= ARRAY_SIZE(hs),
+		      "CPU-visible VRAM of %llu bytes\n",
+		      (unsigned long long)props.visible);
+	tl = qt_sw_timeline();
+	base = device_page_tables();
+	fd = file_open();
+	igt_assert_eq(qgpu_ctx_create_virtual(fd, &c), 0);
+	va = reserve(fd, SZ_64K);
+	/* queued while nothing is mapped at va: it waits for the fence */
+	in.handle = qt_sw_syncobj(fd, tl, 1);
+	igt_assert_eq(qgpu_vcb_fill(v, va, SZ_64K, LATE_PAT), 0);
+	qgpu_vcb_to_submit(v, c, &args);
+	args.in_syncs = (uintptr_t)&in;
+	args.num_in_syncs = 1;
+	ret = qgpu_submit_raw(fd, &args);
+	igt_assert_f(ret == 0, "waiting submit: %s\n", strerror(-ret));
+	/* then an allocation in CPU-visible VRAM is mapped there */
+	igt_assert_eq(qgpu_bo_create(fd, SZ_64K, vis, 0, 0, &h), 0);
+	vmap(fd, h, va, 0, SZ_64K, 0);
+	make_resident(fd, &h, 1);
+	igt_assert_eq(segment_of(fd, h), QGPU_SEG_VISIBLE);
+	file_close(fd);
+
+	/* another file takes all of CPU-visible VRAM, zero-filled */
+	fd2 = file_open();
+	for (i = 0; i < n; i++) {
+		igt_assert_eq(qgpu_bo_create(fd2, SZ_64K, vis,
+					     QGPU_GEM_CPU_ACCESS, 0, &hs[i]),
+			      0);
+		ret = qgpu_bo_reside(fd2, hs[i], QGPU_RESIDE_MAKE_RESIDENT,
+				     QGPU_SEG_VISIBLE, NULL);
+		igt_assert_f(ret == 0 || ret == -ENOSPC,
+			     "GEM_RESIDE %u: %s\n", i, strerror(-ret));
+	}
+	/* within the grace period: the buffer runs now */
+	qt_sw_inc(tl, 1);
+	wait_tables_back(base);
+	close(tl);
+	vcb_free(v);
+	for (i = 0, bad = ~0u; i < n && bad == ~0u; i++) {
+		uint32_t *p = NULL;
+
+		ret = qgpu_bo_map(fd2, hs[i], SZ_64K, (void **)&p);
+		igt_assert_f(ret == 0, "lock+mmap %u: %s\n", i,
+			     strerror(-ret));
+		for (k = 0; k < SZ_64K / 4 && !p[k]; k++)
+			;
+		if (k < SZ_64K / 4) {
+			bad = i;
+			word = p[k];
+		}
+		igt_assert_eq(qgpu_bo_unmap(fd2, hs[i], p, SZ_64K), 0);
+	}
+	file_close(fd2);
+	igt_assert_f(bad == ~0u,
+		     "another file's new allocation %u of %u holds %#x at word %u (the closed file's DMA buffer wrote %#x through a mapping made after it was queued)\n",
+		     bad, n, word, k, LATE_PAT);
+}
+
+/*
+ * The device's TLBs tag a cached translation with the address of its
+ * address space's root table (docs/hw-spec.md 15.5). A new address space
+ * whose root table lands where a closed file's root was must start with
+ * nothing cached: its virtual accesses reach only what it maps itself.
+ * The closed file's translation of x (cached by a fill) points at VRAM
+ * that another file's allocation holds now; the new file, with nothing
+ * mapped, fills x: that must fault, and the other file's content stay.
+ */
+#define STALE_SEED	0x57a1e0
+#define STALE_PAT	0x0badbad0u
+
+static void check_new_root_no_stale_tlb(void)
+{
+	const uint32_t vis = QGPU_SEGBIT(QGPU_SEG_VISIBLE);
+	struct drm_qgpu_context_status cs;
+	struct qgpu_vcb *v = vcb_new();
+	uint64_t base, x, root1;
+	uint32_t c1, c3, a, hs[256], n, i, bad = ~0u;
+	int f1, f2, f3, ret;
+
+	n = props.visible / SZ_64K;
+	igt_require_f(n && n <= ARRAY_SIZE(hs),
+		      "CPU-visible VRAM of %llu bytes\n",
+		      (unsigned long long)props.visible);
+	base = device_page_tables();
+	f1 = file_open();
+	igt_assert_eq(qgpu_ctx_create_virtual(f1, &c1), 0);
+	x = reserve(f1, SZ_64K);
+	igt_assert_eq(qgpu_bo_create(f1, SZ_64K, vis, 0, 0, &a), 0);
+	vmap(f1, a, x, 0, SZ_64K, 0);
+	make_resident(f1, &a, 1);
+	/* the render engine caches the translation of x */
+	igt_assert_eq(qgpu_vcb_fill(v, x, SZ_4K, 0x11111111), 0);
+	vrun(f1, c1, v);
+	root1 = vm_info(f1).root;
+	file_close(f1);
+	wait_tables_back(base);
+
+	/* another file takes all CPU-visible VRAM, with content */
+	f2 = file_open();
+	for (i = 0; i < n; i++) {
+		igt_assert_eq(qgpu_bo_create(f2, SZ_64K, vis,
+					     QGPU_GEM_CPU_ACCESS, 0, &hs[i]),
+			      0);
+		ret = qgpu_bo_reside(f2, hs[i], QGPU_RESIDE_MAKE_RESIDENT,
+				     QGPU_SEG_VISIBLE, NULL);
+		igt_assert_f(ret == 0 || ret == -ENOSPC,
+			     "GEM_RESIDE %u: %s\n", i, strerror(-ret));
+		cpu_fill(f2, hs[i], 0, SZ_64K, STALE_SEED + i);
+	}
+
+	/* a new address space with nothing mapped, at the old root */
+	f3 = file_open();
+	igt_assert_eq(qgpu_ctx_create_virtual(f3, &c3), 0);
+	igt_require_f(vm_info(f3).root == root1,
+		      "the new root table is not where the closed one was (%#llx, %#llx)\n",
+		      (unsigned long long)vm_info(f3).root,
+		      (unsigned long long)root1);
+	igt_expect_dmesg("device fault");
+	qgpu_vcb_reset(v);
+	igt_assert_eq(qgpu_vcb_fill(v, x, SZ_4K, STALE_PAT), 0);
+	igt_assert_eq(qgpu_vcb_submit_wait(f3, c3, v, TIMEOUT), 0);
+	igt_assert_eq(qgpu_query_context(f3, c3, &cs), 0);
+	vcb_free(v);
+	for (i = 0; i < n && bad == ~0u; i++) {
+		void *p = NULL;
+
+		ret = qgpu_bo_map(f2, hs[i], SZ_64K, &p);
+		igt_assert_f(ret == 0, "lock+mmap %u: %s\n", i,
+			     strerror(-ret));
+		if (qgpu_pattern_check(p, SZ_64K, STALE_SEED + i) >= 0)
+			bad = i;
+		igt_assert_eq(qgpu_bo_unmap(f2, hs[i], p, SZ_64K), 0);
+	}
+	file_close(f3);
+	file_close(f2);
+	igt_assert_f(bad == ~0u,
+		     "another file's allocation %u lost its content to a fill at %#llx by an address space that maps nothing there\n",
+		     bad, (unsigned long long)x);
+	igt_assert_f(cs.state == QGPU_CTX_LOST_FAULT &&
+		     cs.fault_reason == QGPU_FAULT_PAGE_NOT_PRESENT &&
+		     cs.fault_addr == x,
+		     "a fill of an unmapped address: context %s, fault %s at %#llx\n",
+		     qgpu_ctx_state_name(cs.state),
+		     qgpu_fault_name(cs.fault_reason),
+		     (unsigned long long)cs.fault_addr);
 }
 
 /*
@@ -2438,8 +2649,14 @@ igt_main
 		check_page_tables_capped();
 	igt_subtest("mappings-capped-per-process")
 		check_mappings_capped();
+	igt_subtest("layout-of-an-address-space-at-its-limits")
+		check_layout_at_limits();
 	igt_subtest("file-close-keeps-page-tables-for-queued-work")
 		check_close_keeps_tables_for_queued_work();
+	igt_subtest("file-close-later-mapping-never-reaches-others")
+		check_close_later_mapping_never_reaches_others();
+	igt_subtest("new-address-space-never-hits-closed-ones-tlb")
+		check_new_root_no_stale_tlb();
 	igt_subtest("unmap-behind-queued-work")
 		check_unmap_behind_work(&p);
 	igt_subtest("make-resident-then-submit-at-once")
