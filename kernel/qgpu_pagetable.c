@@ -641,8 +641,13 @@ void qgpu_pp_fini(struct qgpu_device *qdev)
 			qdev->seg[pt->seg].reserved -= QGPU_MMU_TABLE_SIZE;
 		qgpu_pt_free(qdev, pt);
 	}
+	/*
+	 * Gone under mm_lock: an address space's tables freed later (its
+	 * teardown, after the removal) test qdev->pp under it before giving
+	 * their window slot back.
+	 */
+	qdev->pp = NULL;
 	mutex_unlock(&qdev->mm_lock);
 	ida_destroy(&pp->slots);
 	kfree(pp);
-	qdev->pp = NULL;
 }
