@@ -226,6 +226,7 @@ int qgpu_mfence_new(struct qgpu_device *qdev, struct qgpu_file *qf,
 	mf->fence_context = dma_fence_context_alloc(1);
 	WRITE_ONCE(*mf->cpu, initial);
 	atomic64_set(&mf->queued, initial);
+	atomic64_set(&mf->done, initial);
 	ret = xa_alloc(&mff->handles, handle, mf,
 		       XA_LIMIT(1, QGPU_MFENCE_MAX), GFP_KERNEL);
 	if (ret) {
@@ -458,6 +459,17 @@ u32 qgpu_mfence_sigs_emit(const struct qgpu_mfence_sigs *sigs, u32 *cmds)
 	return n;
 }
 
+/* Raise @v to at least @value; returns what it holds then. */
+static u64 qgpu_mfence_max(atomic64_t *v, u64 value)
+{
+	s64 old = atomic64_read(v);
+
+	while ((u64)old < value)
+		if (atomic64_try_cmpxchg(v, &old, value))
+			return value;
+	return old;
+}
+
 /* The values are queued now: later ones must be higher. */
 void qgpu_mfence_sigs_queued(const struct qgpu_mfence_sigs *sigs)
 {
@@ -465,12 +477,8 @@ void qgpu_mfence_sigs_queued(const struct qgpu_mfence_sigs *sigs)
 
 	for (i = 0; sigs && i < sigs->n; i++) {
 		struct qgpu_mfence *mf = sigs->s[i].mf;
-		u64 old = atomic64_read(&mf->queued);
 
-		while (old < sigs->s[i].value &&
-		       !atomic64_try_cmpxchg(&mf->queued, &old,
-					     sigs->s[i].value))
-			;
+		qgpu_mfence_max(&mf->queued, sigs->s[i].value);
 		trace_qgpu_mfence_queued(mf->dev_addr, sigs->s[i].value);
 	}
 }
@@ -484,6 +492,12 @@ void qgpu_mfence_sigs_queued(const struct qgpu_mfence_sigs *sigs)
  * woken. For a job that will not run (this time or any more), before
  * drm_sched signals its finished fence, so that whoever that fence wakes
  * reads the values. Any context, a fence callback's included.
+ *
+ * A job of another context that wrote a higher value to the same fence
+ * earlier may have been overtaken by this one's lower value (the fence
+ * stepped back): the highest value of a job that is done is written
+ * again, so that a value once reached is reached again in finite time and
+ * what waits for it (an exported dma_fence included) ends.
  */
 void qgpu_mfence_sigs_reach(struct qgpu_device *qdev,
 			    const struct qgpu_mfence_sigs *sigs)
@@ -493,9 +507,10 @@ void qgpu_mfence_sigs_reach(struct qgpu_device *qdev,
 
 	for (i = 0; sigs && i < sigs->n; i++) {
 		struct qgpu_mfence *mf = sigs->s[i].mf;
+		u64 top = qgpu_mfence_max(&mf->done, sigs->s[i].value);
 
-		if (qgpu_mfence_value(mf) < sigs->s[i].value) {
-			qgpu_mfence_cpu_write(mf, sigs->s[i].value);
+		if (qgpu_mfence_value(mf) < top) {
+			qgpu_mfence_cpu_write(mf, top);
 			wrote = true;
 		}
 	}

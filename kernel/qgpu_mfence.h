@@ -32,6 +32,8 @@ struct qgpu_mfence_page;
  * @cpu: the value, as the kernel reads it
  * @dev_addr: the value's device address (QGPU_SYS_BIT | bus address)
  * @queued: the highest value a queued submission will write
+ * @done: the highest value of a submission that is done (written by the
+ *	device, or by the kernel for a submission that did not run)
  * @fence_context: dma_fence context of its "value reached" fences
  * @free_work: releases it from any context (its last reference may be
  *	dropped where sleeping is not allowed)
@@ -42,6 +44,7 @@ struct qgpu_mfence {
 	u64 *cpu;
 	u64 dev_addr;
 	atomic64_t queued;
+	atomic64_t done;
 	u64 fence_context;
 	struct work_struct free_work;
 };

@@ -473,6 +473,54 @@ static void ctx_fence_no_wrap(uint32_t flags)
 	igt_assert_eq(qgpu_context_destroy(&c), 0);
 }
 
+/*
+ * Two contexts signal one monitored fence out of order: the submission
+ * that writes the lower value runs last (held back by a sw_sync fence).
+ * The fence may step back meanwhile, but a value that submissions queued
+ * and that was reached is reached again once they are all done: what
+ * waits for it (MFENCE_WAIT, an exported syncobj, which the UAPI promises
+ * signals in finite time) ends.
+ */
+static void out_of_order_values_reached(void)
+{
+	struct drm_qgpu_sync_entry out = { .flags = QGPU_SYNC_MONITORED };
+	struct drm_qgpu_sync_entry in = { 0 };
+	struct qgpu_context c1, c2;
+	struct qgpu_mfence mf;
+	uint32_t bin;
+	int tl, ret;
+
+	tl = qt_sw_timeline();
+	igt_assert_eq(qgpu_context_create(dev.fd, 0, &c1), 0);
+	igt_assert_eq(qgpu_context_create(dev.fd, 0, &c2), 0);
+	igt_assert_eq(qgpu_mfence_create(dev.fd, 0, &mf), 0);
+	igt_assert_eq(qgpu_syncobj_create(dev.fd, &bin), 0);
+	out.handle = mf.handle;
+	/* 1, held back; then 2, which runs at once */
+	in.handle = qt_sw_syncobj(dev.fd, tl, 1);
+	out.point = 1;
+	nop_submit(&c1, &in, 1, &out, 1, 0);
+	out.point = 2;
+	nop_submit(&c2, NULL, 0, &out, 1, 0);
+	igt_assert_eq(qgpu_mfence_wait(&mf, 2, 5 * SEC_NS), 0);
+	/* now the submission that writes 1 */
+	qt_sw_inc(tl, 1);
+	igt_assert_eq(qgpu_mfence_wait(&c1.fence, c1.last, 5 * SEC_NS), 0);
+	igt_assert_eq(qgpu_mfence_export(dev.fd, mf.handle, 2, bin, 0), 0);
+	ret = qgpu_syncobj_wait(dev.fd, bin, 0, 5 * SEC_NS);
+	igt_assert_f(ret == 0,
+		     "\"reached 2\" exported after both submissions were done: %s (the fence reads %llu)\n",
+		     strerror(-ret),
+		     (unsigned long long)qgpu_mfence_read(&mf));
+	igt_assert_eq(qgpu_mfence_wait(&mf, 2, 5 * SEC_NS), 0);
+	close(tl);
+	qgpu_syncobj_destroy(dev.fd, in.handle);
+	qgpu_syncobj_destroy(dev.fd, bin);
+	qgpu_mfence_destroy(&mf);
+	qgpu_context_destroy(&c1);
+	qgpu_context_destroy(&c2);
+}
+
 static void in_sync_and_export(void)
 {
 	struct drm_qgpu_sync_entry out = { .flags = QGPU_SYNC_MONITORED };
@@ -1276,6 +1324,8 @@ igt_main
 		igt_require(dev.info.caps & QGPU_INFO_CAP_MMU);
 		ctx_fence_no_wrap(QGPU_CTX_CREATE_VIRTUAL);
 	}
+	igt_subtest("out-of-order-values-reached-again")
+		out_of_order_values_reached();
 	igt_subtest("in-sync-and-export-to-syncobj")
 		in_sync_and_export();
 	igt_subtest("abandoned-submission-reaches-its-value")

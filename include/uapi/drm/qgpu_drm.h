@@ -1416,7 +1416,10 @@ struct drm_qgpu_gem_destroy {
  *   one queued for that fence (EINVAL): the fence only grows, as long as
  *   the submissions that signal it complete in the order they were queued
  *   (several contexts signalling one fence out of order may make it step
- *   back, as in WDDM: that is the caller's own affair).
+ *   back, as in WDDM: that is the caller's own affair; but only until the
+ *   submission that wrote the lower value is done, when the kernel writes
+ *   the highest value of a submission done so far again, so that a value
+ *   once reached is reached again and what waits for it ends).
  * - Every context has one by default (&drm_qgpu_ctx_create.mfence): each
  *   submission on the context advances it by one, to the value returned in
  *   &drm_qgpu_submit.fence_value. It goes with the context: destroying the
