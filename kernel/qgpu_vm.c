@@ -50,23 +50,31 @@ static void qgpu_vm_free(struct drm_gpuvm *gpuvm)
 	kfree(vm);
 }
 
-/* Remember @obj (referenced) so that the unmap's fence goes into it. */
+/*
+ * Remember @obj (referenced) so that the unmap's fence goes into it. One
+ * unmap may take tens of thousands of mappings under mm_lock: only the
+ * last allocation kept is looked at (the pieces of one mapping come in a
+ * row), since a search of all would make it quadratic; an allocation kept
+ * twice is harmless.
+ */
 static int qgpu_vm_unmap_keep(struct qgpu_vm_unmap *u,
 			      struct drm_gem_object *obj)
 {
 	struct drm_gem_object **n;
-	u32 i;
+	u32 max;
 
-	for (i = 0; i < u->nobjs; i++)
-		if (u->objs[i] == obj)
-			return 0;
+	if (u->nobjs && u->objs[u->nobjs - 1] == obj)
+		return 0;
 	if (u->nobjs == u->max) {
-		n = krealloc_array(u->objs, u->max * 2 + 8, sizeof(*n),
-				   GFP_KERNEL);
+		max = u->max * 2 + 8;
+		n = kvmalloc_array(max, sizeof(*n), GFP_KERNEL);
 		if (!n)
 			return -ENOMEM;
+		if (u->nobjs)
+			memcpy(n, u->objs, u->nobjs * sizeof(*n));
+		kvfree(u->objs);
 		u->objs = n;
-		u->max = u->max * 2 + 8;
+		u->max = max;
 	}
 	drm_gem_object_get(obj);
 	u->objs[u->nobjs++] = obj;
@@ -411,7 +419,7 @@ static void qgpu_vm_unmap_done(struct qgpu_vm_unmap *u)
 
 	for (i = 0; i < u->nobjs; i++)
 		drm_gem_object_put(u->objs[i]);
-	kfree(u->objs);
+	kvfree(u->objs);
 }
 
 static bool qgpu_vm_range_bad(u64 addr, u64 size, u64 align)

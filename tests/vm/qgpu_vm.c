@@ -16,6 +16,8 @@
  * Meant for a small VRAM with non-visible VRAM, e.g. vram-size=32M
  * visible-vram-size=8M.
  */
+#include <pthread.h>
+
 #include "qgpu_swsync.h"
 #include "qgpu_tracefs.h"
 
@@ -2270,6 +2272,80 @@ static void check_layout_at_limits(void)
 }
 
 /*
+ * Unmapping is never a long wait under the memory manager's lock: one
+ * VM_UNMAP of a range holding the most mappings an address space may
+ * have, each of its own allocation, must not hold off another process's
+ * ioctl that needs the memory manager for seconds (the unmap's cost grows
+ * with the mappings, not with their square).
+ */
+struct mm_prober {
+	volatile bool stop;
+	int64_t worst_ns;
+	unsigned int calls;
+};
+
+static void *mm_probe_fn(void *arg)
+{
+	struct mm_prober *pr = arg;
+	struct drm_qgpu_mmu_info m;
+	int fd = qt_reopen(&dev);
+
+	while (!pr->stop) {
+		int64_t t0 = qgpu_now_ns(), dt;
+
+		/* takes mm_lock */
+		if (qgpu_query_mmu(fd, &m))
+			break;
+		dt = qgpu_now_ns() - t0;
+		if (dt > pr->worst_ns)
+			pr->worst_ns = dt;
+		pr->calls++;
+		usleep(1000);
+	}
+	close(fd);
+	return NULL;
+}
+
+static void check_unmap_many_allocations_short(void)
+{
+	const uint64_t n = QGPU_VM_MAX_MAPPINGS;
+	struct mm_prober pr = { 0 };
+	uint64_t base = device_page_tables(), va, i;
+	int fd = file_open(), ret = 0;
+	int64_t t0, unmap_ns;
+	pthread_t th;
+	uint32_t h;
+
+	va = reserve(fd, n * SZ_4K);
+	for (i = 0; i < n && !ret; i++) {
+		ret = qgpu_bo_create(fd, SZ_4K, vram_mask, 0, 0, &h);
+		if (!ret)
+			ret = qgpu_vm_map(fd, h, va + i * SZ_4K, 0, SZ_4K, 0);
+		if (!ret)
+			ret = qgpu_bo_destroy(fd, h);
+	}
+	igt_assert_f(ret == 0, "allocation %llu: %s\n", (unsigned long long)i,
+		     strerror(-ret));
+	igt_assert_eq(pthread_create(&th, NULL, mm_probe_fn, &pr), 0);
+	usleep(100 * 1000);
+	t0 = qgpu_now_ns();
+	ret = qgpu_vm_unmap(fd, va, n * SZ_4K);
+	unmap_ns = qgpu_now_ns() - t0;
+	usleep(100 * 1000);
+	pr.stop = true;
+	pthread_join(th, NULL);
+	igt_assert_eq(ret, 0);
+	igt_info("VM_UNMAP of %llu mappings: %lld ms; another process's ioctl waited %lld ms at most (%u calls)\n",
+		 (unsigned long long)n, (long long)(unmap_ns / 1000000),
+		 (long long)(pr.worst_ns / 1000000), pr.calls);
+	igt_assert_f(pr.worst_ns < 3 * SEC_NS,
+		     "another process's ioctl waited %lld ms for the memory manager during one VM_UNMAP\n",
+		     (long long)(pr.worst_ns / 1000000));
+	file_close(fd);
+	wait_tables_back(base);
+}
+
+/*
  * A file's page tables are reached by every DMA buffer of every one of its
  * virtual contexts, not only by the one queued last: closing the file
  * while a buffer of one context still waits (for a fence from elsewhere)
@@ -2651,6 +2727,8 @@ igt_main
 		check_mappings_capped();
 	igt_subtest("layout-of-an-address-space-at-its-limits")
 		check_layout_at_limits();
+	igt_subtest("unmap-many-allocations-never-stalls-others")
+		check_unmap_many_allocations_short();
 	igt_subtest("file-close-keeps-page-tables-for-queued-work")
 		check_close_keeps_tables_for_queued_work();
 	igt_subtest("file-close-later-mapping-never-reaches-others")
