@@ -659,6 +659,17 @@ static bool unloader_wait(struct unloader *u, int ms)
 	return u->done;
 }
 
+/* The unload completes within 20 s; then qgpu is loaded again and works */
+static void unloaded_reload(struct unloader *u, const char *when)
+{
+	igt_assert_f(unloader_wait(u, 20000),
+		     "unloading qgpu %s did not complete in 20 s\n", when);
+	pthread_join(u->th, NULL);
+	igt_assert_f(!u->ret, "delete_module: %s\n", strerror(u->ret));
+	reload_qgpu();
+	check_new_device();
+}
+
 /*
  * A qgpu fence outlives the device's files and the device itself (a sync
  * file, another driver's reservation object), and its callbacks are the
@@ -724,12 +735,7 @@ static void fences_hold_module(void)
 	igt_assert_f(!unloader_wait(&u, 1000),
 		     "qgpu unloaded while a job's fence was held\n");
 	close(job_fd);
-	igt_assert_f(unloader_wait(&u, 20000),
-		     "qgpu's unload still waits 20 s after its last fence\n");
-	pthread_join(u.th, NULL);
-	igt_assert_f(!u.ret, "delete_module: %s\n", strerror(u.ret));
-	reload_qgpu();
-	check_new_device();
+	unloaded_reload(&u, "after its last fence");
 }
 
 /*
@@ -747,12 +753,7 @@ static void unload_bound_device(void)
 	qgpu_close(&dev);
 	check_new_device();
 	igt_assert_eq(pthread_create(&u.th, NULL, unload_thread, &u), 0);
-	igt_assert_f(unloader_wait(&u, 20000),
-		     "unloading qgpu with a bound, idle device did not return in 20 s\n");
-	pthread_join(u.th, NULL);
-	igt_assert_f(!u.ret, "delete_module: %s\n", strerror(u.ret));
-	reload_qgpu();
-	check_new_device();
+	unloaded_reload(&u, "with a bound, idle device");
 }
 
 igt_main
