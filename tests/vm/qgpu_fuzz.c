@@ -2481,6 +2481,12 @@ static void fz_submit(struct fz *f)
 				};
 				s.num_in_syncs = ++nin;
 			} else {
+				/*
+				 * In-syncs are checked before out-syncs, and
+				 * one may name a syncobj with no fence yet
+				 * (EINVAL): none then.
+				 */
+				s.num_in_syncs = nin = 0;
 				memmove(outs + 1, outs, nout * sizeof(*outs));
 				outs[0] = (struct drm_qgpu_sync_entry){
 					.handle = dead_mf(f),
