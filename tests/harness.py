@@ -268,11 +268,11 @@ def parse_tests_list(path):
                 raise SystemExit("%s: group needs a name" % where)
             cur = {"name": toks[0], "props": "", "modparams": "", "smp": 1, "mem": "1G",
                    "load": True, "alone": False, "timeout": vmrun.DEFAULT_TIMEOUT, "expect": [],
-                   "device": [], "modprobe": [], "tests": [], "where": where}
+                   "device": [], "modprobe": [], "append": "", "tests": [], "where": where}
             for t in toks[1:]:
                 k, eq, v = t.partition("=")
                 if not eq or k not in ("props", "modparams", "smp", "mem", "load", "alone",
-                                       "timeout", "device", "modprobe"):
+                                       "timeout", "device", "modprobe", "append"):
                     raise SystemExit("%s: unknown group option %r" % (where, t))
                 if k == "device":
                     cur[k].append(v)
@@ -332,7 +332,8 @@ class Recorder:
 def run_group(g, picked, logdir):
     cfg = vmrun.VmConfig(props=g["props"], modparams=g["modparams"], load=g["load"],
                          smp=g["smp"], mem=g["mem"], boot_expect=list(g["expect"]),
-                         devices=list(g["device"]), modprobe=list(g["modprobe"]))
+                         devices=list(g["device"]), modprobe=list(g["modprobe"]),
+                         append=g["append"])
     rec = Recorder(logdir)
     t0 = time.monotonic()
     results, boot_problems, _ = vmrun.run_commands(picked, cfg, logdir)
