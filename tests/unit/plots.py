@@ -161,6 +161,13 @@ def paging(path, data, facts):
     check(all(pg["bound"]["min"]["in"] <= v[0] for v in drawn.values()),
           "%s: the bound is drawn above a bar" % path)
     check("oracle" in pg["bound"] and "fnu" in pg["bound"], "%s: no oracle or fnu line" % path)
+    bounds = {p[1]: int(p[2]) for p in csv if p[0] == "bound"}
+    check("min-pooled" in pg["bound"] and
+          pg["bound"]["min-pooled"]["in"] == bounds.get("min-pooled") and
+          pg["bound"]["min-pooled"]["in"] <= pg["bound"]["min"]["in"],
+          "%s: pooled MIN drawn at %s, qgpu-replay %s, MIN %s"
+          % (path, pg["bound"].get("min-pooled"), bounds.get("min-pooled"),
+             pg["bound"]["min"]["in"]))
 
 
 SUBTESTS = [("suite-timeline", timeline), ("suite-occupancy", occupancy),

@@ -107,7 +107,7 @@ static int policy(const char *name)
  */
 struct all {
 	struct rp_result r[QGPU_POLICY_COUNT], oracle;
-	struct rp_bound min, fnu, min_free;
+	struct rp_bound min, fnu, min_free, pooled;
 	u8 *served, *out;
 };
 
@@ -127,6 +127,9 @@ static void replay_all(const struct rp_trace *t, struct all *a)
 	igt_assert(!rp_replay(t, &cfg, QGPU_POLICY_FUTURE_USE, &opt,
 			      &a->oracle));
 	memcpy(a->out, a->oracle.out, t->nev);
+	for (i = 0; i < t->nrefs; i++)
+		if (a->oracle.ref[i] != RP_REF_VRAM)
+			a->served[i] = RP_REF_SKIPPED;
 	for (p = 0; p < QGPU_POLICY_COUNT; p++) {
 		igt_assert(!rp_replay(t, &cfg, p, NULL, &a->r[p]));
 		for (i = 0; i < t->nrefs; i++)
@@ -135,15 +138,22 @@ static void replay_all(const struct rp_trace *t, struct all *a)
 		for (i = 0; i < t->nev; i++)
 			a->out[i] &= a->r[p].out[i];
 	}
+	cfg.bound_pts = !a->oracle.pt_failed;
+	for (p = 0; p < QGPU_POLICY_COUNT; p++)
+		cfg.bound_pts &= !a->r[p].pt_failed;
 	rp_bound_min(t, &cfg, a->served, a->out, &a->min);
 	rp_bound_fnu(t, &cfg, a->served, a->out, &a->fnu);
 	rp_bound_min(t, &cfg, a->served, NULL, &a->min_free);
+	rp_bound_min_pooled(t, &cfg, a->served, a->out, &a->pooled);
+	/* the segments only ever take capacity away */
+	igt_assert(a->min.in_bytes >= a->pooled.in_bytes);
 }
 
 /* Every policy, the oracle and the bounds, whatever they return */
-static void replay_any(const struct rp_trace *t, const struct rp_config *cfg)
+static void replay_any(const struct rp_trace *t, const struct rp_config *c)
 {
 	struct rp_options opt = { .oracle = true };
+	struct rp_config pts = *c, *cfg = &pts;
 	struct rp_bound b;
 	struct rp_result r;
 	u8 *served = calloc(t->nrefs + 1, 1), *out;
@@ -157,6 +167,8 @@ static void replay_any(const struct rp_trace *t, const struct rp_config *cfg)
 	rp_replay(t, cfg, QGPU_POLICY_FUTURE_USE, &opt, &r);
 	rp_result_free(&r);
 	memset(served, RP_REF_VRAM, t->nrefs);
+	/* the page tables counted too */
+	pts.bound_pts = true;
 	rp_bound_min(t, cfg, served, NULL, &b);
 	rp_bound_fnu(t, cfg, served, NULL, &b);
 	/* every event a request that left VRAM */
@@ -183,6 +195,25 @@ static void all_free(struct all *a)
 static u64 in(const struct rp_result *r)
 {
 	return r->c.to_vram + r->c.filled;
+}
+
+/* Two VRAM segments of @vis and @loc pages and 1 MiB of aperture */
+static int two_segments(char *buf, size_t len, unsigned int vis,
+			unsigned int loc)
+{
+	return snprintf(buf, len,
+			"qgpu-trace 1\n"
+			"device vram=%llu visible=%llu gart=1048576 hap=0 page=4096 slots=8 mmu=0 io_coherent=1\n"
+			"0 snap-begin tag=1 to_vram=0 from_vram=0 vram_to_vram=0 filled=0 evictions=0 tick=0 policy=0 next_id=1 features=15 budget=100\n"
+			"0 snap-seg seg=1 size=%llu reserved=0 used=0 allocations=0\n"
+			"0 snap-hole seg=1 start=0 size=%llu\n"
+			"0 snap-seg seg=2 size=%llu reserved=0 used=0 allocations=0\n"
+			"0 snap-hole seg=2 start=0 size=%llu\n"
+			"0 snap-seg seg=3 size=1048576 reserved=0 used=0 allocations=0\n"
+			"0 snap-hole seg=3 start=0 size=1048576\n"
+			"0 snap-end tag=1\n",
+			(vis + loc) * PG, vis * PG, vis * PG, vis * PG,
+			loc * PG, loc * PG);
 }
 
 static char text[8192];
@@ -300,11 +331,14 @@ igt_main
 	/*
 	 * Three pages of VRAM, two allocations of two pages, X Y X Y.
 	 * Every policy: each placement evicts the other: 4 x 2 pages in.
-	 * MIN, page by page: X 2 in; Y needs 2, 1 free: 1 page of X out,
-	 * 2 in; X needs 1: 1 of Y out (used again before X's never); Y
+	 * MIN over pooled pages: X 2 in; Y needs 2, 1 free: 1 page of X
+	 * out, 2 in; X needs 1: 1 of Y out (used again before X's never); Y
 	 * needs 1: 1 of X out: 2 + 2 + 1 + 1 = 6 pages in, 3 out.
 	 * Whole allocations: X 2; Y evicts X: 2; X evicts Y: 2; Y evicts X:
-	 * 2 = 8 pages in, 6 out.
+	 * 2 = 8 pages in, 6 out. MIN with the segment's capacity: beside a
+	 * 2-page allocation the segment holds no more whole allocation (1
+	 * page free), so 2 pages at every reference: 8 in, 6 out, the
+	 * policies' figure.
 	 */
 	igt_subtest("hand-page-granularity") {
 		struct rp_trace t;
@@ -320,12 +354,217 @@ igt_main
 		replay_all(&t, &a);
 		for (p = 0; p < QGPU_POLICY_COUNT; p++)
 			igt_assert_eq(in(&a.r[p]), 8 * PG);
-		igt_assert_eq(a.min.in_bytes, 6 * PG);
-		igt_assert_eq(a.min.out_bytes, 3 * PG);
+		igt_assert_eq(a.pooled.in_bytes, 6 * PG);
+		igt_assert_eq(a.pooled.out_bytes, 3 * PG);
+		igt_assert_eq(a.min.in_bytes, 8 * PG);
+		igt_assert_eq(a.min.out_bytes, 6 * PG);
 		igt_assert_eq(a.fnu.in_bytes, 8 * PG);
 		igt_assert_eq(a.fnu.out_bytes, 6 * PG);
 		all_free(&a);
 		rp_trace_free(&t);
+	}
+
+	/*
+	 * Two segments of three pages, X Y Z of two pages each, made
+	 * resident without a segment: X Y Z X Y Z. Pooled, the six pages
+	 * hold all three: MIN fills only, 6 pages. But a segment holds one
+	 * of them (a second does not fit beside it), so VRAM holds two at
+	 * any time: the capacity at each reference is 2 + 2 pages (X alone
+	 * at the first: 2). MIN: X 2, Y 2 in; Z needs 2: of X (used next)
+	 * and Y (used after), Y out; X there; Y needs 2: X (never again)
+	 * out; Z there: 8 pages in, 4 out. Every policy pages at least that.
+	 */
+	igt_subtest("hand-segments-hold-whole-allocations") {
+		struct rp_trace t;
+		struct all a;
+		unsigned int p, k;
+		int len;
+
+		len = two_segments(text, sizeof(text), 3, 3);
+		for (k = 1; k <= 3; k++)
+			len += snprintf(text + len, sizeof(text) - len,
+					"1 create id=%u size=8192 mask=0x6 flags=0 pref=0x1\n",
+					k);
+		for (k = 0; k < 6; k++)
+			len += snprintf(text + len, sizeof(text) - len,
+					"%u reside id=%u seg=0\n", k + 2,
+					k % 3 + 1);
+		load(&t, text);
+		replay_all(&t, &a);
+		igt_assert_eq(a.pooled.in_bytes, 6 * PG);
+		igt_assert_eq(a.min.in_bytes, 8 * PG);
+		igt_assert_eq(a.min.out_bytes, 4 * PG);
+		for (p = 0; p < QGPU_POLICY_COUNT; p++) {
+			igt_assert_eq(a.r[p].failed_submits, 0);
+			igt_assert(in(&a.r[p]) >= a.min.in_bytes);
+		}
+		igt_assert(in(&a.oracle) >= a.min.in_bytes);
+		all_free(&a);
+		rp_trace_free(&t);
+	}
+
+	/*
+	 * Entries with one SplitOffset are in VRAM together (no portion
+	 * boundary falls between them). Five pages; A and B (two pages) used
+	 * by one submission at one SplitOffset, C (three pages) made
+	 * resident: {A B} C {A B} C.
+	 * Segment-aware MIN: {A B}: 4 pages in (capacity 4: nothing else
+	 * lives). C: capacity 3 + 2 (one of A, B beside it) = 5: B (used
+	 * after A) out, 3 in. {A B}: beside A and B together 1 page is left,
+	 * C's 3 do not fit: capacity 4; A there but 5 pages held: 1 of C
+	 * out; B needs 2: A (never used again) out, 2 in. C needs 1: 2 of B
+	 * and 2 of C held, capacity 5: 1 in. 10 pages in, 5 out.
+	 * Pooled (5 pages, also what one reference alone would allow: A
+	 * beside B and C's 3 of 5): {A B} 4; C: B out, 3 in; {A B}: A there,
+	 * B needs 2: A out, 2 in; C there: 9 pages in, 4 out.
+	 */
+	igt_subtest("hand-group-together") {
+		struct rp_trace t;
+		struct all a;
+		unsigned int p, q;
+		size_t len;
+
+		len = snprintf(text, sizeof(text), "%s%s", header(5 * PG),
+			       "1 create id=1 size=8192 mask=0x2 flags=0 pref=0x1\n"
+			       "1 create id=2 size=8192 mask=0x2 flags=0 pref=0x1\n"
+			       "1 create id=3 size=12288 mask=0x2 flags=0 pref=0x1\n");
+		for (q = 1; q <= 2; q++)
+			len += snprintf(text + len, sizeof(text) - len,
+					"2 submit seq=%u ctx=1 allocs=2 patches=2 dma=64\n"
+					"2 entry seq=%u i=0 id=1 slot=0 split=0 patch=8 write=1 alloc=0\n"
+					"2 entry seq=%u i=1 id=2 slot=1 split=0 patch=16 write=1 alloc=1\n"
+					"3 reside id=3 seg=1\n", q, q, q);
+		load(&t, text);
+		replay_all(&t, &a);
+		for (p = 0; p < QGPU_POLICY_COUNT; p++) {
+			igt_assert_eq(a.r[p].failed_submits, 0);
+			igt_assert(in(&a.r[p]) >= a.min.in_bytes);
+		}
+		igt_assert_eq(a.min.in_bytes, 10 * PG);
+		igt_assert_eq(a.min.out_bytes, 5 * PG);
+		igt_assert_eq(a.pooled.in_bytes, 9 * PG);
+		igt_assert_eq(a.pooled.out_bytes, 4 * PG);
+		all_free(&a);
+		rp_trace_free(&t);
+	}
+
+	/*
+	 * The bound is a lower bound whatever the workload: 1000 random
+	 * traces (two segments of 2 to 9 pages, allocations of 1 to 5 pages,
+	 * made resident alone or used by submissions with 1 to 4 entries at
+	 * random SplitOffsets, some destroyed, page tables taken and given
+	 * back between them) replayed with every policy and
+	 * the oracle: none pages in less than the segment-aware MIN, which
+	 * is never below the pooled one. Deterministic.
+	 */
+	igt_subtest("random-traces-bound-below-every-policy") {
+		u64 x = 0x243f6a8885a308d3ull;
+		unsigned int it, tighter = 0;
+
+#define RND(n) ((unsigned int)(rnd(&x) >> 33) % (n))
+		for (it = 0; it < 1000; it++) {
+			unsigned int na = 3 + RND(5), nev = 8 + RND(24), seq = 0;
+			unsigned int npt = 0;
+			unsigned int k, e, p;
+			bool gone[8] = { false };
+			struct rp_trace t;
+			struct all a;
+			int len;
+
+			len = two_segments(text, sizeof(text), 2 + RND(8),
+					   2 + RND(8));
+			for (k = 1; k <= na; k++)
+				{
+				unsigned int pages = 1 + RND(5);
+
+				len += snprintf(text + len, sizeof(text) - len,
+						"1 create id=%u size=%u mask=0x%x flags=0 pref=0x%x\n",
+						k, pages * 4096,
+						RND(3) ? 0x6 : 0xe, 1 + RND(2));
+			}
+			for (e = 0; e < nev; e++) {
+				unsigned int id = 1 + RND(na), n, split = 0;
+				unsigned int pick[4];
+
+				if (gone[id - 1])
+					continue;
+				if (RND(12) == 0) {
+					/* a page table taken, or given back */
+					if (npt && RND(2))
+						len += snprintf(text + len,
+								sizeof(text) - len,
+								"%u pt-free pt=%u\n",
+								e + 2, 1 + RND(npt));
+					else
+						len += snprintf(text + len,
+								sizeof(text) - len,
+								"%u pt-alloc pt=%u level=0 seg=2 start=0 ret=0 vidmem=0\n",
+								e + 2, ++npt);
+					continue;
+				}
+				if (RND(10) == 0) {
+					len += snprintf(text + len,
+							sizeof(text) - len,
+							"%u destroy id=%u seg=0 deferred=0\n",
+							e + 2, id);
+					gone[id - 1] = true;
+					continue;
+				}
+				if (RND(2)) {
+					len += snprintf(text + len,
+							sizeof(text) - len,
+							"%u reside id=%u seg=0\n",
+							e + 2, id);
+					continue;
+				}
+				for (n = 0, k = 0; k < 4 && n < 4; k++) {
+					unsigned int c = 1 + RND(na), j;
+
+					for (j = 0; j < n && pick[j] != c; j++)
+						;
+					if (j == n && !gone[c - 1])
+						pick[n++] = c;
+				}
+				if (!n)
+					continue;
+				seq++;
+				len += snprintf(text + len, sizeof(text) - len,
+						"%u submit seq=%u ctx=1 allocs=%u patches=%u dma=128\n",
+						e + 2, seq, n, n);
+				for (k = 0; k < n; k++) {
+					if (k && RND(2))
+						split = 16 * k;
+					unsigned int w = RND(2);
+
+					len += snprintf(text + len,
+							sizeof(text) - len,
+							"%u entry seq=%u i=%u id=%u slot=%u split=%u patch=%u write=%u alloc=%u\n",
+							e + 2, seq, k, pick[k],
+							k, split, 16 * k + 8,
+							w, k);
+				}
+			}
+			igt_assert(len < (int)sizeof(text));
+			load(&t, text);
+			replay_all(&t, &a);
+			for (p = 0; p < QGPU_POLICY_COUNT; p++)
+				igt_assert_f(in(&a.r[p]) >= a.min.in_bytes,
+					     "policy %s paged in %llu, below the bound %llu:\n%s",
+					     qgpu_policy_name(p),
+					     (unsigned long long)in(&a.r[p]),
+					     (unsigned long long)a.min.in_bytes,
+					     text);
+			igt_assert_f(in(&a.oracle) >= a.min.in_bytes,
+				     "the oracle paged in %llu, below the bound %llu:\n%s",
+				     (unsigned long long)in(&a.oracle),
+				     (unsigned long long)a.min.in_bytes, text);
+			tighter += a.min.in_bytes > a.pooled.in_bytes;
+			all_free(&a);
+			rp_trace_free(&t);
+		}
+#undef RND
+		/* the segments made a difference in many of them */
+		igt_assert_f(tighter >= 100, "tighter in only %u\n", tighter);
 	}
 
 	/*
@@ -602,6 +841,51 @@ igt_main
 			rp_result_free(&r);
 			rp_trace_free(&t);
 		}
+	}
+
+	/*
+	 * Page tables never leave VRAM: the bound counts them while they
+	 * live. Four pages, a page table in one of them, A and B of two
+	 * pages: A B A B, the table given back, A B. Beside the table and
+	 * one of them the other does not fit (one page left): each of the
+	 * first four references pages 2 in (8), A evicted twice and B once
+	 * (6 out); with the table gone both fit: A 2 in, B there. 10 pages
+	 * in, 6 out. Pooled, or without the tables: both fit all along, 4
+	 * pages in. The memory manager (contiguous ranges: the table's page
+	 * splits the free space) pages at least that.
+	 */
+	igt_subtest("hand-page-tables-hold-vram") {
+		struct rp_trace t;
+		struct all a;
+		unsigned int p;
+
+		snprintf(text, sizeof(text),
+			 "qgpu-trace 1\n"
+			 "device vram=16384 visible=16384 gart=1048576 hap=0 page=4096 slots=8 mmu=1 io_coherent=1\n"
+			 "0 snap-begin tag=1 to_vram=0 from_vram=0 vram_to_vram=0 filled=0 evictions=0 tick=0 policy=0 next_id=1 features=15 budget=100\n"
+			 "0 snap-seg seg=1 size=16384 reserved=0 used=0 allocations=0\n"
+			 "0 snap-hole seg=1 start=0 size=16384\n"
+			 "0 snap-seg seg=3 size=1048576 reserved=0 used=0 allocations=0\n"
+			 "0 snap-hole seg=3 start=0 size=1048576\n"
+			 "0 snap-end tag=1\n"
+			 "1 pt-alloc pt=1 level=2 seg=1 start=0 ret=0 vidmem=0\n"
+			 "2 create id=1 size=8192 mask=0x2 flags=0 pref=0x1\n"
+			 "2 create id=2 size=8192 mask=0x2 flags=0 pref=0x1\n"
+			 "3 reside id=1 seg=1\n4 reside id=2 seg=1\n"
+			 "5 reside id=1 seg=1\n6 reside id=2 seg=1\n"
+			 "7 pt-free pt=1\n"
+			 "8 reside id=1 seg=1\n9 reside id=2 seg=1\n");
+		load(&t, text);
+		replay_all(&t, &a);
+		for (p = 0; p < QGPU_POLICY_COUNT; p++) {
+			igt_assert_eq(a.r[p].pt_failed, 0);
+			igt_assert(in(&a.r[p]) >= a.min.in_bytes);
+		}
+		igt_assert_eq(a.min.in_bytes, 10 * PG);
+		igt_assert_eq(a.min.out_bytes, 6 * PG);
+		igt_assert_eq(a.pooled.in_bytes, 4 * PG);
+		all_free(&a);
+		rp_trace_free(&t);
 	}
 
 	/*

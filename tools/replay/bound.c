@@ -3,11 +3,11 @@
  * qgpu-replay: offline bounds on the bytes paged into VRAM.
  *
  * The references are those of rp_refs_walk(): each use of an allocation
- * that every replayed policy served from VRAM (a patch-location entry of
- * a physical submission, a make-resident request). VRAM is one pool of
- * pages: every VRAM segment less its reservation (page tables, ...). A
- * reference needs all of its allocation's pages in VRAM at once; a
- * destroyed allocation leaves VRAM for free.
+ * that every replayed policy and the oracle served from VRAM (a
+ * patch-location entry of a physical submission, a make-resident
+ * request). VRAM is counted in pages: every VRAM segment less its
+ * reservation. A reference needs all of its allocation's pages in VRAM at
+ * once; a destroyed allocation leaves VRAM for free.
  *
  * min: Belady's MIN at page granularity: on a miss, the pages evicted are
  * those whose next use is furthest (never used again first), any number
@@ -16,6 +16,26 @@
  * the placement rules, contiguity and whole-allocation moves of the real
  * memory manager only add constraints, so this is a lower bound for every
  * policy.
+ *
+ * The capacity MIN may fill at a reference is what the segments can hold
+ * then (segment-aware, the default): an allocation lies whole in one
+ * segment, so a segment holds at most the largest sum of sizes of the live
+ * allocations that fits in it, and the allocations one group of entries
+ * uses (the entries of one submission with one SplitOffset: no portion
+ * boundary falls between them) are all in VRAM together, each whole in
+ * some segment. The capacity at a reference of such a group is the largest,
+ * over the ways of dealing the group's allocations to the segments, of the
+ * group's bytes plus, per segment, the largest sum of the other live
+ * allocations' sizes that fits beside them (one allocation may count in
+ * several segments: too much capacity, never too little). Page tables
+ * (never evicted) are one page each that every group holds too, counted
+ * when every replay placed every one (rp_config.bound_pts). Every schedule
+ * of the real memory manager holds at most that much in VRAM at that
+ * moment, and MIN (furthest next use first) stays optimal when the
+ * capacity varies from one reference to the next, so the result is still
+ * a lower bound; it only ignores less. With pooled capacity (every VRAM
+ * segment less its reservation as one pool of pages: rp_bound_min_pooled())
+ * the bound is looser where allocation sizes do not divide the segments.
  *
  * fnu: the same schedule with whole allocations (the furthest next use
  * first, until the allocation fits): what an offline policy could do under
@@ -35,6 +55,8 @@ struct op {
 	u32 a;		/* dense allocation index */
 	u64 pages;
 	u64 next;	/* the op index of its allocation's next reference */
+	u64 group;	/* references: the first reference of its group */
+	u64 pt;		/* RP_REF_PT, RP_REF_PT_FREE: the table's id */
 };
 
 struct ops {
@@ -44,41 +66,118 @@ struct ops {
 	u64 *dense;	/* by id: index + 1 */
 	size_t ndense;
 	u32 nalloc;
+	u64 *group;	/* by reference: the first reference of its group */
 };
 
-static void add_op(void *priv, u64 ref, u64 id, u64 size)
+/* @t, a table of *@n zeroed entries of @elem bytes, grown to hold @id */
+static void *grow_to(void *t, size_t *n, u64 id, size_t elem)
 {
-	struct ops *o = priv;
-	struct op *op;
+	size_t m = *n ? *n : 256;
 
-	if (ref != RP_REF_INIT && ref != RP_REF_GONE && ref != RP_REF_OUT &&
-	    o->served && o->served[ref] != RP_REF_VRAM)
-		return;
-	if (id >= o->ndense) {
-		size_t n = o->ndense ? o->ndense : 256;
+	if (id < *n)
+		return t;
+	while (m <= id)
+		m *= 2;
+	t = realloc(t, m * elem);
+	if (!t)
+		exit(2);
+	memset((char *)t + *n * elem, 0, (m - *n) * elem);
+	*n = m;
+	return t;
+}
 
-		while (n <= id)
-			n *= 2;
-		o->dense = realloc(o->dense, n * sizeof(*o->dense));
-		if (!o->dense)
-			exit(2);
-		memset(o->dense + o->ndense, 0,
-		       (n - o->ndense) * sizeof(*o->dense));
-		o->ndense = n;
-	}
-	if (!o->dense[id])
-		o->dense[id] = ++o->nalloc;
+/* A new op at the end of @o */
+static struct op *new_op(struct ops *o)
+{
 	if (o->n == o->cap) {
 		o->cap = o->cap ? 2 * o->cap : 1024;
 		o->op = realloc(o->op, o->cap * sizeof(*o->op));
 		if (!o->op)
 			exit(2);
 	}
-	op = &o->op[o->n++];
+	return &o->op[o->n++];
+}
+
+static void add_op(void *priv, u64 ref, u64 id, u64 size)
+{
+	struct ops *o = priv;
+	struct op *op;
+
+	if (ref < RP_REF_NONE && o->served && o->served[ref] != RP_REF_VRAM)
+		return;
+	if (ref == RP_REF_PT || ref == RP_REF_PT_FREE) {
+		/* not an allocation: @a unused */
+		op = new_op(o);
+		op->ref = ref;
+		op->a = 0;
+		op->pages = (size + RP_PAGE - 1) / RP_PAGE;
+		op->next = NEVER;
+		op->group = NEVER;
+		op->pt = id;
+		return;
+	}
+	o->dense = grow_to(o->dense, &o->ndense, id, sizeof(*o->dense));
+	if (!o->dense[id])
+		o->dense[id] = ++o->nalloc;
+	op = new_op(o);
 	op->ref = ref;
 	op->a = o->dense[id] - 1;
 	op->pages = (size + RP_PAGE - 1) / RP_PAGE;
 	op->next = NEVER;
+	op->group = ref < RP_REF_NONE && o->group ? o->group[ref] : NEVER;
+	op->pt = 0;
+}
+
+struct by_split {
+	u32 split;
+	u32 j;
+};
+
+static int cmp_split(const void *a, const void *b)
+{
+	const struct by_split *x = a, *y = b;
+
+	if (x->split != y->split)
+		return x->split < y->split ? -1 : 1;
+	return x->j < y->j ? -1 : x->j > y->j;
+}
+
+/*
+ * Each reference's group: the entries of one submission with one
+ * SplitOffset share the first of them; any other reference is its own.
+ */
+static u64 *build_groups(const struct rp_trace *t)
+{
+	u64 *g = malloc((t->nrefs + 1) * sizeof(*g));
+	struct by_split *b = NULL;
+	size_t i, cap = 0;
+	u32 j;
+
+	if (!g)
+		exit(2);
+	for (i = 0; i < t->nrefs; i++)
+		g[i] = i;
+	for (i = 0; i < t->nsub; i++) {
+		const struct rp_submit *s = &t->sub[i];
+
+		if (s->ne > cap) {
+			cap = s->ne;
+			free(b);
+			b = malloc(cap * sizeof(*b));
+			if (!b)
+				exit(2);
+		}
+		for (j = 0; j < s->ne; j++) {
+			b[j].split = s->e[j].split;
+			b[j].j = j;
+		}
+		qsort(b, s->ne, sizeof(*b), cmp_split);
+		for (j = 1; j < s->ne; j++)
+			if (b[j].split == b[j - 1].split)
+				g[s->ref0 + b[j].j] = g[s->ref0 + b[j - 1].j];
+	}
+	free(b);
+	return g;
 }
 
 /* Each op's next reference of the same allocation */
@@ -94,6 +193,8 @@ static void link_next(struct ops *o)
 	for (i = o->n; i--;) {
 		struct op *op = &o->op[i];
 
+		if (op->ref == RP_REF_PT || op->ref == RP_REF_PT_FREE)
+			continue;
 		op->next = last[op->a];
 		/*
 		 * Pages held up to a destroy, or up to a request that takes
@@ -109,43 +210,226 @@ static void link_next(struct ops *o)
 	free(last);
 }
 
+/* A VRAM segment's pages, less its reservation */
+static u64 seg_pages(const struct rp_config *cfg, int s)
+{
+	if (cfg->seg_size[s] <= cfg->seg_reserved[s])
+		return 0;
+	return (cfg->seg_size[s] - cfg->seg_reserved[s]) / RP_PAGE;
+}
+
 static u64 capacity(const struct rp_config *cfg)
 {
-	u64 c = 0;
-	int s;
-
-	for (s = 1; s <= 2; s++)
-		if (cfg->seg_size[s] > cfg->seg_reserved[s])
-			c += cfg->seg_size[s] - cfg->seg_reserved[s];
-	return c / RP_PAGE;
+	return seg_pages(cfg, 1) + seg_pages(cfg, 2);
 }
 
 static int collect(const struct rp_trace *t, const struct rp_config *cfg,
-		   const u8 *served, const u8 *out, struct ops *o)
+		   const u8 *served, const u8 *out, bool segments,
+		   struct ops *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->served = served;
-	rp_refs_walk(t, cfg->as_recorded, out, add_op, o);
+	if (segments)
+		o->group = build_groups(t);
+	rp_refs_walk(t, cfg->as_recorded, out, segments && cfg->bound_pts,
+		     add_op, o);
 	link_next(o);
+	free(o->group);
+	o->group = NULL;
 	return 0;
+}
+
+/* Segment-aware capacity: subset sums of page counts up to @max pages */
+#define SEG_MAX_PAGES	(1ull << 20)
+
+struct sums {
+	u64 max;	/* pages */
+	u64 *bits;	/* bit x: a subset sums to x pages */
+	u64 *best;	/* [x]: the largest subset sum <= x */
+	size_t words;
+};
+
+static void sums_init(struct sums *z, u64 max)
+{
+	z->max = max;
+	z->words = max / 64 + 1;
+	z->bits = calloc(z->words, sizeof(*z->bits));
+	z->best = calloc(max + 1, sizeof(*z->best));
+	if (!z->bits || !z->best)
+		exit(2);
+}
+
+static void sums_free(struct sums *z)
+{
+	free(z->bits);
+	free(z->best);
+}
+
+static void sums_clear(struct sums *z)
+{
+	memset(z->bits, 0, z->words * sizeof(*z->bits));
+	z->bits[0] = 1;
+}
+
+/* bits |= bits << @n */
+static void sums_add(struct sums *z, u64 n)
+{
+	size_t w = n / 64, i;
+	unsigned int b = n % 64;
+
+	if (n > z->max)
+		return;
+	for (i = z->words; i-- > w;) {
+		u64 v = z->bits[i - w] << b;
+
+		if (b && i > w)
+			v |= z->bits[i - w - 1] >> (64 - b);
+		z->bits[i] |= v;
+	}
+	if (z->max % 64 != 63)
+		z->bits[z->words - 1] &= (1ull << (z->max % 64 + 1)) - 1;
+}
+
+static bool sums_has(const struct sums *z, u64 x)
+{
+	return x <= z->max && (z->bits[x / 64] >> (x % 64)) & 1;
+}
+
+static void sums_finish(struct sums *z)
+{
+	u64 x, last = 0;
+
+	for (x = 0; x <= z->max; x++) {
+		if (sums_has(z, x))
+			last = x;
+		z->best[x] = last;
+	}
+}
+
+struct segcap {
+	u64 cap[2];		/* pages of the visible and local segments */
+	struct sums rest, grp;
+	u8 *live;		/* by allocation */
+	u8 *in_group;		/* by allocation */
+	u64 *pages;		/* by allocation */
+	u64 group;		/* the group computed last */
+	u64 value;		/* its capacity */
+	u64 pt_pages;		/* page tables in VRAM */
+	u64 *pt;		/* by table id: its pages while counted */
+	size_t npt;
+};
+
+/*
+ * The capacity at the references of group @g, whose ops start at @i: the
+ * group's allocations each whole in a segment, together, and beside them
+ * in each segment the largest sum of other live allocations that fits.
+ */
+static u64 group_capacity(struct segcap *sc, const struct ops *o, size_t i,
+			  u64 pooled)
+{
+	u64 g = o->op[i].group, total = sc->pt_pages, best = 0, u1;
+	size_t k;
+	u32 a;
+
+	if (g == sc->group)
+		return sc->value;
+	sums_clear(&sc->rest);
+	sums_clear(&sc->grp);
+	/* the page tables are in VRAM with every group: pages of their own */
+	for (u1 = 0; u1 < sc->pt_pages && u1 <= sc->cap[0]; u1++)
+		sums_add(&sc->grp, 1);
+	for (k = i; k < o->n && o->op[k].group == g; k++) {
+		sc->live[o->op[k].a] = 1;
+		sc->in_group[o->op[k].a] = 1;
+	}
+	for (a = 0; a < o->nalloc; a++) {
+		if (sc->in_group[a]) {
+			total += sc->pages[a];
+			sums_add(&sc->grp, sc->pages[a]);
+		} else if (sc->live[a]) {
+			sums_add(&sc->rest, sc->pages[a]);
+		}
+	}
+	sums_finish(&sc->rest);
+	for (u1 = 0; u1 <= sc->cap[0] && u1 <= total; u1++) {
+		u64 u2 = total - u1, v;
+
+		if (u2 > sc->cap[1] || !sums_has(&sc->grp, u1))
+			continue;
+		v = total + sc->rest.best[sc->cap[0] - u1] +
+		    sc->rest.best[sc->cap[1] - u2];
+		if (v > best)
+			best = v;
+	}
+	for (k = i; k < o->n && o->op[k].group == g; k++)
+		sc->in_group[o->op[k].a] = 0;
+	/* a group that fits no way was not in VRAM together: pooled */
+	if (!best || best > pooled)
+		best = pooled;
+	else
+		best -= sc->pt_pages;	/* what allocations may take */
+	sc->group = g;
+	sc->value = best;
+	return best;
+}
+
+/* A page table taken (counted until given back) or given back */
+static void pt_op(struct segcap *sc, const struct op *op)
+{
+	u64 id = op->pt;
+
+	sc->group = NEVER;	/* the capacity changes */
+	if (op->ref == RP_REF_PT_FREE) {
+		if (id < sc->npt && sc->pt[id]) {
+			sc->pt_pages -= sc->pt[id];
+			sc->pt[id] = 0;
+		}
+		return;
+	}
+	sc->pt = grow_to(sc->pt, &sc->npt, id, sizeof(*sc->pt));
+	if (!sc->pt[id]) {
+		sc->pt[id] = op->pages;
+		sc->pt_pages += op->pages;
+	}
 }
 
 static int simulate(const struct rp_trace *t, const struct rp_config *cfg,
 		    const u8 *served, const u8 *out, bool whole,
-		    struct rp_bound *b)
+		    bool segments, struct rp_bound *b)
 {
-	u64 cap = capacity(cfg), used = 0;
+	u64 pooled = capacity(cfg), cap = pooled, used = 0;
+	struct segcap sc = { .group = NEVER };
 	struct ops o;
 	u64 *res, *next;
 	size_t i;
 	u32 a;
 
 	memset(b, 0, sizeof(*b));
-	collect(t, cfg, served, out, &o);
+	/* too large to sum over: pooled, never too little */
+	if (seg_pages(cfg, 1) > SEG_MAX_PAGES ||
+	    seg_pages(cfg, 2) > SEG_MAX_PAGES)
+		segments = false;
+	collect(t, cfg, served, out, segments, &o);
 	res = calloc(o.nalloc + 1, sizeof(*res));
 	next = calloc(o.nalloc + 1, sizeof(*next));
 	if (!res || !next)
 		exit(2);
+	if (segments) {
+		sc.cap[0] = seg_pages(cfg, 1);
+		sc.cap[1] = seg_pages(cfg, 2);
+		sums_init(&sc.rest, sc.cap[0] > sc.cap[1] ? sc.cap[0] :
+				    sc.cap[1]);
+		sums_init(&sc.grp, sc.cap[0]);
+		sc.live = calloc(o.nalloc + 1, 1);
+		sc.in_group = calloc(o.nalloc + 1, 1);
+		sc.pages = calloc(o.nalloc + 1, sizeof(*sc.pages));
+		if (!sc.live || !sc.in_group || !sc.pages)
+			exit(2);
+		for (i = 0; i < o.n; i++)
+			if (o.op[i].ref != RP_REF_PT &&
+			    o.op[i].ref != RP_REF_PT_FREE)
+				sc.pages[o.op[i].a] = o.op[i].pages;
+	}
 	for (a = 0; a < o.nalloc; a++)
 		next[a] = NEVER;
 	for (i = 0; i < o.n; i++) {
@@ -156,8 +440,16 @@ static int simulate(const struct rp_trace *t, const struct rp_config *cfg,
 			used -= res[op->a];
 			res[op->a] = 0;
 			next[op->a] = NEVER;
+			if (segments)
+				sc.live[op->a] = 0;
 			continue;
 		}
+		if (op->ref == RP_REF_PT || op->ref == RP_REF_PT_FREE) {
+			pt_op(&sc, op);
+			continue;
+		}
+		if (segments)
+			sc.live[op->a] = 1;
 		if (op->ref == RP_REF_OUT) {
 			/* every policy had it out of VRAM here */
 			used -= res[op->a];
@@ -175,11 +467,12 @@ static int simulate(const struct rp_trace *t, const struct rp_config *cfg,
 			continue;
 		}
 		next[op->a] = op->next;
-		if (op->pages > cap)
+		if (op->pages > pooled)
 			continue;	/* no schedule serves it from VRAM */
+		cap = segments ? group_capacity(&sc, &o, i, pooled) : pooled;
 		b->refs++;
 		need = op->pages - res[op->a];
-		while (need > cap - used) {
+		while (used + need > cap) {
 			u64 far = 0, take;
 			u32 v = ~0u;
 
@@ -193,7 +486,7 @@ static int simulate(const struct rp_trace *t, const struct rp_config *cfg,
 			}
 			if (v == ~0u)
 				break;
-			take = whole ? res[v] : need - (cap - used);
+			take = whole ? res[v] : used + need - cap;
 			if (take > res[v])
 				take = res[v];
 			res[v] -= take;
@@ -203,6 +496,14 @@ static int simulate(const struct rp_trace *t, const struct rp_config *cfg,
 		res[op->a] += need;
 		used += need;
 		b->in_bytes += need * RP_PAGE;
+	}
+	if (segments) {
+		sums_free(&sc.rest);
+		sums_free(&sc.grp);
+		free(sc.live);
+		free(sc.in_group);
+		free(sc.pages);
+		free(sc.pt);
 	}
 	free(res);
 	free(next);
@@ -214,17 +515,23 @@ static int simulate(const struct rp_trace *t, const struct rp_config *cfg,
 int rp_bound_min(const struct rp_trace *t, const struct rp_config *cfg,
 		 const u8 *served, const u8 *out, struct rp_bound *b)
 {
-	return simulate(t, cfg, served, out, false, b);
+	return simulate(t, cfg, served, out, false, true, b);
+}
+
+int rp_bound_min_pooled(const struct rp_trace *t, const struct rp_config *cfg,
+			const u8 *served, const u8 *out, struct rp_bound *b)
+{
+	return simulate(t, cfg, served, out, false, false, b);
 }
 
 int rp_bound_fnu(const struct rp_trace *t, const struct rp_config *cfg,
 		 const u8 *served, const u8 *out, struct rp_bound *b)
 {
-	return simulate(t, cfg, served, out, true, b);
+	return simulate(t, cfg, served, out, true, true, b);
 }
 
 void rp_refs_walk(const struct rp_trace *t, bool initial, const u8 *out,
-		  rp_ref_fn fn, void *priv)
+		  bool pts, rp_ref_fn fn, void *priv)
 {
 	u64 *size = NULL, ref = 0;
 	size_t nsize = 0, i, j;
@@ -235,23 +542,27 @@ void rp_refs_walk(const struct rp_trace *t, bool initial, const u8 *out,
 		u64 id = e->v[0];
 
 		if (e->kind == EV_CREATE || e->kind == EV_SNAP_BO) {
-			if (id >= nsize) {
-				size_t n = nsize ? nsize : 256;
-
-				while (n <= id)
-					n *= 2;
-				size = realloc(size, n * sizeof(*size));
-				if (!size)
-					exit(2);
-				memset(size + nsize, 0,
-				       (n - nsize) * sizeof(*size));
-				nsize = n;
-			}
+			size = grow_to(size, &nsize, id, sizeof(*size));
 			size[id] = e->v[1];
 		}
 		if (out && out[i] && id < nsize && size[id])
 			fn(priv, RP_REF_OUT, id, size[id]);
 		switch (e->kind) {
+		case EV_SNAP_NODE:
+			/* a page table in a VRAM segment at the start */
+			if (pts && first && initial &&
+			    e->v[3] == RP_NODE_PT &&
+			    (e->v[0] == 1 || e->v[0] == 2))
+				fn(priv, RP_REF_PT, e->v[4], e->v[2]);
+			break;
+		case EV_PT_ALLOC:
+			if (pts && !e->v[4] && (e->v[2] == 1 || e->v[2] == 2))
+				fn(priv, RP_REF_PT, id, RP_PAGE);
+			break;
+		case EV_PT_FREE:
+			if (pts)
+				fn(priv, RP_REF_PT_FREE, id, RP_PAGE);
+			break;
 		case EV_SNAP_BO:
 			/* in a VRAM segment at the start */
 			if (first && initial && (e->v[5] == 1 || e->v[5] == 2) &&

@@ -201,7 +201,7 @@ static int one_trace(const char *path, const struct args *a)
 {
 	struct rp_result res[QGPU_POLICY_COUNT], orc;
 	struct rp_options oo = { 0 };
-	struct rp_bound min, fnu, min_free;
+	struct rp_bound min, fnu, min_free, min_pooled;
 	struct rp_trace t;
 	struct rp_config cfg;
 	struct rp_counters k;
@@ -283,6 +283,12 @@ static int one_trace(const char *path, const struct args *a)
 	oo.features = a->features;
 	oo.oracle = true;
 	rp_replay(&t, &cfg, QGPU_POLICY_FUTURE_USE, &oo, &orc);
+	/* the bound counts what the oracle served from VRAM too */
+	for (i = 0; i < t.nrefs; i++)
+		if (orc.ref[i] != RP_REF_VRAM && served[i] == RP_REF_VRAM) {
+			served[i] = RP_REF_SKIPPED;
+			nserved--;
+		}
 	/* where every one of them (and the oracle) had to leave VRAM */
 	out = calloc(t.nev + 1, 1);
 	if (!served || !out) {
@@ -295,9 +301,15 @@ static int one_trace(const char *path, const struct args *a)
 			out[i] &= res[p].out[i];
 		nout += out[i];
 	}
+	/* page tables never leave VRAM: the bound counts them if every
+	 * replay placed every one */
+	cfg.bound_pts = !orc.pt_failed;
+	for (p = 0; p < QGPU_POLICY_COUNT; p++)
+		cfg.bound_pts &= !res[p].pt_failed;
 	rp_bound_min(&t, &cfg, served, out, &min);
 	rp_bound_fnu(&t, &cfg, served, out, &fnu);
 	rp_bound_min(&t, &cfg, served, NULL, &min_free);
+	rp_bound_min_pooled(&t, &cfg, served, out, &min_pooled);
 
 	if (!a->csv)
 		printf("  %-14s %10s %10s %10s %9s %7s %7s %7s\n", "policy",
@@ -377,6 +389,10 @@ static int one_trace(const char *path, const struct args *a)
 		       (unsigned long long)min_free.in_bytes,
 		       (unsigned long long)min_free.out_bytes,
 		       (unsigned long long)min_free.refs);
+		printf("bound,min-pooled,%llu,%llu,%llu\n",
+		       (unsigned long long)min_pooled.in_bytes,
+		       (unsigned long long)min_pooled.out_bytes,
+		       (unsigned long long)min_pooled.refs);
 	} else {
 		printf("  %-14s %10.1f %10.1f %10s %9s %7s %7s %7s\n",
 		       "bound min", mib(min.in_bytes), mib(min.out_bytes), "",
@@ -390,7 +406,11 @@ static int one_trace(const char *path, const struct args *a)
 			       "min, no reqs", mib(min_free.in_bytes),
 			       mib(min_free.out_bytes), "", "", "", "", rb);
 		}
-		printf("  (%llu of %llu references served from VRAM by every policy; %llu eviction requests and Lock2s took the allocation out of VRAM in every one; pages of 4 KiB, VRAM pooled: %.1f MiB)\n",
+		ratio(rb, sizeof(rb), min_pooled.in_bytes, min.in_bytes);
+		printf("  %-14s %10.1f %10.1f %10s %9s %7s %7s %7s\n",
+		       "min, pooled", mib(min_pooled.in_bytes),
+		       mib(min_pooled.out_bytes), "", "", "", "", rb);
+		printf("  (%llu of %llu references served from VRAM by every policy and the oracle; %llu eviction requests and Lock2s took the allocation out of VRAM in every one; pages of 4 KiB; the bound's capacity: whole live allocations in each segment, those a group of entries uses together; pooled: %.1f MiB)\n",
 		       (unsigned long long)nserved,
 		       (unsigned long long)t.nrefs,
 		       (unsigned long long)nout,

@@ -849,8 +849,7 @@ static void oracle_ref(void *priv, u64 ref, u64 id, u64 size)
 	struct dev *d = f->d;
 
 	(void)size;
-	if (ref == RP_REF_GONE || ref == RP_REF_INIT || ref == RP_REF_OUT ||
-	    id >= d->noid)
+	if (ref >= RP_REF_NONE || id >= d->noid)
 		return;
 	if (f->pos)
 		d->oref[f->pos[id]++] = ref;
@@ -871,13 +870,13 @@ static void oracle_init(struct dev *d)
 		    d->t->ev[i].v[0] >= d->noid)
 			d->noid = d->t->ev[i].v[0] + 1;
 	d->ostart = xcalloc(d->noid + 1, sizeof(*d->ostart));
-	rp_refs_walk(d->t, false, NULL, oracle_ref, &f);
+	rp_refs_walk(d->t, false, NULL, false, oracle_ref, &f);
 	for (i = 0; i < d->noid; i++)
 		d->ostart[i + 1] += d->ostart[i];
 	d->oref = xcalloc(d->ostart[d->noid] + 1, sizeof(*d->oref));
 	f.pos = xcalloc(d->noid, sizeof(*f.pos));
 	memcpy(f.pos, d->ostart, d->noid * sizeof(*f.pos));
-	rp_refs_walk(d->t, false, NULL, oracle_ref, &f);
+	rp_refs_walk(d->t, false, NULL, false, oracle_ref, &f);
 	free(f.pos);
 }
 

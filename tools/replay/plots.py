@@ -272,7 +272,11 @@ def paging(tr, replay, outdir, written):
     for x, p in zip(xs, pol):
         ax.annotate(p[4], (x - w / 2, p[1] / MIB), ha="center", va="bottom", fontsize=8)
     ax.axhline(bound["min"][0] / MIB, color="#d62728", linestyle="--",
-               label="MIN (page granularity): lower bound on paged in")
+               label="MIN (page granularity, whole allocations per segment): lower bound on paged in")
+    pooled = bound.get("min-pooled")
+    if pooled and pooled[0] != bound["min"][0]:
+        ax.axhline(pooled[0] / MIB, color="#bcbd22", linestyle="--",
+                   label="MIN with every VRAM segment pooled into one")
     free = bound.get("min-requests-ignored")
     if free and free[0] != bound["min"][0]:
         ax.axhline(free[0] / MIB, color="#7f7f7f", linestyle="--",

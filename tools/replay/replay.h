@@ -146,6 +146,9 @@ struct rp_config {
 	u64 visible, vram;		/* for Lock2's cached rule */
 	u32 slots;
 	bool as_recorded;		/* the trace's own books at the start */
+	bool bound_pts;			/* the bounds count the page tables in
+					 * VRAM (never evicted): set when no
+					 * replayed policy failed to place one */
 };
 
 /* The configuration the trace was recorded on (from its snapshot) */
@@ -226,11 +229,15 @@ struct rp_bound {
  * VRAM); NULL: all of them. @out: per event, whether every policy had the
  * allocation of an eviction request or a Lock2 that must leave VRAM out of
  * VRAM after it (rp_result.out, all of them); the bounds then drop its
- * pages there too. NULL: requests are ignored. The capacity is every VRAM
- * segment of @cfg less its reservation, pooled.
+ * pages there too. NULL: requests are ignored. The capacity at a reference
+ * is what the VRAM segments of @cfg (less their reservations) can hold of
+ * whole live allocations beside those of its group (bound.c);
+ * rp_bound_min_pooled(): every VRAM segment pooled into one.
  */
 int rp_bound_min(const struct rp_trace *t, const struct rp_config *cfg,
 		 const u8 *served, const u8 *out, struct rp_bound *b);
+int rp_bound_min_pooled(const struct rp_trace *t, const struct rp_config *cfg,
+			const u8 *served, const u8 *out, struct rp_bound *b);
 int rp_bound_fnu(const struct rp_trace *t, const struct rp_config *cfg,
 		 const u8 *served, const u8 *out, struct rp_bound *b);
 
@@ -241,15 +248,23 @@ int rp_bound_fnu(const struct rp_trace *t, const struct rp_config *cfg,
  * MakeResident (not Evict). rp_refs_walk() calls @fn for each reference
  * that names an allocation (@ref its number), for each destroyed allocation
  * (@ref RP_REF_GONE), with @initial, for each allocation in VRAM at the
- * start (@ref RP_REF_INIT), and for each event @out marks (@ref
- * RP_REF_OUT: the allocation leaves VRAM there; @out NULL: none).
+ * start (@ref RP_REF_INIT), for each event @out marks (@ref
+ * RP_REF_OUT: the allocation leaves VRAM there; @out NULL: none), and with
+ * @pts for each page table taken in a VRAM segment (@ref RP_REF_PT: every
+ * pt-alloc that succeeded, with @initial those of the snapshot) and given
+ * back (@ref RP_REF_PT_FREE).
  */
 typedef void (*rp_ref_fn)(void *priv, u64 ref, u64 id, u64 size);
 void rp_refs_walk(const struct rp_trace *t, bool initial, const u8 *out,
-		  rp_ref_fn fn, void *priv);
+		  bool pts, rp_ref_fn fn, void *priv);
 
 #define RP_REF_GONE	(~0ull)
 #define RP_REF_INIT	(~0ull - 1)
 #define RP_REF_OUT	(~0ull - 2)
+/* with @pts: a page table (@id, @size bytes) taken in VRAM, given back */
+#define RP_REF_PT	(~0ull - 3)
+#define RP_REF_PT_FREE	(~0ull - 4)
+/* every code above is not a reference */
+#define RP_REF_NONE	RP_REF_PT_FREE
 
 #endif /* QGPU_REPLAY_H */
