@@ -27,7 +27,9 @@
  * over the ways of dealing the group's allocations to the segments, of the
  * group's bytes plus, per segment, the largest sum of the other live
  * allocations' sizes that fits beside them (one allocation may count in
- * several segments: too much capacity, never too little). Page tables
+ * several segments: too much capacity, never too little); and while its
+ * references are served, no page of the group is a victim (MIN for a set
+ * of pages requested at once). Page tables
  * (never evicted) are one page each that every group holds too, counted
  * when every replay placed every one (rp_config.bound_pts). Every schedule
  * of the real memory manager holds at most that much in VRAM at that
@@ -314,6 +316,9 @@ struct segcap {
 	u64 *pages;		/* by allocation */
 	u64 group;		/* the group computed last */
 	u64 value;		/* its capacity */
+	u8 *cur;		/* by allocation: in the group being served */
+	size_t cur_i;		/* that group's first op */
+	u64 cur_g;		/* that group, or NEVER */
 	u64 pt_pages;		/* page tables in VRAM */
 	u64 *pt;		/* by table id: its pages while counted */
 	size_t npt;
@@ -331,6 +336,16 @@ static u64 group_capacity(struct segcap *sc, const struct ops *o, size_t i,
 	size_t k;
 	u32 a;
 
+	if (g != sc->cur_g) {
+		/* its allocations are in VRAM together: none is a victim */
+		for (k = sc->cur_i; sc->cur_g != NEVER && k < o->n &&
+		     o->op[k].group == sc->cur_g; k++)
+			sc->cur[o->op[k].a] = 0;
+		for (k = i; k < o->n && o->op[k].group == g; k++)
+			sc->cur[o->op[k].a] = 1;
+		sc->cur_i = i;
+		sc->cur_g = g;
+	}
 	if (g == sc->group)
 		return sc->value;
 	sums_clear(&sc->rest);
@@ -398,7 +413,7 @@ static int simulate(const struct rp_trace *t, const struct rp_config *cfg,
 		    bool segments, struct rp_bound *b)
 {
 	u64 pooled = capacity(cfg), cap = pooled, used = 0;
-	struct segcap sc = { .group = NEVER };
+	struct segcap sc = { .group = NEVER, .cur_g = NEVER };
 	struct ops o;
 	u64 *res, *next;
 	size_t i;
@@ -422,8 +437,9 @@ static int simulate(const struct rp_trace *t, const struct rp_config *cfg,
 		sums_init(&sc.grp, sc.cap[0]);
 		sc.live = calloc(o.nalloc + 1, 1);
 		sc.in_group = calloc(o.nalloc + 1, 1);
+		sc.cur = calloc(o.nalloc + 1, 1);
 		sc.pages = calloc(o.nalloc + 1, sizeof(*sc.pages));
-		if (!sc.live || !sc.in_group || !sc.pages)
+		if (!sc.live || !sc.in_group || !sc.cur || !sc.pages)
 			exit(2);
 		for (i = 0; i < o.n; i++)
 			if (o.op[i].ref != RP_REF_PT &&
@@ -477,7 +493,8 @@ static int simulate(const struct rp_trace *t, const struct rp_config *cfg,
 			u32 v = ~0u;
 
 			for (a = 0; a < o.nalloc; a++) {
-				if (a == op->a || !res[a])
+				if (a == op->a || !res[a] ||
+				    (segments && sc.cur[a]))
 					continue;
 				if (v == ~0u || next[a] > far) {
 					v = a;
@@ -502,6 +519,7 @@ static int simulate(const struct rp_trace *t, const struct rp_config *cfg,
 		sums_free(&sc.grp);
 		free(sc.live);
 		free(sc.in_group);
+		free(sc.cur);
 		free(sc.pages);
 		free(sc.pt);
 	}
