@@ -336,7 +336,13 @@ static void qgpu_dfence_release(struct dma_fence *f)
 	qgpu_fence_free(f);
 }
 
+/*
+ * Sequence numbers are the fence's 64-bit values: compared as 64-bit
+ * numbers (dma_fence_is_later(), sync file merges), not by their low 32
+ * bits.
+ */
 static const struct dma_fence_ops qgpu_dfence_ops = {
+	.use_64bit_seqno = true,
 	.get_driver_name = qgpu_dfence_driver_name,
 	.get_timeline_name = qgpu_dfence_timeline_name,
 	.enable_signaling = qgpu_dfence_enable_signaling,

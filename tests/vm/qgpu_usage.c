@@ -15,7 +15,8 @@
  * context's fence advances once per submission (physical and virtual);
  * out-sync values written by the GPU, their rules; the wait sleeps until
  * the interrupt (thread CPU time), times out, is interrupted by a signal,
- * ANY/ALL; in-syncs; export to binary and timeline syncobjs; a submission
+ * ANY/ALL; in-syncs; export to binary and timeline syncobjs; values of
+ * one fence beyond 32 bits merged into one sync file keep the later; a submission
  * that is abandoned or never runs still reaches its values, before its
  * out-syncobj signals.
  * Lock2 (libqgpu resources): DISCARD renames and never waits, and every
@@ -24,6 +25,8 @@
  * synchronising lock sleeps until the GPU's write is visible; a read lock
  * waits only for writers.
  */
+#include <linux/sync_file.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/ioctl.h>
@@ -571,6 +574,81 @@ static void in_sync_and_export(void)
 	qgpu_context_destroy(&c1);
 	qgpu_context_destroy(&c2);
 	blocker_fini(dev.fd, &b);
+}
+
+/* Whether the sync file @fd has signalled, waiting up to @ms */
+static bool sync_file_signalled(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, ms) == 1;
+}
+
+/*
+ * Two values of one monitored fence that differ only above bit 31 (2^32,
+ * 2^33), exported as sync files and merged: one fence of a context is
+ * kept, the later one (dma_fence_is_later() on 64-bit values). The merged
+ * file must wait for 2^33 whichever way round the two were merged; with
+ * 32-bit sequence numbers the two compare equal and the merge may keep
+ * 2^32, signalling early.
+ */
+static void merged_values_keep_the_later(void)
+{
+	struct drm_qgpu_sync_entry out = { .flags = QGPU_SYNC_MONITORED };
+	struct sync_merge_data m[2] = { { .name = "ab" }, { .name = "ba" } };
+	const uint64_t lo = 1ull << 32, hi = 1ull << 33;
+	struct qgpu_context c1, c2;
+	struct qgpu_mfence mf;
+	struct blocker b1, b2;
+	uint32_t s1, s2;
+	int f1, f2, i;
+
+	blocker_init(dev.fd, &b1);
+	blocker_init(dev.fd, &b2);
+	igt_assert_eq(qgpu_context_create(dev.fd, 0, &c1), 0);
+	igt_assert_eq(qgpu_context_create(dev.fd, 0, &c2), 0);
+	igt_assert_eq(qgpu_mfence_create(dev.fd, 0, &mf), 0);
+	igt_assert_eq(qgpu_syncobj_create(dev.fd, &s1), 0);
+	igt_assert_eq(qgpu_syncobj_create(dev.fd, &s2), 0);
+	out.handle = mf.handle;
+	out.point = lo;
+	blocker_submit(&c1, &b1, 1, &out, 1);
+	out.point = hi;
+	blocker_submit(&c2, &b2, 1, &out, 1);
+	igt_assert_eq(qgpu_mfence_export(dev.fd, mf.handle, lo, s1, 0), 0);
+	igt_assert_eq(qgpu_mfence_export(dev.fd, mf.handle, hi, s2, 0), 0);
+	igt_assert_eq(drmSyncobjExportSyncFile(dev.fd, s1, &f1), 0);
+	igt_assert_eq(drmSyncobjExportSyncFile(dev.fd, s2, &f2), 0);
+	m[0].fd2 = f2;
+	igt_assert_eq(ioctl(f1, SYNC_IOC_MERGE, &m[0]), 0);
+	m[1].fd2 = f1;
+	igt_assert_eq(ioctl(f2, SYNC_IOC_MERGE, &m[1]), 0);
+	/* 2^32 reached, 2^33 not */
+	blocker_release(&b1, 1);
+	igt_assert_eq(qgpu_mfence_wait(&mf, lo, 5 * SEC_NS), 0);
+	igt_assert(sync_file_signalled(f1, 5000));
+	igt_assert(!sync_file_signalled(f2, 0));
+	for (i = 0; i < 2; i++)
+		igt_assert_f(!sync_file_signalled(m[i].fence, 100),
+			     "merged %s signalled at %#llx, before %#llx\n",
+			     m[i].name,
+			     (unsigned long long)qgpu_mfence_read(&mf),
+			     (unsigned long long)hi);
+	blocker_release(&b2, 1);
+	igt_assert_eq(qgpu_mfence_wait(&mf, hi, 5 * SEC_NS), 0);
+	for (i = 0; i < 2; i++) {
+		igt_assert(sync_file_signalled(m[i].fence, 5000));
+		close(m[i].fence);
+	}
+	close(f1);
+	close(f2);
+	qgpu_syncobj_destroy(dev.fd, s1);
+	qgpu_syncobj_destroy(dev.fd, s2);
+	qgpu_mfence_destroy(&mf);
+	qgpu_context_destroy(&c1);
+	qgpu_context_destroy(&c2);
+	blocker_fini(dev.fd, &b1);
+	blocker_fini(dev.fd, &b2);
 }
 
 /*
@@ -1328,6 +1406,8 @@ igt_main
 		out_of_order_values_reached();
 	igt_subtest("in-sync-and-export-to-syncobj")
 		in_sync_and_export();
+	igt_subtest("merged-values-beyond-32-bits-keep-the-later")
+		merged_values_keep_the_later();
 	igt_subtest("abandoned-submission-reaches-its-value")
 		abandoned_reaches_value();
 	igt_subtest("unrun-submission-values-reached-when-syncobj-signals")
