@@ -182,10 +182,18 @@ int qgpu_ctx_create_ioctl(struct drm_device *drm, void *data,
 	if (ret)
 		goto err_free;
 
+	/*
+	 * Ids in turn, not the lowest free one: a fault the device recorded
+	 * for a context just destroyed is then not taken for a new context
+	 * of another process that got its id (1: wrapped, not an error).
+	 */
 	mutex_lock(&qdev->ctx_lock);
-	ret = xa_alloc(&qdev->contexts, &id, ctx,
-		       XA_LIMIT(1, qdev->max_contexts - 1), GFP_KERNEL);
+	ret = xa_alloc_cyclic(&qdev->contexts, &id, ctx,
+			      XA_LIMIT(1, qdev->max_contexts - 1),
+			      &qdev->next_ctx, GFP_KERNEL);
 	mutex_unlock(&qdev->ctx_lock);
+	if (ret > 0)
+		ret = 0;
 	if (ret) {
 		ret = ret == -EBUSY ? -ENOSPC : ret;
 		goto err_entity;

@@ -455,6 +455,25 @@ igt_main
 		igt_assert_eq(qgpu_ctx_destroy(dev.fd, a), 0);
 	}
 
+	/*
+	 * A destroyed context's id is not handed out again at once (ids go
+	 * round): a fault the device recorded for it is not taken for a new
+	 * context of another process.
+	 */
+	igt_subtest("ctx-ids-not-reused-at-once") {
+		uint32_t ids[16], i, j;
+
+		igt_require(dev.info.max_contexts > ARRAY_SIZE(ids) + 8);
+		for (i = 0; i < ARRAY_SIZE(ids); i++) {
+			ids[i] = qt_ctx(dev.fd);
+			igt_assert_eq(qgpu_ctx_destroy(dev.fd, ids[i]), 0);
+			for (j = 0; j < i; j++)
+				igt_assert_f(ids[j] != ids[i],
+					     "context id %u handed out again after %u others\n",
+					     ids[i], i - j - 1);
+		}
+	}
+
 	igt_subtest("ctx-bad-ids") {
 		struct drm_qgpu_context_status cs;
 		uint32_t ids[] = { 0, 4096, 0x7fffffff, 0xffffffffu }, i;

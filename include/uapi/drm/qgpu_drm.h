@@ -1057,7 +1057,9 @@ struct drm_qgpu_submit {
  *	context runs in the file's GPU virtual address space: its DMA
  *	buffers use the virtual commands, with no allocation or patch list.
  * @ctx: out: context id, 1 .. &drm_qgpu_device_info.max_contexts - 1
- *	(context 0 is the kernel's); its input value is ignored.
+ *	(context 0 is the kernel's); its input value is ignored. Ids are
+ *	handed out in turn: a destroyed context's id comes back only after
+ *	the others free at the time.
  * @mfence: out: the handle of the context's monitored fence (starting at
  *	0; each submission on the context advances it by one, see
  *	&drm_qgpu_submit.fence_value); its input value is ignored.
