@@ -17,6 +17,8 @@ against what the trace itself says, read here independently:
              kernel's policy's bar equal to the kernel's own counters (the
              two snapshots' difference; unless the run changed policy);
              the bound below every bar; the oracle drawn
+  replay-log-moves  qgpu-replay --check --log writes the trace's own moves;
+             --log alone is refused
 
 Run by tests/harness.py (unit suite) under Debian's python3, whose
 python3-matplotlib draws the plots. IGT-style output; --run-subtest NAME.
@@ -170,8 +172,35 @@ def paging(path, data, facts):
              pg["bound"]["min"]["in"]))
 
 
+def replay_log(path, data, facts):
+    """qgpu-replay --log: refused without --check (exit 2, no file);
+    with it, one line per move of the kernel's, the trace's own moves in
+    order (allocation, from, to, offset)."""
+    with tempfile.TemporaryDirectory() as d:
+        log = os.path.join(d, "moves")
+        r = subprocess.run([REPLAY, "--log", log, path], capture_output=True, text=True)
+        check(r.returncode == 2 and not os.path.exists(log),
+              "%s: --log without --check: exit %d, file %s" % (path, r.returncode,
+                                                              os.path.exists(log)))
+        r = subprocess.run([REPLAY, "--check", "--log", log, path], capture_output=True,
+                           text=True)
+        check(r.returncode == 0, "%s: --check --log: exit %d" % (path, r.returncode))
+        with open(log) as f:
+            got = [fields(line.split()) for line in f]
+    want = []
+    with open(path) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) > 1 and parts[1] == "move":
+                want.append(fields(parts))
+    keys = ("id", "from", "to", "offset")
+    check([tuple(m[k] for k in keys) for m in got] ==
+          [tuple(m[k] for k in keys) for m in want],
+          "%s: the log's %d moves are not the trace's %d" % (path, len(got), len(want)))
+
+
 SUBTESTS = [("suite-timeline", timeline), ("suite-occupancy", occupancy),
-            ("suite-paging", paging)]
+            ("suite-paging", paging), ("replay-log-moves", replay_log)]
 
 
 def main():

@@ -501,7 +501,7 @@ int main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr,
-				"usage: qgpu-replay [-p POLICY] [--check] [--csv] [--why] [--log FILE]\n"
+				"usage: qgpu-replay [-p POLICY] [--check] [--csv] [--why] [--features MASK] [--log FILE]\n"
 				"                   [--visible SIZE] [--local SIZE] [--aperture SIZE] [--hap SIZE]\n"
 				"                   TRACE...\n");
 			return opt == 'h' ? 0 : 2;
@@ -509,6 +509,10 @@ int main(int argc, char **argv)
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "qgpu-replay: no trace given\n");
+		return 2;
+	}
+	if (a.log && !a.check) {
+		fprintf(stderr, "qgpu-replay: --log writes the moves of the --check replay: give --check too\n");
 		return 2;
 	}
 	for (i = optind; i < argc; i++) {
