@@ -129,7 +129,11 @@ int qgpu_gem_mmap(struct drm_gem_object *obj,
 		/* another device's buffer: its exporter maps it */
 		vma->vm_private_data = NULL;
 		vma->vm_ops = NULL;
-		ret = dma_buf_mmap(obj->dma_buf, vma, 0);
+		/*
+		 * Not obj->dma_buf: closing the last handle meanwhile clears
+		 * it; the attachment holds the dma-buf for the object's life.
+		 */
+		ret = dma_buf_mmap(obj->import_attach->dmabuf, vma, 0);
 		/* the exporter's mapping holds its own reference */
 		if (!ret)
 			drm_gem_object_put(obj);

@@ -146,7 +146,12 @@ static int qgpu_mm_build_move(struct qgpu_paging *pb, struct qgpu_bo *bo,
 		       src_vram ? QGPU_STAT(bytes_from_vram) :
 		       QGPU_STAT(bytes_to_vram);
 	} else if (qgpu_mm_discards(bo, dst)) {
-		/* offered: its content is discarded, nothing is copied */
+		/*
+		 * offered: its content is discarded, nothing is copied; but
+		 * its range is reused only behind the work queued on it, so
+		 * the job still runs, after its dependencies
+		 */
+		ret = qgpu_paging_nop(pb);
 	} else if (src_vram && dst == QGPU_SEG_SYSTEM) {
 		ret = qgpu_mm_xfer_pages(pb, bo, src_addr, false);
 		stat = QGPU_STAT(bytes_from_vram);

@@ -14,6 +14,10 @@
  *    another process. Attack: the old range of a dropped aperture
  *    allocation is refilled, in the same submit, by another process's
  *    allocation evicted from VRAM; the stale slot then reads and writes it.
+ *  - An offered allocation discarded under pressure copies nothing, yet its
+ *    VRAM is reused only behind the work queued on it. Attack: work held
+ *    by an in-sync reads and overwrites the allocation after it was
+ *    offered and evicted, and another process took the range meanwhile.
  *  - ENOSPC means nothing ran: no portion, no out-fence, no counters, no
  *    content changed.
  *  - A buffer whose split points all fit is not refused, whatever the
@@ -23,7 +27,10 @@
  * Meant for a device with non-visible VRAM and a small GART, e.g.
  * vram-size=32M visible-vram-size=16M gart-size=8M host-aperture-size=4M.
  */
+#include <pthread.h>
+
 #include "qgpu_attack.h"
+#include "qgpu_swsync.h"
 
 static struct qgpu_dev dev;
 static bool have_local;
@@ -839,6 +846,117 @@ static void same_split_all_movable(void)
  * MAP_PRIVATE (EINVAL), whatever the protection. The mapping, if one is
  * wrongly made, is never touched here.
  */
+struct release_later {
+	int tl;
+	int64_t after_ns;
+};
+
+static void *release_later_fn(void *p)
+{
+	const struct release_later *r = p;
+	struct timespec ts = { r->after_ns / SEC_NS, r->after_ns % SEC_NS };
+
+	nanosleep(&ts, NULL);
+	qt_sw_inc(r->tl, 1);
+	return NULL;
+}
+
+/*
+ * Discarding an offered allocation copies nothing, but its VRAM must still
+ * be reused only behind the work queued on it. The attacker queues a
+ * buffer that reads the first MiB of X (the whole of visible VRAM) into its
+ * own D and then overwrites all of X, held back by an in-sync; offers X and evicts it
+ * (discarded). Another process then takes visible VRAM (it can only land
+ * where X was) and writes its secret. The attacker's work, released later,
+ * must see X's own content and leave the other process's intact: the new
+ * allocation's placement waits behind the attacker's work.
+ */
+static void offered_discard_waits(void)
+{
+	uint64_t vis = seg_usable(QGPU_SEG_VISIBLE), csize = 1 << 20;
+	uint64_t dsize = csize + 4096;
+	struct drm_qgpu_sync_entry in = { 0 }, out = { 0 };
+	struct release_later rl = { .after_ns = 700 * 1000 * 1000ll };
+	struct drm_qgpu_stats s0, s1;
+	struct qa_victim_report vr;
+	struct qa_victim *vic;
+	volatile uint32_t *d;
+	uint64_t leaked, bad, own, i;
+	uint32_t X, D, ctx;
+	struct qgpu_cb *cb;
+	pthread_t thr;
+
+	require_empty(QGPU_SEG_VISIBLE);
+	D = qt_bo(dev.fd, dsize, have_local ? LOC | APT : APT,
+		  QGPU_GEM_CPU_ACCESS, 0);
+	d = qt_map(dev.fd, D, dsize);
+	memset((void *)d, 0, dsize);
+	X = qt_bo(dev.fd, vis, VIS, 0, 0);
+	qt_reside(dev.fd, X, QGPU_RESIDE_MAKE_RESIDENT, QGPU_SEG_VISIBLE);
+	ctx = qt_ctx(dev.fd);
+	cb = qt_cb(&dev);
+	qgpu_cb_bind(cb, 0, X, 0, QGPU_CB_WHOLE);
+	qgpu_cb_fill(cb, 0, 0, vis, 0x0a0a0a0a);
+	qt_run(dev.fd, ctx, cb, 60);
+	qt_cb_free(cb);
+
+	/* read X into D, then overwrite X; held back by the in-sync */
+	rl.tl = qt_sw_timeline();
+	in.handle = qt_sw_syncobj(dev.fd, rl.tl, 1);
+	igt_assert_eq(qgpu_syncobj_create(dev.fd, &out.handle), 0);
+	cb = qt_cb(&dev);
+	qgpu_cb_bind(cb, 0, X, 0, QGPU_CB_WHOLE);
+	qgpu_cb_bind(cb, 1, D, 0, QGPU_CB_WHOLE);
+	qgpu_cb_copy(cb, 1, 4096, 0, 0, csize);
+	qgpu_cb_fill(cb, 0, 0, vis, 0x41414141);
+	qgpu_cb_fence(cb, 1, 0, 1);
+	igt_assert_eq(cb->error, 0);
+	igt_assert_eq(qgpu_submit(dev.fd, ctx, cb, &in, 1, &out, 1, NULL), 0);
+	qt_cb_free(cb);
+
+	/* offered, evicted: discarded, nothing copied */
+	qt_stats(dev.fd, &s0);
+	igt_assert_eq(qgpu_bo_offer(dev.fd, &X, 1,
+				    QGPU_OFFER_PRIORITY_NORMAL), 0);
+	qt_reside(dev.fd, X, QGPU_RESIDE_EVICT_SYSTEM, 0);
+	qt_stats(dev.fd, &s1);
+	igt_assert_eq_u64(s1.offer_discards - s0.offer_discards, 1);
+
+	/* the other process, while the attacker's work is still held */
+	igt_assert_eq(pthread_create(&thr, NULL, release_later_fn, &rl), 0);
+	vic = qa_victim_start(dev.path, vis, VIS, QGPU_SEG_VISIBLE, 0x3d);
+	igt_assert_eq(pthread_join(thr, NULL), 0);
+	igt_assert_eq(qgpu_syncobj_wait(dev.fd, out.handle, 0, 60 * SEC_NS),
+		      0);
+	leaked = qa_count_secret(d + 1024, csize);
+	own = 0;
+	for (i = 0; i < csize / 4; i++)
+		own += d[1024 + i] == 0x0a0a0a0a;
+	bad = qa_victim_check(vic, &vr);
+	igt_info("victim in %s at %#llx; attacker read %llu secret word(s), %llu of its own of %llu; victim saw %llu changed\n",
+		 qgpu_segment_name(vr.segment),
+		 (unsigned long long)vr.gpu_addr, (unsigned long long)leaked,
+		 (unsigned long long)own, (unsigned long long)csize / 4,
+		 (unsigned long long)bad);
+	qa_check(leaked == 0,
+		 "%llu word(s) of another process's allocation reached the attacker through the discarded allocation's range\n",
+		 (unsigned long long)leaked);
+	qa_check(bad == 0,
+		 "%llu word(s) of another process's allocation were overwritten through the discarded allocation's range\n",
+		 (unsigned long long)bad);
+	qa_check(own == csize / 4,
+		 "the held work read %llu of %llu words of its own allocation's content\n",
+		 (unsigned long long)own, (unsigned long long)csize / 4);
+	qa_check_done();
+	close(rl.tl);
+	qgpu_syncobj_destroy(dev.fd, in.handle);
+	qgpu_syncobj_destroy(dev.fd, out.handle);
+	qgpu_ctx_destroy(dev.fd, ctx);
+	qt_unmap(dev.fd, D, (void *)d, dsize);
+	qt_close(dev.fd, D);
+	qt_close(dev.fd, X);
+}
+
 static void cow_mmap_refused(int fd, uint64_t off, const char *what)
 {
 	static const int prots[] = { PROT_READ, PROT_READ | PROT_WRITE };
@@ -969,6 +1087,12 @@ igt_main
 	igt_subtest("same-split-offset-entries-all-movable") {
 		qa_begin();
 		same_split_all_movable();
+	}
+
+	/* OfferAllocations */
+	igt_subtest("offered-discard-waits-for-queued-work") {
+		qa_begin();
+		offered_discard_waits();
 	}
 
 	/* CPU mappings */
