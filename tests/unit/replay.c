@@ -569,6 +569,33 @@ igt_main
 	}
 
 	/*
+	 * A segment of 8 GiB (2^21 pages) is too much to sum sizes over per
+	 * group: the bound pools VRAM then (still a bound, and says so), and
+	 * a small one does not.
+	 */
+	igt_subtest("huge-segments-pooled") {
+		struct rp_trace t;
+		struct all a;
+
+		snprintf(text, sizeof(text), "%s%s", header(8ull << 30),
+			 abcabc);
+		load(&t, text);
+		replay_all(&t, &a);
+		igt_assert(a.min.pooled);
+		igt_assert_eq(a.min.in_bytes, a.pooled.in_bytes);
+		igt_assert_eq(a.min.in_bytes, 3 * PG);
+		all_free(&a);
+		rp_trace_free(&t);
+		snprintf(text, sizeof(text), "%s%s", header(2 * PG), abcabc);
+		load(&t, text);
+		replay_all(&t, &a);
+		igt_assert(!a.min.pooled);
+		igt_assert(a.pooled.pooled);
+		all_free(&a);
+		rp_trace_free(&t);
+	}
+
+	/*
 	 * Two pages: A, B, A destroyed, C, B. Destruction frees A's page
 	 * for C at no cost: A, B, C miss, B hits: 3 pages, for MIN and for
 	 * every policy (ratio 1).

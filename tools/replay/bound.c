@@ -408,6 +408,30 @@ static void pt_op(struct segcap *sc, const struct op *op)
 	}
 }
 
+/*
+ * Whether the segment-aware capacity is worth its cost here: each group of
+ * references sums the sizes of the live allocations (a word per 64 pages
+ * of the larger segment each), at most one group per reference.
+ */
+#define SEG_MAX_WORK	(4ull << 30)
+
+static bool segments_affordable(const struct rp_trace *t,
+				const struct rp_config *cfg)
+{
+	u64 cap = seg_pages(cfg, 1) > seg_pages(cfg, 2) ? seg_pages(cfg, 1) :
+		  seg_pages(cfg, 2);
+	u64 allocs = 0, per;
+	size_t i;
+
+	if (cap > SEG_MAX_PAGES)
+		return false;
+	for (i = 0; i < t->nev; i++)
+		allocs += t->ev[i].kind == EV_CREATE ||
+			  t->ev[i].kind == EV_SNAP_BO;
+	per = allocs * (cap / 64 + 1) + 2 * cap;
+	return !t->nrefs || per <= SEG_MAX_WORK / t->nrefs;
+}
+
 static int simulate(const struct rp_trace *t, const struct rp_config *cfg,
 		    const u8 *served, const u8 *out, bool whole,
 		    bool segments, struct rp_bound *b)
@@ -420,10 +444,10 @@ static int simulate(const struct rp_trace *t, const struct rp_config *cfg,
 	u32 a;
 
 	memset(b, 0, sizeof(*b));
-	/* too large to sum over: pooled, never too little */
-	if (seg_pages(cfg, 1) > SEG_MAX_PAGES ||
-	    seg_pages(cfg, 2) > SEG_MAX_PAGES)
+	/* too much to sum over: pooled, never too little */
+	if (segments && !segments_affordable(t, cfg))
 		segments = false;
+	b->pooled = !segments;
 	collect(t, cfg, served, out, segments, &o);
 	res = calloc(o.nalloc + 1, sizeof(*res));
 	next = calloc(o.nalloc + 1, sizeof(*next));

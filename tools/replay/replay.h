@@ -222,6 +222,8 @@ struct rp_bound {
 	u64 refs;		/* references counted */
 	u64 in_bytes;		/* paged into VRAM */
 	u64 out_bytes;		/* live pages paged out */
+	bool pooled;		/* VRAM pooled (asked for, or the segments
+				 * were too much work to sum over) */
 };
 
 /*
