@@ -93,6 +93,23 @@ struct dma_fence *qgpu_paging_submit(struct qgpu_paging *pb)
 	return done;
 }
 
+/**
+ * qgpu_paging_chain - queue a full paging buffer and go on in a new one
+ * @pb: paging buffer being built (holding at least one command)
+ *
+ * Paging jobs run in order on one entity: the next one, and the fence the
+ * caller gets from it in the end, come after this one and after its
+ * dependencies, so an unmap or a move may span several buffers.
+ * Return: 0, or the new buffer's error (what was queued stays queued).
+ */
+int qgpu_paging_chain(struct qgpu_paging *pb)
+{
+	struct qgpu_device *qdev = pb->qdev;
+
+	dma_fence_put(qgpu_paging_submit(pb));
+	return qgpu_paging_begin(qdev, pb);
+}
+
 static int qgpu_paging_emit(struct qgpu_paging *pb, const u32 *dw, u32 n)
 {
 	if (pb->ndw + n > pb->max_dw)
@@ -295,6 +312,17 @@ int qgpu_paging_update_pt(struct qgpu_paging *pb, u64 table, u64 dst,
 
 	if (!n || n > QGPU_MMU_ENTRIES)
 		return -EINVAL;
+	/*
+	 * A full buffer goes first (an unmap or a move over many tables
+	 * spans several), before a list is taken for the job it would be
+	 * freed with.
+	 */
+	len = QGPU_CMD_UPDATE_PT_LEN + (n <= QGPU_PT_INLINE_MAX ? 2 * n : 0);
+	if (!qgpu_paging_room(pb, len) && pb->ndw) {
+		ret = qgpu_paging_chain(pb);
+		if (ret)
+			return ret;
+	}
 	if (n <= QGPU_PT_INLINE_MAX) {
 		flags |= QGPU_PT_INLINE;
 	} else {
@@ -318,6 +346,12 @@ int qgpu_paging_flush_tlb(struct qgpu_paging *pb, u64 root)
 	u32 dw[QGPU_CMD_MAX_FIXED_LEN];
 	int ret;
 
+	/* after entries that filled the buffer: in the next one */
+	if (!qgpu_paging_room(pb, QGPU_CMD_FLUSH_TLB_LEN) && pb->ndw) {
+		ret = qgpu_paging_chain(pb);
+		if (ret)
+			return ret;
+	}
 	ret = qgpu_paging_emit(pb, dw, qgpu_enc_flush_tlb(dw, root));
 	if (ret)
 		return ret;

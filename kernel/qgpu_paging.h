@@ -44,6 +44,7 @@ int qgpu_paging_map_aperture(struct qgpu_paging *pb, u32 first, u32 count,
 			     u64 list);
 int qgpu_paging_unmap_aperture(struct qgpu_paging *pb, u32 first, u32 count);
 int qgpu_paging_nop(struct qgpu_paging *pb);
+int qgpu_paging_chain(struct qgpu_paging *pb);
 bool qgpu_paging_room(struct qgpu_paging *pb, u32 ndw);
 int qgpu_paging_data(struct qgpu_paging *pb, const u64 *data, u32 n,
 		     u64 *gpu_addr);

@@ -944,6 +944,56 @@ static void check_free_unmaps(struct vproc *p)
 }
 
 /*
+ * VM_UNMAP and VM_FREE of a range over more leaf tables than one paging
+ * buffer rewrites (about 680; here 800, each with one 4 KiB mapping): the
+ * rewrite spans several buffers, the unmap succeeds, an access to any of
+ * the old addresses faults (the entries were rewritten, none left behind
+ * for work queued later), and the address space stays usable.
+ */
+static void check_unmap_many_tables(struct vproc *p)
+{
+	const uint64_t n = 800, span = 2 * SZ_1M;
+	const uint64_t probe[] = { 0, n / 2, n - 1 };
+	uint32_t h = cpu_bo(p->fd, SZ_4K), ctx2;
+	struct qgpu_vcb *v = vcb_new();
+	struct drm_qgpu_vm_info vm0;
+	uint64_t va, i;
+	void *m;
+
+	igt_require(QGPU_VM_MAX_PAGE_TABLES > n + 16);
+	cpu_fill(p->fd, h, 0, SZ_4K, 91);
+	vm0 = vm_info(p->fd);
+	va = reserve(p->fd, n * span);
+	for (i = 0; i < n; i++)
+		vmap(p->fd, h, va + i * span, 0, SZ_4K, 0);
+	make_resident(p->fd, &h, 1);
+	igt_assert_eq(vcsum(p, va + (n - 1) * span, SZ_4K),
+		      pattern_csum(91, 0, SZ_4K / 4));
+	igt_assert_eq(qgpu_vm_unmap(p->fd, va, n * span), 0);
+	igt_assert_eq_u64(vm_info(p->fd).mapped_bytes, vm0.mapped_bytes);
+	for (i = 0; i < ARRAY_SIZE(probe); i++) {
+		igt_assert_eq(qgpu_ctx_create_virtual(p->fd, &ctx2), 0);
+		qgpu_vcb_reset(v);
+		qgpu_vcb_checksum(v, va + probe[i] * span, SZ_4K, p->out_va);
+		vfault(p->fd, ctx2, v, QGPU_FAULT_PAGE_NOT_PRESENT,
+		       va + probe[i] * span);
+		igt_assert_eq(qgpu_ctx_destroy(p->fd, ctx2), 0);
+	}
+	/* the address space still works; VM_FREE over it all too */
+	for (i = 0; i < n; i++)
+		vmap(p->fd, h, va + i * span, 0, SZ_4K, 0);
+	igt_assert_eq(vcsum(p, va + (n / 2) * span, SZ_4K),
+		      pattern_csum(91, 0, SZ_4K / 4));
+	igt_assert_eq(qgpu_vm_free(p->fd, va, n * span), 0);
+	igt_assert_eq_u64(vm_info(p->fd).mapped_bytes, vm0.mapped_bytes);
+	m = cpu_view(p->fd, h, SZ_4K);
+	qt_check_pattern(m, SZ_4K, 91, "allocation after the unmaps");
+	cpu_unview(p->fd, h, m, SZ_4K);
+	vcb_free(v);
+	qt_close(p->fd, h);
+}
+
+/*
  * VM_UNMAP behind queued work: a buffer that waits (VWAIT on a value the
  * CPU writes) and then fills A is queued; A is unmapped while it waits;
  * released, the fill still finds A (no fault, A filled), while a buffer
@@ -2737,6 +2787,8 @@ igt_main
 		check_new_root_no_stale_tlb();
 	igt_subtest("unmap-behind-queued-work")
 		check_unmap_behind_work(&p);
+	igt_subtest("unmap-over-many-page-tables")
+		check_unmap_many_tables(&p);
 	igt_subtest("make-resident-then-submit-at-once")
 		run_child(child_make_resident_then_submit, NULL,
 			  "MakeResident then submit without waiting");
