@@ -37,6 +37,7 @@ int qgpu_paging_begin(struct qgpu_device *qdev, struct qgpu_paging *pb)
 	pb->ndw = 0;
 	pb->max_dw = QGPU_PAGING_MAX_DW;
 	pb->job = NULL;
+	pb->chain = false;
 	if (!drm_dev_enter(&qdev->drm, &pb->idx))
 		return -ENODEV;
 	pb->job = qgpu_job_alloc(&qdev->engine[QGPU_ENGINE_PAGING], pb->max_dw);
@@ -95,19 +96,26 @@ struct dma_fence *qgpu_paging_submit(struct qgpu_paging *pb)
 
 /**
  * qgpu_paging_chain - queue a full paging buffer and go on in a new one
- * @pb: paging buffer being built (holding at least one command)
+ * @pb: paging buffer being built (holding at least one command), with
+ *	@pb->chain set
  *
  * Paging jobs run in order on one entity: the next one, and the fence the
  * caller gets from it in the end, come after this one and after its
- * dependencies, so an unmap or a move may span several buffers.
+ * dependencies, so a page-table rewrite may span several buffers. Only
+ * for work that is better done in part than not at all should it fail
+ * later (an unmap's invalidation: @pb->chain); a map or a move that
+ * fails must leave no entry behind, so those still fail with ENOSPC.
  * Return: 0, or the new buffer's error (what was queued stays queued).
  */
-int qgpu_paging_chain(struct qgpu_paging *pb)
+static int qgpu_paging_chain(struct qgpu_paging *pb)
 {
 	struct qgpu_device *qdev = pb->qdev;
+	int ret;
 
 	dma_fence_put(qgpu_paging_submit(pb));
-	return qgpu_paging_begin(qdev, pb);
+	ret = qgpu_paging_begin(qdev, pb);
+	pb->chain = true;
+	return ret;
 }
 
 static int qgpu_paging_emit(struct qgpu_paging *pb, const u32 *dw, u32 n)
@@ -313,12 +321,12 @@ int qgpu_paging_update_pt(struct qgpu_paging *pb, u64 table, u64 dst,
 	if (!n || n > QGPU_MMU_ENTRIES)
 		return -EINVAL;
 	/*
-	 * A full buffer goes first (an unmap or a move over many tables
-	 * spans several), before a list is taken for the job it would be
-	 * freed with.
+	 * A full buffer goes first (an unmap over many tables spans
+	 * several), before a list is taken for the job it would be freed
+	 * with.
 	 */
 	len = QGPU_CMD_UPDATE_PT_LEN + (n <= QGPU_PT_INLINE_MAX ? 2 * n : 0);
-	if (!qgpu_paging_room(pb, len) && pb->ndw) {
+	if (pb->chain && !qgpu_paging_room(pb, len) && pb->ndw) {
 		ret = qgpu_paging_chain(pb);
 		if (ret)
 			return ret;
@@ -347,7 +355,8 @@ int qgpu_paging_flush_tlb(struct qgpu_paging *pb, u64 root)
 	int ret;
 
 	/* after entries that filled the buffer: in the next one */
-	if (!qgpu_paging_room(pb, QGPU_CMD_FLUSH_TLB_LEN) && pb->ndw) {
+	if (pb->chain && !qgpu_paging_room(pb, QGPU_CMD_FLUSH_TLB_LEN) &&
+	    pb->ndw) {
 		ret = qgpu_paging_chain(pb);
 		if (ret)
 			return ret;

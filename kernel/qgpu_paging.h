@@ -18,6 +18,9 @@
  * @max_dw: capacity
  * @idx: drm_dev_enter()'s, held while @job is set: the paging engine's
  *	scheduler outlives every paging buffer being built
+ * @chain: page-table updates and TLB flushes that find the buffer full
+ *	queue it and go on in a new one (an unmap's rewrite); clear: they
+ *	fail with ENOSPC (set by the caller after qgpu_paging_begin())
  */
 struct qgpu_paging {
 	struct qgpu_device *qdev;
@@ -25,6 +28,7 @@ struct qgpu_paging {
 	u32 ndw;
 	u32 max_dw;
 	int idx;
+	bool chain;
 };
 
 int qgpu_paging_init(struct qgpu_device *qdev);
@@ -44,7 +48,6 @@ int qgpu_paging_map_aperture(struct qgpu_paging *pb, u32 first, u32 count,
 			     u64 list);
 int qgpu_paging_unmap_aperture(struct qgpu_paging *pb, u32 first, u32 count);
 int qgpu_paging_nop(struct qgpu_paging *pb);
-int qgpu_paging_chain(struct qgpu_paging *pb);
 bool qgpu_paging_room(struct qgpu_paging *pb, u32 ndw);
 int qgpu_paging_data(struct qgpu_paging *pb, const u64 *data, u32 n,
 		     u64 *gpu_addr);

@@ -294,6 +294,12 @@ static int qgpu_vm_write(struct qgpu_vm *vm, u64 start, u64 end,
 	if (ret)
 		return ret;
 	/*
+	 * An unmap's rewrite may span several buffers: the tree no longer
+	 * holds what it unmaps, so every entry rewritten counts even if a
+	 * later buffer fails. A map's does not: it must fail whole.
+	 */
+	pb.chain = !!u;
+	/*
 	 * An unmap goes behind the work queued on what it unmaps; and room
 	 * for its fence is made while it can still be dropped.
 	 */
