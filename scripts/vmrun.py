@@ -74,8 +74,11 @@ BAD_PATTERNS = [
     r"qgpu.*(error|ERROR|fail)",
 ]
 BAD_RE = re.compile("|".join("(?:%s)" % p for p in BAD_PATTERNS))
-# Matches of BAD_PATTERNS that are normal for an out-of-tree module.
-BENIGN_RE = re.compile(r"module verification failed: signature and/or required key missing")
+# Matches of BAD_PATTERNS that are normal: an out-of-tree module; the debug
+# kernel's note of a new deepest stack at a process's exit (kernel/exit.c,
+# CONFIG_DEBUG_STACK_USAGE), which names the process (qgpu_failslab).
+BENIGN_RE = re.compile(r"module verification failed: signature and/or required key missing|"
+                       r"^\S+ \(\d+\) used greatest stack depth: \d+ bytes left$")
 
 KLINE_RE = re.compile(r"\[\s*(\d+\.\d+)\] (.*)$")
 KMSG_BEGIN_RE = re.compile(r"^@@KMSG-BEGIN (\d+)@@")

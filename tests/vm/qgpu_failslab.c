@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * qgpu_failslab: every ioctl survives running out of memory at any of its
- * allocations. For each qgpu ioctl (DRM_IOCTL_QGPU_*) and the DRM core ones
- * qgpu's user space uses (GEM_CLOSE, PRIME handle<->fd, SYNCOBJ create and
- * destroy, dumb create and map), a valid call is made over and over with the
+ * qgpu_failslab: ioctls survive running out of memory at any of their
+ * allocations. For the qgpu ioctls QUERY, GEM_CREATE, GEM_LOCK, GEM_UNLOCK,
+ * GEM_RESIDE, GEM_INFO, SUBMIT, CTX_CREATE, CTX_DESTROY, GEM_DESTROY,
+ * MFENCE_CREATE, GEM_OFFER, GEM_RECLAIM, GEM_SET_PRIORITY, PING, VM_RESERVE,
+ * VM_MAP and VM_UNMAP (each VM case on a file of its own per round), and the
+ * DRM core ones qgpu's user space uses (GEM_CLOSE, PRIME handle<->fd, SYNCOBJ
+ * create and destroy, dumb create and map), a valid call is made over and over with the
  * Nth slab or page allocation of the calling thread failing, N = 1, 2, ...
  * until a call gets through without reaching an Nth allocation. Every call
  * that was failed must return a clean errno (never crash or warn: the VM
@@ -306,7 +309,17 @@ static struct {
 		struct drm_syncobj_destroy sync_destroy;
 		struct drm_mode_create_dumb dumb;
 		struct drm_mode_map_dumb map_dumb;
+		struct drm_qgpu_mfence_create mfence;
+		struct drm_qgpu_gem_offer offer;
+		struct drm_qgpu_gem_reclaim reclaim;
+		struct drm_qgpu_gem_set_priority prio;
+		struct drm_qgpu_gem_destroy destroy;
+		struct drm_qgpu_ping ping;
+		struct drm_qgpu_vm_reserve reserve;
+		struct drm_qgpu_vm_map vmap;
+		struct drm_qgpu_vm_range range;
 	} a;
+	uint32_t u32[2];
 	struct drm_qgpu_sync_entry out;
 	struct qgpu_cb *cb;
 } r;
@@ -754,6 +767,237 @@ static void dumb_map_done(int ret)
 	r.h = 0;
 }
 
+/* MFENCE_CREATE */
+static void mfence_setup(void)
+{
+	memset(&r.a, 0, sizeof(r.a));
+	r.a.mfence.initial_value = 7;
+}
+
+static int mfence_call(void)
+{
+	return io(dev.fd, DRM_IOCTL_QGPU_MFENCE_CREATE, &r.a.mfence);
+}
+
+static void mfence_done(int ret)
+{
+	struct drm_qgpu_mfence_destroy d = { .handle = r.a.mfence.handle };
+
+	if (!ret)
+		igt_assert_eq(io(dev.fd, DRM_IOCTL_QGPU_MFENCE_DESTROY, &d), 0);
+}
+
+/* GEM_OFFER and GEM_RECLAIM of a resident allocation */
+static void offer_setup(void)
+{
+	r.h = vram_bo();
+	igt_assert_eq(qgpu_bo_reside(dev.fd, r.h, QGPU_RESIDE_MAKE_RESIDENT, 0,
+				     NULL), 0);
+	memset(&r.a, 0, sizeof(r.a));
+	r.a.offer.handles = (uintptr_t)&r.h;
+	r.a.offer.count = 1;
+	r.a.offer.priority = QGPU_OFFER_PRIORITY_NORMAL;
+}
+
+static int offer_call(void)
+{
+	return io(dev.fd, DRM_IOCTL_QGPU_GEM_OFFER, &r.a.offer);
+}
+
+static void offer_done(int ret)
+{
+	uint32_t res = ~0u;
+
+	/* offered once it succeeded, not otherwise: reclaim tells */
+	igt_assert_eq(qgpu_bo_reclaim(dev.fd, &r.h, 1, &res, NULL),
+		      ret ? -EINVAL : 0);
+	close_h();
+}
+
+static void reclaim_setup(void)
+{
+	r.h = vram_bo();
+	igt_assert_eq(qgpu_bo_offer(dev.fd, &r.h, 1,
+				    QGPU_OFFER_PRIORITY_NORMAL), 0);
+	memset(&r.a, 0, sizeof(r.a));
+	r.u32[0] = ~0u;
+	r.a.reclaim.handles = (uintptr_t)&r.h;
+	r.a.reclaim.results = (uintptr_t)&r.u32[0];
+	r.a.reclaim.count = 1;
+}
+
+static int reclaim_call(void)
+{
+	return io(dev.fd, DRM_IOCTL_QGPU_GEM_RECLAIM, &r.a.reclaim);
+}
+
+static void reclaim_done(int ret)
+{
+	uint32_t res;
+
+	if (!ret)
+		igt_assert_lte(r.u32[0], QGPU_RECLAIM_DISCARDED);
+	else
+		igt_assert_eq(qgpu_bo_reclaim(dev.fd, &r.h, 1, &res, NULL), 0);
+	close_h();
+}
+
+/* GEM_SET_PRIORITY */
+static void prio_setup(void)
+{
+	r.h = vram_bo();
+	memset(&r.a, 0, sizeof(r.a));
+	r.u32[0] = QGPU_PRIORITY_HIGH;
+	r.a.prio.handles = (uintptr_t)&r.h;
+	r.a.prio.priorities = (uintptr_t)&r.u32[0];
+	r.a.prio.count = 1;
+}
+
+static int prio_call(void)
+{
+	return io(dev.fd, DRM_IOCTL_QGPU_GEM_SET_PRIORITY, &r.a.prio);
+}
+
+static void prio_done(int ret)
+{
+	(void)ret;
+	close_h();
+}
+
+/* GEM_DESTROY of a resident allocation */
+static void destroy_setup(void)
+{
+	r.h = vram_bo();
+	igt_assert_eq(qgpu_bo_reside(dev.fd, r.h, QGPU_RESIDE_MAKE_RESIDENT, 0,
+				     NULL), 0);
+	memset(&r.a, 0, sizeof(r.a));
+	r.a.destroy.handle = r.h;
+}
+
+static int destroy_call(void)
+{
+	return io(dev.fd, DRM_IOCTL_QGPU_GEM_DESTROY, &r.a.destroy);
+}
+
+static void destroy_done(int ret)
+{
+	if (!ret)
+		r.h = 0;
+	close_h();
+}
+
+/* PING */
+static void ping_setup(void)
+{
+	memset(&r.a, 0, sizeof(r.a));
+}
+
+static int ping_call(void)
+{
+	return io(dev.fd, DRM_IOCTL_QGPU_PING, &r.a.ping);
+}
+
+static void ping_done(int ret)
+{
+	(void)ret;
+}
+
+/*
+ * The VM ioctls run on a file of their own per round, closed in done():
+ * its address space (made at the first VM ioctl), page tables and all go
+ * with it, and a round that left it broken does not spoil the next.
+ */
+static void vm_file(void)
+{
+	r.fd = qt_reopen(&dev);
+	igt_assert_eq(qgpu_bo_create(r.fd, 64 * 1024, qt_vram_mask(&dev), 0, 0,
+				     &r.h2), 0);
+}
+
+static void vm_file_done(void)
+{
+	qt_close(r.fd, r.h2);
+	close(r.fd);
+	r.fd = -1;
+}
+
+/* VM_RESERVE */
+static void reserve_setup(void)
+{
+	vm_file();
+	memset(&r.a, 0, sizeof(r.a));
+	r.a.reserve.size = 1 << 20;
+}
+
+static int reserve_call(void)
+{
+	return io(r.fd, DRM_IOCTL_QGPU_VM_RESERVE, &r.a.reserve);
+}
+
+static void reserve_done(int ret)
+{
+	if (!ret)
+		igt_assert_eq(qgpu_vm_free(r.fd, r.a.reserve.addr,
+					   r.a.reserve.size), 0);
+	vm_file_done();
+}
+
+/* VM_MAP into a reserved range */
+static void vmap_setup(void)
+{
+	uint64_t va = 0;
+
+	vm_file();
+	igt_assert_eq(qgpu_vm_reserve(r.fd, 0, 1 << 20, 0, &va), 0);
+	memset(&r.a, 0, sizeof(r.a));
+	r.a.vmap.handle = r.h2;
+	r.a.vmap.addr = va;
+	r.a.vmap.size = 64 * 1024;
+}
+
+static int vmap_call(void)
+{
+	return io(r.fd, DRM_IOCTL_QGPU_VM_MAP, &r.a.vmap);
+}
+
+static void vmap_done(int ret)
+{
+	struct drm_qgpu_vm_info vi;
+
+	igt_assert_eq(qgpu_query_vm_info(r.fd, &vi), 0);
+	igt_assert_eq_u64(vi.mapped_bytes, ret ? 0 : 64 * 1024);
+	vm_file_done();
+}
+
+/* VM_UNMAP of a mapping */
+static void vunmap_setup(void)
+{
+	uint64_t va = 0;
+
+	vm_file();
+	igt_assert_eq(qgpu_vm_reserve(r.fd, 0, 1 << 20, 0, &va), 0);
+	igt_assert_eq(qgpu_vm_map(r.fd, r.h2, va, 0, 64 * 1024, 0), 0);
+	memset(&r.a, 0, sizeof(r.a));
+	r.a.range.addr = va;
+	r.a.range.size = 64 * 1024;
+}
+
+static int vunmap_call(void)
+{
+	return io(r.fd, DRM_IOCTL_QGPU_VM_UNMAP, &r.a.range);
+}
+
+static void vunmap_done(int ret)
+{
+	struct drm_qgpu_vm_info vi;
+
+	if (!ret) {
+		igt_assert_eq(qgpu_query_vm_info(r.fd, &vi), 0);
+		igt_assert_eq_u64(vi.mapped_bytes, 0);
+	}
+	vm_file_done();
+}
+
 static const struct fcase cases[] = {
 	{ "query", query_setup, query_call, query_done },
 	{ "gem-create", create_setup, create_call, create_done },
@@ -771,6 +1015,15 @@ static const struct fcase cases[] = {
 	{ "syncobj-destroy", sync_destroy_setup, sync_destroy_call, sync_destroy_done },
 	{ "dumb-create", dumb_create_setup, dumb_create_call, dumb_create_done },
 	{ "dumb-map", dumb_map_setup, dumb_map_call, dumb_map_done },
+	{ "mfence-create", mfence_setup, mfence_call, mfence_done },
+	{ "gem-offer", offer_setup, offer_call, offer_done },
+	{ "gem-reclaim", reclaim_setup, reclaim_call, reclaim_done },
+	{ "gem-set-priority", prio_setup, prio_call, prio_done },
+	{ "gem-destroy", destroy_setup, destroy_call, destroy_done },
+	{ "ping", ping_setup, ping_call, ping_done },
+	{ "vm-reserve", reserve_setup, reserve_call, reserve_done },
+	{ "vm-map", vmap_setup, vmap_call, vmap_done },
+	{ "vm-unmap", vunmap_setup, vunmap_call, vunmap_done },
 };
 
 static const struct fcase *find_case(const char *name)
@@ -900,6 +1153,30 @@ igt_main
 		run_case(find_case("dumb-create"));
 	igt_subtest("dumb-map")
 		run_case(find_case("dumb-map"));
+	igt_subtest("mfence-create")
+		run_case(find_case("mfence-create"));
+	igt_subtest("gem-offer")
+		run_case(find_case("gem-offer"));
+	igt_subtest("gem-reclaim")
+		run_case(find_case("gem-reclaim"));
+	igt_subtest("gem-set-priority")
+		run_case(find_case("gem-set-priority"));
+	igt_subtest("gem-destroy")
+		run_case(find_case("gem-destroy"));
+	igt_subtest("ping")
+		run_case(find_case("ping"));
+	igt_subtest("vm-reserve") {
+		igt_require(qgpu_dev_has_mmu(&dev));
+		run_case(find_case("vm-reserve"));
+	}
+	igt_subtest("vm-map") {
+		igt_require(qgpu_dev_has_mmu(&dev));
+		run_case(find_case("vm-map"));
+	}
+	igt_subtest("vm-unmap") {
+		igt_require(qgpu_dev_has_mmu(&dev));
+		run_case(find_case("vm-unmap"));
+	}
 
 	igt_subtest("no-leaks") {
 		qt_assert_no_allocations(dev.fd);
