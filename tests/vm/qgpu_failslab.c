@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * qgpu_failslab: ioctls survive running out of memory at any of their
- * allocations. For the qgpu ioctls QUERY, GEM_CREATE, GEM_LOCK, GEM_UNLOCK,
- * GEM_RESIDE, GEM_INFO, SUBMIT, CTX_CREATE, CTX_DESTROY, GEM_DESTROY,
- * MFENCE_CREATE, GEM_OFFER, GEM_RECLAIM, GEM_SET_PRIORITY, PING, VM_RESERVE,
- * VM_MAP and VM_UNMAP (each VM case on a file of its own per round), and the
- * DRM core ones qgpu's user space uses (GEM_CLOSE, PRIME handle<->fd, SYNCOBJ
- * create and destroy, dumb create and map), a valid call is made over and over with the
- * Nth slab or page allocation of the calling thread failing, N = 1, 2, ...
+ * qgpu_failslab: every ioctl survives running out of memory at any of its
+ * allocations. For every qgpu ioctl (DRM_IOCTL_QGPU_*; those of GPU virtual
+ * addressing on a file of their own per round) and the DRM core ones qgpu's
+ * user space uses (GEM_CLOSE, PRIME handle<->fd, SYNCOBJ create and destroy,
+ * dumb create and map), a valid call is made over and over with the Nth slab
+ * or page allocation of the calling thread failing, N = 1, 2, ...
  * until a call gets through without reaching an Nth allocation. Every call
  * that was failed must return a clean errno (never crash or warn: the VM
  * runner checks the kernel log), a call that succeeded anyway must have done
@@ -318,7 +316,13 @@ static struct {
 		struct drm_qgpu_vm_reserve reserve;
 		struct drm_qgpu_vm_map vmap;
 		struct drm_qgpu_vm_range range;
+		struct drm_qgpu_mfence_destroy mfence_destroy;
+		struct drm_qgpu_mfence_wait mfence_wait;
+		struct drm_qgpu_mfence_export mfence_export;
+		struct drm_qgpu_invalidate_cache inval;
+		struct drm_qgpu_make_resident mres;
 	} a;
+	uint64_t u64;
 	uint32_t u32[2];
 	struct drm_qgpu_sync_entry out;
 	struct qgpu_cb *cb;
@@ -987,6 +991,36 @@ static int vunmap_call(void)
 	return io(r.fd, DRM_IOCTL_QGPU_VM_UNMAP, &r.a.range);
 }
 
+/* VM_FREE of a reserved range with a mapping in it */
+static void vfree_setup(void)
+{
+	uint64_t va = 0;
+
+	vm_file();
+	igt_assert_eq(qgpu_vm_reserve(r.fd, 0, 1 << 20, 0, &va), 0);
+	igt_assert_eq(qgpu_vm_map(r.fd, r.h2, va, 0, 64 * 1024, 0), 0);
+	memset(&r.a, 0, sizeof(r.a));
+	r.a.range.addr = va;
+	r.a.range.size = 1 << 20;
+}
+
+static int vfree_call(void)
+{
+	return io(r.fd, DRM_IOCTL_QGPU_VM_FREE, &r.a.range);
+}
+
+static void vfree_done(int ret)
+{
+	struct drm_qgpu_vm_info vi;
+
+	if (!ret) {
+		igt_assert_eq(qgpu_query_vm_info(r.fd, &vi), 0);
+		igt_assert_eq_u64(vi.mapped_bytes, 0);
+		igt_assert_eq_u64(vi.reserved_bytes, 0);
+	}
+	vm_file_done();
+}
+
 static void vunmap_done(int ret)
 {
 	struct drm_qgpu_vm_info vi;
@@ -994,6 +1028,139 @@ static void vunmap_done(int ret)
 	if (!ret) {
 		igt_assert_eq(qgpu_query_vm_info(r.fd, &vi), 0);
 		igt_assert_eq_u64(vi.mapped_bytes, 0);
+	}
+	vm_file_done();
+}
+
+/* MFENCE_DESTROY, MFENCE_WAIT (on a value reached), MFENCE_EXPORT */
+static void mfence_new(void)
+{
+	struct drm_qgpu_mfence_create c = { .initial_value = 7 };
+
+	igt_assert_eq(io(dev.fd, DRM_IOCTL_QGPU_MFENCE_CREATE, &c), 0);
+	r.h2 = c.handle;
+	memset(&r.a, 0, sizeof(r.a));
+}
+
+static void mfence_gone(void)
+{
+	struct drm_qgpu_mfence_destroy d = { .handle = r.h2 };
+
+	igt_assert_eq(io(dev.fd, DRM_IOCTL_QGPU_MFENCE_DESTROY, &d), 0);
+}
+
+static void mfence_destroy_setup(void)
+{
+	mfence_new();
+	r.a.mfence_destroy.handle = r.h2;
+}
+
+static int mfence_destroy_call(void)
+{
+	return io(dev.fd, DRM_IOCTL_QGPU_MFENCE_DESTROY, &r.a.mfence_destroy);
+}
+
+static void mfence_destroy_done(int ret)
+{
+	struct drm_qgpu_mfence_destroy d = { .handle = r.h2 };
+
+	if (ret)
+		mfence_gone();
+	igt_assert_eq(io(dev.fd, DRM_IOCTL_QGPU_MFENCE_DESTROY, &d), -ENOENT);
+}
+
+static void mfence_wait_setup(void)
+{
+	mfence_new();
+	r.u64 = 7;
+	r.a.mfence_wait.handles = (uintptr_t)&r.h2;
+	r.a.mfence_wait.values = (uintptr_t)&r.u64;
+	r.a.mfence_wait.count = 1;
+}
+
+static int mfence_wait_call(void)
+{
+	return io(dev.fd, DRM_IOCTL_QGPU_MFENCE_WAIT, &r.a.mfence_wait);
+}
+
+static void mfence_wait_done(int ret)
+{
+	(void)ret;
+	mfence_gone();
+}
+
+static void mfence_export_setup(void)
+{
+	mfence_new();
+	igt_assert_eq(qgpu_syncobj_create(dev.fd, &r.syncobj), 0);
+	r.a.mfence_export.handle = r.h2;
+	r.a.mfence_export.syncobj = r.syncobj;
+	r.a.mfence_export.value = 7;
+}
+
+static int mfence_export_call(void)
+{
+	return io(dev.fd, DRM_IOCTL_QGPU_MFENCE_EXPORT, &r.a.mfence_export);
+}
+
+static void mfence_export_done(int ret)
+{
+	uint32_t first = 0;
+	int w;
+
+	/* "reached 7" is there at once, or the syncobj has no fence */
+	w = drmSyncobjWait(dev.fd, &r.syncobj, 1, 0, 0, &first) ? -errno : 0;
+	igt_assert_eq(w, ret ? -EINVAL : 0);
+	igt_assert_eq(qgpu_syncobj_destroy(dev.fd, r.syncobj), 0);
+	r.syncobj = 0;
+	mfence_gone();
+}
+
+/* INVALIDATE_CACHE of a CPU-accessible allocation */
+static void inval_setup(void)
+{
+	r.h = bo(QGPU_SEGBIT(QGPU_SEG_VISIBLE) | QGPU_SEGBIT(QGPU_SEG_APERTURE),
+		 QGPU_GEM_CPU_ACCESS);
+	memset(&r.a, 0, sizeof(r.a));
+	r.a.inval.handle = r.h;
+	r.a.inval.size = 64 * 1024;
+}
+
+static int inval_call(void)
+{
+	return io(dev.fd, DRM_IOCTL_QGPU_INVALIDATE_CACHE, &r.a.inval);
+}
+
+static void inval_done(int ret)
+{
+	(void)ret;
+	close_h();
+}
+
+/* MAKE_RESIDENT (GPU virtual addressing), on a file of its own */
+static void vm_file(void);
+static void vm_file_done(void);
+
+static void mres_setup(void)
+{
+	vm_file();
+	memset(&r.a, 0, sizeof(r.a));
+	r.a.mres.handles = (uintptr_t)&r.h2;
+	r.a.mres.count = 1;
+}
+
+static int mres_call(void)
+{
+	return io(r.fd, DRM_IOCTL_QGPU_MAKE_RESIDENT, &r.a.mres);
+}
+
+static void mres_done(int ret)
+{
+	struct drm_qgpu_gem_info info;
+
+	if (!ret) {
+		igt_assert_eq(qgpu_bo_info(r.fd, r.h2, &info), 0);
+		igt_assert_neq(info.segment, QGPU_SEG_SYSTEM);
 	}
 	vm_file_done();
 }
@@ -1024,6 +1191,14 @@ static const struct fcase cases[] = {
 	{ "vm-reserve", reserve_setup, reserve_call, reserve_done },
 	{ "vm-map", vmap_setup, vmap_call, vmap_done },
 	{ "vm-unmap", vunmap_setup, vunmap_call, vunmap_done },
+	{ "vm-free", vfree_setup, vfree_call, vfree_done },
+	{ "make-resident", mres_setup, mres_call, mres_done },
+	{ "mfence-destroy", mfence_destroy_setup, mfence_destroy_call,
+	  mfence_destroy_done },
+	{ "mfence-wait", mfence_wait_setup, mfence_wait_call, mfence_wait_done },
+	{ "mfence-export", mfence_export_setup, mfence_export_call,
+	  mfence_export_done },
+	{ "invalidate-cache", inval_setup, inval_call, inval_done },
 };
 
 static const struct fcase *find_case(const char *name)
@@ -1177,6 +1352,22 @@ igt_main
 		igt_require(qgpu_dev_has_mmu(&dev));
 		run_case(find_case("vm-unmap"));
 	}
+	igt_subtest("vm-free") {
+		igt_require(qgpu_dev_has_mmu(&dev));
+		run_case(find_case("vm-free"));
+	}
+	igt_subtest("make-resident") {
+		igt_require(qgpu_dev_has_mmu(&dev));
+		run_case(find_case("make-resident"));
+	}
+	igt_subtest("mfence-destroy")
+		run_case(find_case("mfence-destroy"));
+	igt_subtest("mfence-wait")
+		run_case(find_case("mfence-wait"));
+	igt_subtest("mfence-export")
+		run_case(find_case("mfence-export"));
+	igt_subtest("invalidate-cache")
+		run_case(find_case("invalidate-cache"));
 
 	igt_subtest("no-leaks") {
 		qt_assert_no_allocations(dev.fd);
