@@ -5222,6 +5222,15 @@ static void fz_mf_wait(struct fz *f)
 			yes = (int)i;
 		no += state[i] == MW_NO;
 	}
+	/*
+	 * A later pick may have forgotten fences of the pool, which moves
+	 * another into the freed slot and clears the last: a fence picked
+	 * before may no longer be where ms[] points (the check after the
+	 * call reads its value).
+	 */
+	for (i = 0; i < n; i++)
+		if (ms[i]->h != hs[i] || !ms[i]->v)
+			return;
 	w.handles = (uintptr_t)hs;
 	w.values = (uintptr_t)vs;
 	w.count = n;
