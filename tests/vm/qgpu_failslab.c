@@ -614,7 +614,8 @@ static int gem_close_call(void)
 	return io(dev.fd, DRM_IOCTL_GEM_CLOSE, &r.a.close);
 }
 
-static void gem_close_done(int ret)
+/* GEM_CLOSE, GEM_DESTROY: the handle is gone once the call succeeded */
+static void handle_gone_done(int ret)
 {
 	if (!ret)
 		r.h = 0;
@@ -791,13 +792,19 @@ static void mfence_done(int ret)
 		igt_assert_eq(io(dev.fd, DRM_IOCTL_QGPU_MFENCE_DESTROY, &d), 0);
 }
 
-/* GEM_OFFER and GEM_RECLAIM of a resident allocation */
-static void offer_setup(void)
+/* r.h: a VRAM allocation made resident; r.a cleared */
+static void resident_bo(void)
 {
 	r.h = vram_bo();
 	igt_assert_eq(qgpu_bo_reside(dev.fd, r.h, QGPU_RESIDE_MAKE_RESIDENT, 0,
 				     NULL), 0);
 	memset(&r.a, 0, sizeof(r.a));
+}
+
+/* GEM_OFFER and GEM_RECLAIM of a resident allocation */
+static void offer_setup(void)
+{
+	resident_bo();
 	r.a.offer.handles = (uintptr_t)&r.h;
 	r.a.offer.count = 1;
 	r.a.offer.priority = QGPU_OFFER_PRIORITY_NORMAL;
@@ -862,7 +869,8 @@ static int prio_call(void)
 	return io(dev.fd, DRM_IOCTL_QGPU_GEM_SET_PRIORITY, &r.a.prio);
 }
 
-static void prio_done(int ret)
+/* Whatever the call answered: the allocation goes */
+static void close_done(int ret)
 {
 	(void)ret;
 	close_h();
@@ -871,23 +879,13 @@ static void prio_done(int ret)
 /* GEM_DESTROY of a resident allocation */
 static void destroy_setup(void)
 {
-	r.h = vram_bo();
-	igt_assert_eq(qgpu_bo_reside(dev.fd, r.h, QGPU_RESIDE_MAKE_RESIDENT, 0,
-				     NULL), 0);
-	memset(&r.a, 0, sizeof(r.a));
+	resident_bo();
 	r.a.destroy.handle = r.h;
 }
 
 static int destroy_call(void)
 {
 	return io(dev.fd, DRM_IOCTL_QGPU_GEM_DESTROY, &r.a.destroy);
-}
-
-static void destroy_done(int ret)
-{
-	if (!ret)
-		r.h = 0;
-	close_h();
 }
 
 /* PING */
@@ -973,8 +971,8 @@ static void vmap_done(int ret)
 	vm_file_done();
 }
 
-/* VM_UNMAP of a mapping */
-static void vunmap_setup(void)
+/* vm_file() with a MiB reserved and r.h2 mapped at its start; returns it */
+static uint64_t vm_file_mapped(void)
 {
 	uint64_t va = 0;
 
@@ -982,7 +980,13 @@ static void vunmap_setup(void)
 	igt_assert_eq(qgpu_vm_reserve(r.fd, 0, 1 << 20, 0, &va), 0);
 	igt_assert_eq(qgpu_vm_map(r.fd, r.h2, va, 0, 64 * 1024, 0), 0);
 	memset(&r.a, 0, sizeof(r.a));
-	r.a.range.addr = va;
+	return va;
+}
+
+/* VM_UNMAP of a mapping */
+static void vunmap_setup(void)
+{
+	r.a.range.addr = vm_file_mapped();
 	r.a.range.size = 64 * 1024;
 }
 
@@ -994,13 +998,7 @@ static int vunmap_call(void)
 /* VM_FREE of a reserved range with a mapping in it */
 static void vfree_setup(void)
 {
-	uint64_t va = 0;
-
-	vm_file();
-	igt_assert_eq(qgpu_vm_reserve(r.fd, 0, 1 << 20, 0, &va), 0);
-	igt_assert_eq(qgpu_vm_map(r.fd, r.h2, va, 0, 64 * 1024, 0), 0);
-	memset(&r.a, 0, sizeof(r.a));
-	r.a.range.addr = va;
+	r.a.range.addr = vm_file_mapped();
 	r.a.range.size = 1 << 20;
 }
 
@@ -1131,12 +1129,6 @@ static int inval_call(void)
 	return io(dev.fd, DRM_IOCTL_QGPU_INVALIDATE_CACHE, &r.a.inval);
 }
 
-static void inval_done(int ret)
-{
-	(void)ret;
-	close_h();
-}
-
 /* MAKE_RESIDENT (GPU virtual addressing), on a file of its own */
 static void vm_file(void);
 static void vm_file_done(void);
@@ -1175,7 +1167,7 @@ static const struct fcase cases[] = {
 	{ "submit", submit_setup, submit_call, submit_done },
 	{ "ctx-create", ctx_create_setup, ctx_create_call, ctx_create_done },
 	{ "ctx-destroy", ctx_destroy_setup, ctx_destroy_call, ctx_destroy_done },
-	{ "gem-close", gem_close_setup, gem_close_call, gem_close_done },
+	{ "gem-close", gem_close_setup, gem_close_call, handle_gone_done },
 	{ "prime-handle-to-fd", export_setup, export_call, export_done },
 	{ "prime-fd-to-handle", import_setup, import_call, import_done },
 	{ "syncobj-create", sync_create_setup, sync_create_call, sync_create_done },
@@ -1185,8 +1177,8 @@ static const struct fcase cases[] = {
 	{ "mfence-create", mfence_setup, mfence_call, mfence_done },
 	{ "gem-offer", offer_setup, offer_call, offer_done },
 	{ "gem-reclaim", reclaim_setup, reclaim_call, reclaim_done },
-	{ "gem-set-priority", prio_setup, prio_call, prio_done },
-	{ "gem-destroy", destroy_setup, destroy_call, destroy_done },
+	{ "gem-set-priority", prio_setup, prio_call, close_done },
+	{ "gem-destroy", destroy_setup, destroy_call, handle_gone_done },
 	{ "ping", ping_setup, ping_call, ping_done },
 	{ "vm-reserve", reserve_setup, reserve_call, reserve_done },
 	{ "vm-map", vmap_setup, vmap_call, vmap_done },
@@ -1198,7 +1190,7 @@ static const struct fcase cases[] = {
 	{ "mfence-wait", mfence_wait_setup, mfence_wait_call, mfence_wait_done },
 	{ "mfence-export", mfence_export_setup, mfence_export_call,
 	  mfence_export_done },
-	{ "invalidate-cache", inval_setup, inval_call, inval_done },
+	{ "invalidate-cache", inval_setup, inval_call, close_done },
 };
 
 static const struct fcase *find_case(const char *name)
