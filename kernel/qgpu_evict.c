@@ -120,6 +120,18 @@ static void qgpu_mm_victim(struct qgpu_device *qdev, struct qgpu_bo *bo,
 		v->next_use = bo->future_stamp == stamp ?
 			      bo->future_pos - qdev->future->pos + 1 :
 			      QGPU_VICTIM_NOT_NEEDED;
+	/* what a split would release: its DMA buffer used it just now */
+	if (bo->pin_count) {
+		v->last_use = qdev->lru_tick;
+		v->use_tick = qdev->lru_tick;
+	}
+}
+
+/* May the eviction for room weigh pinned @bo (qgpu_future.release)? */
+static bool qgpu_mm_weighs_pinned(struct qgpu_device *qdev,
+				  struct qgpu_bo *bo)
+{
+	return qdev->future && qdev->future->release && bo->releasable;
 }
 
 /*
@@ -161,7 +173,10 @@ static int qgpu_mm_insert(struct qgpu_device *qdev, struct drm_mm *mm,
  * Choose the allocations to evict from @seg so that @size bytes fit: the
  * victim policy orders the unpinned ones, drm_mm's eviction scan says when
  * enough of them are chosen. Returns the victims in @out (*@n of them), or
- * -ENOSPC when evicting everything evictable would not help.
+ * -ENOSPC when evicting everything evictable would not help. During a
+ * walk's split by choice (&qgpu_future.release) the allocations a split
+ * would release are candidates too: -EAGAIN, evicting nothing, when the
+ * chosen victims include one of them (the walk splits first).
  */
 static int qgpu_mm_pick_victims(struct qgpu_device *qdev,
 				struct qgpu_segment *seg, u64 size,
@@ -188,7 +203,8 @@ static int qgpu_mm_pick_victims(struct qgpu_device *qdev,
 		stamp = qgpu_mm_mark_future(qdev);
 	cand = 0;
 	list_for_each_entry(bo, &seg->lru, lru) {
-		if (bo == self || bo->pin_count)
+		if (bo == self ||
+		    (bo->pin_count && !qgpu_mm_weighs_pinned(qdev, bo)))
 			continue;
 		qgpu_mm_victim(qdev, bo, stamp, &v[cand++]);
 	}
@@ -215,6 +231,13 @@ static int qgpu_mm_pick_victims(struct qgpu_device *qdev,
 		kvfree(victims);
 		return -ENOSPC;
 	}
+	for (i = 0; i < *n; i++) {
+		if (victims[i]->pin_count) {
+			kvfree(victims);
+			*n = 0;
+			return -EAGAIN;
+		}
+	}
 	*out = victims;
 	return 0;
 }
@@ -233,7 +256,8 @@ int qgpu_mm_find_room(struct qgpu_device *qdev, struct qgpu_segment *seg,
 
 /*
  * Find room for @size bytes in @seg, evicting unpinned allocations chosen
- * by the victim policy. @self is never evicted.
+ * by the victim policy. @self is never evicted. -EAGAIN: a walk's split by
+ * choice, nothing evicted (qgpu_mm_pick_victims()).
  */
 int qgpu_mm_find_space(struct qgpu_device *qdev, struct qgpu_segment *seg,
 		       u64 size, struct drm_mm_node *node,
@@ -261,7 +285,7 @@ int qgpu_mm_find_space(struct qgpu_device *qdev, struct qgpu_segment *seg,
 		}
 	} else {
 		ret = qgpu_mm_pick_victims(qdev, seg, size, self, &victims, &n);
-		if (ret && ret != -ENOSPC)
+		if (ret && ret != -ENOSPC && ret != -EAGAIN)
 			return ret;
 		if (qgpu_plan_dry(qdev)) {
 			int err = qgpu_plan_record(qdev, ret, 0, victims, n);

@@ -53,6 +53,9 @@ struct qgpu_hap_run {
  * @evicted: an eviction to make room for another allocation put it where
  *	it is, and it has not moved since: migrating back may return it to
  *	VRAM (under mm_lock; a plan's rollback restores it)
+ * @releasable: pinned for the current portion of the submission being
+ *	walked, which a split at the walk's position would release (under
+ *	mm_lock, only during one placement; &qgpu_future.release)
  * @lock_count: outstanding Lock2 calls
  * @pin_count: pins by submissions being prepared (resource tables)
  * @hap_runs: host-aperture page runs while mapped through BAR4
@@ -100,6 +103,7 @@ struct qgpu_bo {
 	bool offered;
 	bool discarded;
 	bool evicted;
+	bool releasable;
 	u32 lock_count;
 	u32 pin_count;
 	struct qgpu_hap_run *hap_runs;

@@ -15,6 +15,10 @@
  * @spare: eviction takes only allocations that the entries from @pos on do
  *	not use (the walk's first try at each placement; see
  *	qgpu_submit_place())
+ * @release: eviction also weighs the allocations pinned for the current
+ *	portion that a split here would release (&qgpu_bo.releasable); when
+ *	the victim policy picks one of them, the walk splits instead of
+ *	evicting (-EAGAIN from qgpu_mm_find_space())
  */
 struct qgpu_future {
 	struct qgpu_bo *const *bos;
@@ -22,6 +26,7 @@ struct qgpu_future {
 	u32 n;
 	u32 pos;
 	bool spare;
+	bool release;
 };
 
 u64 qgpu_mm_mark_future(struct qgpu_device *qdev);

@@ -36,11 +36,17 @@
 #define QGPU_MM_FEATURE_BEST_SEGMENT	0x8
 /* qgpu_budget_pt(): a process's page tables count in its usage */
 #define QGPU_MM_FEATURE_PT_BUDGET	0x10
+/*
+ * qgpu_submit_place(): split by choice: the victim policy weighs what a
+ * split would release beside the other candidates
+ */
+#define QGPU_MM_FEATURE_SPLIT_CHOICE	0x20
 #define QGPU_MM_FEATURES		(QGPU_MM_FEATURE_MIGRATE_BACK | \
 					 QGPU_MM_FEATURE_ROOM_FIRST | \
 					 QGPU_MM_FEATURE_SPLIT_EARLY | \
 					 QGPU_MM_FEATURE_BEST_SEGMENT | \
-					 QGPU_MM_FEATURE_PT_BUDGET)
+					 QGPU_MM_FEATURE_PT_BUDGET | \
+					 QGPU_MM_FEATURE_SPLIT_CHOICE)
 
 /* How many mappings in GPU address spaces @bo has (under mm_lock) */
 static u32 qgpu_snap_mappings(struct qgpu_bo *bo)

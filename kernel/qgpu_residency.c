@@ -117,7 +117,9 @@ static int qgpu_mm_place_free(struct qgpu_bo *bo, const u32 *order,
  * its order that has room as it is; only when none has is its order walked
  * again, evicting in each segment. Evicting from a preferred segment while
  * another VRAM segment stays empty pages bytes for nothing (a preferred
- * segment is a hint, "DXGK_ALLOCATIONINFO", WDK).
+ * segment is a hint, "DXGK_ALLOCATIONINFO", WDK). -EAGAIN: the walk's
+ * victim policy would rather release what a split frees in some segment,
+ * and no other segment made room (&qgpu_future.release).
  */
 static int qgpu_mm_choose(struct qgpu_bo *bo, u32 seg)
 {
@@ -137,9 +139,14 @@ static int qgpu_mm_choose(struct qgpu_bo *bo, u32 seg)
 		r = qgpu_mm_place(bo, order[i]);
 		if (!r)
 			return 0;
+		/* a split by choice: another segment may still have room */
+		if (r == -EAGAIN) {
+			ret = r;
+			continue;
+		}
 		if (r != -ENOSPC && r != -EBUSY && r != -EINVAL)
 			return r;
-		if (r == -EBUSY)
+		if (r == -EBUSY && ret != -EAGAIN)
 			ret = r;
 	}
 	return ret;

@@ -695,7 +695,8 @@ static int qgpu_submit_place_group(struct qgpu_submit *s, u32 i)
  * table's slots not reprogrammed there, and allocations whose BINDs are
  * patched already but lie after it.
  */
-static bool qgpu_submit_split_frees(struct qgpu_submit *s, u32 i, u32 start)
+static bool qgpu_submit_split_frees(struct qgpu_submit *s, u32 i, u32 start,
+				    u64 *stampp)
 {
 	u32 n = s->args->num_patches, x = s->pe[i].split_offset, i0 = i;
 	u32 ran = s->ran, j, k;
@@ -723,6 +724,7 @@ static bool qgpu_submit_split_frees(struct qgpu_submit *s, u32 i, u32 start)
 	for (j = ran; j < i0; j++)
 		if (qgpu_submit_bo(s, j))
 			qgpu_submit_bo(s, j)->future_stamp = stamp;
+	*stampp = stamp;
 	for (k = 0; k < s->npinned; k++)
 		if (s->pinned[k]->future_stamp != stamp)
 			return true;
@@ -730,32 +732,63 @@ static bool qgpu_submit_split_frees(struct qgpu_submit *s, u32 i, u32 start)
 }
 
 /*
+ * Mark (@on) or unmark the allocations pinned for the current portion that
+ * a split would release: those qgpu_submit_split_frees() did not stamp.
+ */
+static void qgpu_submit_releasable(struct qgpu_submit *s, u64 stamp, bool on)
+{
+	u32 k;
+
+	for (k = 0; k < s->npinned; k++)
+		s->pinned[k]->releasable = on &&
+					   s->pinned[k]->future_stamp != stamp;
+}
+
+static int qgpu_submit_place_one(struct qgpu_submit *s, u32 i, bool group)
+{
+	return group ? qgpu_submit_place_group(s, i) :
+		       qgpu_mm_use_resident(qgpu_submit_bo(s, i));
+}
+
+/*
  * Make entry @i's allocation resident, or with @group the allocations of
- * its split point (qgpu_submit_place_group()). Eviction first takes only
+ * its split point (qgpu_submit_place_group()). Eviction takes only
  * allocations that the rest of the DMA buffer does not use
- * (&qgpu_future.spare); evicting one that it uses later would page it back
- * in before the buffer ends. When that finds no room and a split at this
- * entry's split point would release allocations of the current portion
- * that the buffer no longer needs, the walk splits there first (return 1:
- * split early); else anything unpinned may go, in the victim policy's
- * order. Return: 0, 1, or a negative errno (-ENOSPC: no room even so).
+ * (&qgpu_future.spare) while it can; evicting one that it uses later would
+ * page it back in before the buffer ends.
+ *
+ * Split by choice: when a split at this entry's split point would release
+ * allocations of the current portion that the buffer no longer needs,
+ * those are candidates too, described as used just now, and when the
+ * victim policy picks one of them the walk splits here instead of evicting
+ * (return 1): a split pages nothing, and after it they may go as any other
+ * allocation (&qgpu_future.release). When nothing else makes room either,
+ * the walk splits too. Otherwise (nothing to release) anything unpinned may
+ * go at last, in the victim policy's order.
+ * Return: 0, 1, or a negative errno (-ENOSPC: no room even so).
  */
 static int qgpu_submit_place(struct qgpu_submit *s, u32 i, u32 start,
 			     bool group)
 {
-	struct qgpu_bo *bo = qgpu_submit_bo(s, i);
+	u64 stamp;
 	int ret;
 
+	if (qgpu_submit_split_frees(s, i, start, &stamp)) {
+		qgpu_submit_releasable(s, stamp, true);
+		s->future.spare = true;
+		s->future.release = true;
+		ret = qgpu_submit_place_one(s, i, group);
+		s->future.release = false;
+		s->future.spare = false;
+		qgpu_submit_releasable(s, stamp, false);
+		return ret == -EAGAIN || ret == -ENOSPC ? 1 : ret;
+	}
 	s->future.spare = true;
-	ret = group ? qgpu_submit_place_group(s, i) :
-		      qgpu_mm_use_resident(bo);
+	ret = qgpu_submit_place_one(s, i, group);
 	s->future.spare = false;
 	if (ret != -ENOSPC)
 		return ret;
-	if (qgpu_submit_split_frees(s, i, start))
-		return 1;
-	return group ? qgpu_submit_place_group(s, i) :
-		       qgpu_mm_use_resident(bo);
+	return qgpu_submit_place_one(s, i, group);
 }
 
 /*

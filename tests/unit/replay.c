@@ -917,6 +917,46 @@ igt_main
 	}
 
 	/*
+	 * The paging process's page tables (no owner: vidmem=0) are in the
+	 * segment's reservation; the snapshot lists them too, and the bound
+	 * counts them once. 5 pages, one reserved for that table: A and B
+	 * (2 pages each) fit together, so after the first use of each
+	 * nothing is paged again (4 pages in, none out). Counted twice, the
+	 * table would leave room for one of them only.
+	 */
+	igt_subtest("hand-paging-process-tables-counted-once") {
+		struct rp_trace t;
+		struct all a;
+		unsigned int p;
+
+		snprintf(text, sizeof(text),
+			 "qgpu-trace 1\n"
+			 "device vram=20480 visible=20480 gart=1048576 hap=0 page=4096 slots=8 mmu=1 io_coherent=1\n"
+			 "0 snap-begin tag=1 to_vram=0 from_vram=0 vram_to_vram=0 filled=0 evictions=0 tick=0 policy=0 next_id=1 features=15 budget=100\n"
+			 "0 snap-seg seg=1 size=20480 reserved=4096 used=4096 allocations=0\n"
+			 "0 snap-node seg=1 start=0 size=4096 kind=pt id=1 vidmem=0\n"
+			 "0 snap-hole seg=1 start=4096 size=16384\n"
+			 "0 snap-seg seg=3 size=1048576 reserved=0 used=0 allocations=0\n"
+			 "0 snap-hole seg=3 start=0 size=1048576\n"
+			 "0 snap-end tag=1\n"
+			 "2 create id=1 size=8192 mask=0x2 flags=0 pref=0x1\n"
+			 "2 create id=2 size=8192 mask=0x2 flags=0 pref=0x1\n"
+			 "3 reside id=1 seg=1\n4 reside id=2 seg=1\n"
+			 "5 reside id=1 seg=1\n6 reside id=2 seg=1\n"
+			 "7 reside id=1 seg=1\n8 reside id=2 seg=1\n");
+		load(&t, text);
+		replay_all(&t, &a);
+		for (p = 0; p < QGPU_POLICY_COUNT; p++) {
+			igt_assert_eq(a.r[p].pt_failed, 0);
+			igt_assert_eq(in(&a.r[p]), 4 * PG);
+		}
+		igt_assert_eq(a.min.in_bytes, 4 * PG);
+		igt_assert_eq(a.min.out_bytes, 0);
+		all_free(&a);
+		rp_trace_free(&t);
+	}
+
+	/*
 	 * What is in VRAM at the start costs nothing; a use outside VRAM (an
 	 * aperture-only allocation) is not a reference of the bound. The
 	 * closing snapshot says the kernel paged nothing and holds the same

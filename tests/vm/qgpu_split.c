@@ -366,6 +366,70 @@ igt_main
 		qt_close(dev.fd, res);
 	}
 
+	igt_subtest("split-by-choice-spares-a-higher-priority-allocation") {
+		/*
+		 * X (high priority) is resident in visible VRAM; one DMA
+		 * buffer then fills and reads four allocations of a quarter
+		 * of that segment each, each at a split point of its own.
+		 * The fourth needs room: X, or one of the three that a split
+		 * there would release (the buffer is done with them). The
+		 * victim policy weighs both and takes the lower priority
+		 * first, so the walk splits and X stays where it is. A walk
+		 * that offered the policy only X would evict it (and not
+		 * split). Contents are checked byte for byte.
+		 */
+		uint64_t v = qt_seg_usable(&dev, QGPU_SEG_VISIBLE);
+		uint64_t chunk = (v / 4) & ~4095ull;
+		const uint32_t vis = QGPU_SEGBIT(QGPU_SEG_VISIBLE);
+		uint32_t x, a[4], res, *r, portions, i, prio = QGPU_PRIORITY_HIGH;
+		struct drm_qgpu_stats s0, s1;
+		struct qgpu_cb *cb;
+
+		x = qt_bo(dev.fd, chunk, vis, 0, 0);
+		for (i = 0; i < 4; i++)
+			a[i] = qt_bo(dev.fd, chunk, vis, 0, 0);
+		res = qt_result_buf(dev.fd, 4096, &r);
+		igt_assert_eq(qgpu_bo_set_priority(dev.fd, &x, &prio, 1), 0);
+		cb = qt_cb(&dev);
+		qgpu_cb_bind(cb, 0, x, 0, QGPU_CB_WHOLE);
+		qgpu_cb_fill(cb, 0, 0, chunk, 0x5a5a0000);
+		igt_assert_eq(qt_run(dev.fd, ctx, cb, 60), 1);
+		qt_cb_free(cb);
+		igt_assert_eq(qt_info(dev.fd, x).segment, QGPU_SEG_VISIBLE);
+
+		cb = qt_cb(&dev);
+		for (i = 0; i < 4; i++) {
+			qgpu_cb_bind(cb, 0, a[i], 0, QGPU_CB_WHOLE);
+			qgpu_cb_bind(cb, 2, res, 0, 4096);
+			qgpu_cb_fill(cb, 0, 0, chunk, 0x300 + i);
+			qgpu_cb_checksum(cb, 0, 0, chunk, 2, i * 4);
+		}
+		qt_stats(dev.fd, &s0);
+		portions = qt_run(dev.fd, ctx, cb, 60);
+		qt_stats(dev.fd, &s1);
+		qt_cb_free(cb);
+		igt_info("%u portions, %llu evictions\n", portions,
+			 (unsigned long long)(s1.evictions - s0.evictions));
+		for (i = 0; i < 4; i++)
+			igt_assert_eq(r[i], qt_csum_const(0x300 + i, chunk / 4));
+		igt_assert_lte(2, portions);
+		igt_assert_eq(qt_info(dev.fd, x).segment, QGPU_SEG_VISIBLE);
+
+		/* X kept its content */
+		cb = qt_cb(&dev);
+		qgpu_cb_bind(cb, 0, x, 0, QGPU_CB_WHOLE);
+		qgpu_cb_bind(cb, 2, res, 0, 4096);
+		qgpu_cb_checksum(cb, 0, 0, chunk, 2, 64);
+		qt_run(dev.fd, ctx, cb, 60);
+		qt_cb_free(cb);
+		igt_assert_eq(r[16], qt_csum_const(0x5a5a0000, chunk / 4));
+		qt_close(dev.fd, x);
+		for (i = 0; i < 4; i++)
+			qt_close(dev.fd, a[i]);
+		qt_unmap(dev.fd, res, r, 4096);
+		qt_close(dev.fd, res);
+	}
+
 	igt_subtest("rebind-all-at-split-points") {
 		/*
 		 * A persistent accumulator P stays bound through a stream of

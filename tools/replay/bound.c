@@ -591,9 +591,13 @@ void rp_refs_walk(const struct rp_trace *t, bool initial, const u8 *out,
 			fn(priv, RP_REF_OUT, id, size[id]);
 		switch (e->kind) {
 		case EV_SNAP_NODE:
-			/* a page table in a VRAM segment at the start */
+			/*
+			 * a page table in a VRAM segment at the start; not the
+			 * paging process's (no owner: vidmem=0), which is in
+			 * the segment's reservation already
+			 */
 			if (pts && first && initial &&
-			    e->v[3] == RP_NODE_PT &&
+			    e->v[3] == RP_NODE_PT && e->v[5] &&
 			    (e->v[0] == 1 || e->v[0] == 2))
 				fn(priv, RP_REF_PT, e->v[4], e->v[2]);
 			break;

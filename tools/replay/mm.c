@@ -245,6 +245,7 @@ struct bo {
 	u32 lock_count, pin_count, attachments, priority;
 	u32 offer_priority, mappings;
 	bool pristine, dead, import, submit_write, offered;
+	bool releasable;	/* qgpu_bo.releasable */
 	bool evicted;		/* an eviction for room put it where it is */
 	/* --why: why it last left VRAM, during which event */
 	bool was_vram;
@@ -298,6 +299,7 @@ struct future {
 	struct bo **bos;	/* per entry */
 	u32 n, pos;
 	bool spare;		/* qgpu_future.spare */
+	bool release;		/* qgpu_future.release */
 };
 
 struct dev {
@@ -955,6 +957,11 @@ static void mm_victim(struct dev *d, struct bo *bo, u64 stamp,
 	(void)d;
 	(void)stamp;
 #endif
+	/* what a split would release: its DMA buffer used it just now */
+	if (bo->pin_count) {
+		v->last_use = d->lru_tick;
+		v->use_tick = d->lru_tick;
+	}
 }
 
 /*
@@ -1013,7 +1020,10 @@ static int pick_victims(struct dev *d, struct seg *seg, u64 size,
 		stamp = mark_future(d);
 	cand = 0;
 	for (bo = seg->lru.lru_next; bo != &seg->lru; bo = bo->lru_next) {
-		if (bo == self || bo->pin_count)
+		/* qgpu_mm_weighs_pinned() */
+		if (bo == self || (bo->pin_count &&
+				   !(d->future && d->future->release &&
+				     bo->releasable)))
 			continue;
 		mm_victim(d, bo, stamp, &v[cand++]);
 	}
@@ -1042,6 +1052,14 @@ static int pick_victims(struct dev *d, struct seg *seg, u64 size,
 		free(victims);
 		*out = NULL;
 		return -ENOSPC;
+	}
+	for (i = 0; i < *n; i++) {
+		if (victims[i]->pin_count) {
+			free(victims);
+			*out = NULL;
+			*n = 0;
+			return -EAGAIN;
+		}
 	}
 	*out = victims;
 	return 0;
@@ -1276,9 +1294,14 @@ static int mm_choose(struct dev *d, struct bo *bo, u32 seg)
 		r = mm_place(d, bo, order[i]);
 		if (!r)
 			return 0;
+		/* a split by choice: another segment may still have room */
+		if (r == -EAGAIN) {
+			ret = r;
+			continue;
+		}
 		if (r != -ENOSPC && r != -EBUSY && r != -EINVAL)
 			return r;
-		if (r == -EBUSY)
+		if (r == -EBUSY && ret != -EAGAIN)
 			ret = r;
 	}
 	return ret;
@@ -1530,7 +1553,7 @@ static int place_group(struct walk *s, u32 i)
 }
 
 /* qgpu_submit_split_frees() */
-static bool split_frees(struct walk *s, u32 i, u32 start)
+static bool split_frees(struct walk *s, u32 i, u32 start, u64 *stampp)
 {
 	const struct rp_entry *e = s->sub->e;
 	u32 n = s->sub->ne, x = e[i].split, i0 = i, ran = s->ran, j, k;
@@ -1557,28 +1580,62 @@ static bool split_frees(struct walk *s, u32 i, u32 start)
 	for (j = ran; j < i0; j++)
 		if (s->bos[j])
 			s->bos[j]->future_stamp = stamp;
+	*stampp = stamp;
 	for (k = 0; k < s->npinned; k++)
 		if (s->pinned[k]->future_stamp != stamp)
 			return true;
 	return false;
 }
 
-/* qgpu_submit_place(); as before the feature: the victim policy's order */
+/* qgpu_submit_releasable() */
+static void releasable(struct walk *s, u64 stamp, bool on)
+{
+	u32 k;
+
+	for (k = 0; k < s->npinned; k++)
+		s->pinned[k]->releasable = on &&
+					   s->pinned[k]->future_stamp != stamp;
+}
+
+static int place_one(struct walk *s, u32 i, bool group)
+{
+	return group ? place_group(s, i) : use_resident(s->d, s->bos[i]);
+}
+
+/* qgpu_submit_place(); as before the features: the victim policy's order */
 static int place(struct walk *s, u32 i, u32 start, bool group)
 {
-	struct bo *bo = s->bos[i];
+	u64 stamp;
 	int ret;
 
 	if (!(s->d->features & RP_FEATURE_SPLIT_EARLY))
-		return group ? place_group(s, i) : use_resident(s->d, bo);
+		return place_one(s, i, group);
+	if (s->d->features & RP_FEATURE_SPLIT_CHOICE) {
+		if (split_frees(s, i, start, &stamp)) {
+			releasable(s, stamp, true);
+			s->future.spare = true;
+			s->future.release = true;
+			ret = place_one(s, i, group);
+			s->future.release = false;
+			s->future.spare = false;
+			releasable(s, stamp, false);
+			return ret == -EAGAIN || ret == -ENOSPC ? 1 : ret;
+		}
+		s->future.spare = true;
+		ret = place_one(s, i, group);
+		s->future.spare = false;
+		if (ret != -ENOSPC)
+			return ret;
+		return place_one(s, i, group);
+	}
 	s->future.spare = true;
-	ret = group ? place_group(s, i) : use_resident(s->d, bo);
+	ret = place_one(s, i, group);
 	s->future.spare = false;
 	if (ret != -ENOSPC)
 		return ret;
-	if (split_frees(s, i, start))
+	if (split_frees(s, i, start, &stamp))
 		return 1;
-	return group ? place_group(s, i) : use_resident(s->d, bo);
+	return place_one(s, i, group);
 }
 
 static int walk(struct walk *s)

@@ -86,6 +86,10 @@ enum { RP_NODE_BO, RP_NODE_PT, RP_NODE_PBUF };
 #define RP_FEATURE_BEST_SEGMENT	0x8
 /* a process's page tables count in its usage (budgets) */
 #define RP_FEATURE_PT_BUDGET	0x10
+/* split by choice: a submission's walk offers the victim policy what a
+ * split would release beside the other candidates, and splits when the
+ * policy picks one of them */
+#define RP_FEATURE_SPLIT_CHOICE	0x20
 
 /* A physical submission: its patch-location entries */
 struct rp_entry {
