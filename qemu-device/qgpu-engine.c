@@ -157,6 +157,10 @@ static void qgpu_ring_fault(QGPUState *s, unsigned n, int fault,
     QGPUEngine *e = &s->eng[n];
 
     qgpu_engine_record(s, n, fault, ctx, addr, e->head);
+    /* the fault's own MSI may have reset the device */
+    if (qgpu_cmd_abandoned(s)) {
+        return;
+    }
     qgpu_engine_abandon(s, e);
     e->halted = true;
 }
@@ -188,6 +192,10 @@ static void qgpu_engine_dma_fault(QGPUState *s, unsigned n, int fault,
 
     qgpu_context_fault(s, e->dma.ctx);
     qgpu_engine_record(s, n, fault, e->dma.ctx, addr, e->dma.cur);
+    /* the fault's own MSI may have reset the device */
+    if (qgpu_cmd_abandoned(s)) {
+        return;
+    }
     memset(&e->job, 0, sizeof(e->job));
     memset(&e->dma, 0, sizeof(e->dma));
     qgpu_ring_advance(s, e);
@@ -239,7 +247,11 @@ static int qgpu_ring_fetch(QGPUState *s, unsigned n, uint32_t *dw,
     if (len == 0 || len < fixed || (uint64_t)len * 4 > avail) {
         return QGPU_FAULT_BAD_LENGTH;
     }
-    fault = qgpu_ring_read(s, e, e->head, dw, fixed, fault_addr);
+    /*
+     * The rest of the fixed dwords only: the header checked above stays
+     * what runs, whatever the guest wrote to the ring meanwhile.
+     */
+    fault = qgpu_ring_read(s, e, e->head + 4, dw + 1, fixed - 1, fault_addr);
     if (fault) {
         return fault;
     }
@@ -276,7 +288,7 @@ static int qgpu_ring_start(QGPUState *s, unsigned n, const uint32_t *dw,
 static void qgpu_ring_next(QGPUState *s, unsigned n)
 {
     QGPUEngine *e = &s->eng[n];
-    uint32_t dw[QGPU_CMD_MAX_FIXED_LEN];
+    uint32_t dw[QGPU_CMD_MAX_FIXED_LEN] = { 0 };
     uint64_t fault_addr = 0;
     uint32_t fault_ctx = QGPU_NO_CONTEXT;
     int fault;

@@ -16,7 +16,8 @@
  * An engine or device reset, or a disable, waits (qgpu_thread_quiesce())
  * until a piece in flight without the BQL has landed, so that nothing of
  * an abandoned command is written after the register write that
- * abandoned it; the piece is bounded (a 1 MiB batch, a 4 MiB fill).
+ * abandoned it; the piece is bounded (a batch closed at 1 MiB, whose last
+ * run may add up to 4 MiB; a 4 MiB fill).
  *
  * This file knows nothing about engines: qgpu-engine.c gives it the round.
  *
