@@ -283,6 +283,7 @@ extern struct workqueue_struct *qgpu_reap_wq;
 /* qgpu_engine.c */
 int qgpu_engine_init(struct qgpu_device *qdev);
 void qgpu_engine_fini(struct qgpu_device *qdev);
+void qgpu_engine_stop(struct qgpu_engine *eng);
 int qgpu_engine_emit(struct qgpu_engine *eng, const u32 *cmds, u32 ndw,
 		     struct dma_fence **fence_out);
 void qgpu_engine_reset(struct qgpu_engine *eng);

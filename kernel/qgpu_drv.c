@@ -340,9 +340,15 @@ static void qgpu_remove(struct pci_dev *pdev)
 	/* No CPU mapping may outlive the BARs. */
 	unmap_mapping_range(qdev->drm.anon_inode->i_mapping, 0, 0, 1);
 	qgpu_ctx_device_fini(qdev);
+	/*
+	 * Stop the device before its fences signal (qgpu_sched_fini() ends
+	 * what the engines hold with -ENODEV): a fence signalled while the
+	 * device still runs the job lets the memory it may write be freed.
+	 * A reset waits for a piece in flight (docs/hw-spec.md).
+	 */
+	qgpu_hw_reset(qdev);
 	qgpu_sched_fini(qdev);
 	qgpu_mfence_device_fini(qdev);
-	qgpu_hw_reset(qdev);
 	qgpu_sched_free_pending(qdev);
 	free_irq(pci_irq_vector(pdev, 0), qdev);
 	qgpu_mm_fini(qdev);

@@ -82,6 +82,19 @@ int qgpu_engine_init(struct qgpu_device *qdev)
 	return 0;
 }
 
+/**
+ * qgpu_engine_stop - disable @eng, then fail what it held with -ENODEV
+ * @eng: the engine (the device is going away)
+ *
+ * Disabling waits for a piece of work in flight (docs/hw-spec.md), so no
+ * fence says the work is done while the engine may still write.
+ */
+void qgpu_engine_stop(struct qgpu_engine *eng)
+{
+	qgpu_eng_wr(eng, QGPU_ENG_CTRL, 0);
+	qgpu_fence_process(eng, -ENODEV);
+}
+
 void qgpu_engine_fini(struct qgpu_device *qdev)
 {
 	unsigned int i;
@@ -89,10 +102,8 @@ void qgpu_engine_fini(struct qgpu_device *qdev)
 	for (i = 0; i < QGPU_NUM_ENGINES; i++) {
 		struct qgpu_engine *eng = &qdev->engine[i];
 
-		if (!eng->qdev)
-			continue;
-		qgpu_eng_wr(eng, QGPU_ENG_CTRL, 0);
-		qgpu_fence_process(eng, -ENODEV);
+		if (eng->qdev)
+			qgpu_engine_stop(eng);
 	}
 }
 

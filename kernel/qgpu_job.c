@@ -260,13 +260,14 @@ static enum drm_gpu_sched_stat qgpu_timedout_job(struct drm_sched_job *sched_job
 	int idx;
 
 	/*
-	 * Unplugged: no reset. What the engine holds fails (stop detaches
-	 * the hardware fences, start ends their jobs), and nothing more
-	 * reaches it (qgpu_run_job()).
+	 * Unplugged: no reset. The engine is disabled, what it held fails
+	 * (stop detaches the hardware fences, start ends their jobs), and
+	 * nothing more reaches it (qgpu_run_job()).
 	 */
 	if (!drm_dev_enter(&qdev->drm, &idx)) {
 		drm_sched_stop(&eng->sched, sched_job);
-		qgpu_fence_process(eng, -ENODEV);
+		/* the engine stops before its fences say its work is done */
+		qgpu_engine_stop(eng);
 		drm_sched_start(&eng->sched);
 		return DRM_GPU_SCHED_STAT_ENODEV;
 	}
