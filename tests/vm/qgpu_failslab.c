@@ -1151,6 +1151,9 @@ static void mres_done(int ret)
 	struct drm_qgpu_gem_info info;
 
 	if (!ret) {
+		/* the memory manager's worker does it: wait for its fence */
+		igt_assert_eq(qgpu_paging_fence_wait(r.fd, r.a.mres.paging_fence,
+						     20 * SEC_NS), 0);
 		igt_assert_eq(qgpu_bo_info(r.fd, r.h2, &info), 0);
 		igt_assert_neq(info.segment, QGPU_SEG_SYSTEM);
 	}
