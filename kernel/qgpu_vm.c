@@ -16,6 +16,7 @@
 #include <linux/delay.h>
 #include <linux/slab.h>
 #include <drm/drm_drv.h>
+#include <drm/drm_exec.h>
 #include <drm/drm_file.h>
 #include <drm/drm_syncobj.h>
 
@@ -280,13 +281,34 @@ struct qgpu_vm *qgpu_vm_peek(struct qgpu_file *qf)
 	return vm;
 }
 
+/*
+ * The reservation objects of what an unmap takes out, all locked (they
+ * may share one: the address space's own), with room for one fence each.
+ */
+static int qgpu_vm_lock_unmapped(struct drm_exec *exec,
+				 struct qgpu_vm_unmap *u)
+{
+	int ret = 0;
+	u32 i;
+
+	drm_exec_until_all_locked(exec) {
+		for (i = 0; i < u->nobjs; i++) {
+			ret = drm_exec_prepare_obj(exec, u->objs[i], 1);
+			drm_exec_retry_on_contention(exec);
+			if (ret)
+				break;
+		}
+	}
+	return ret;
+}
+
 /* Build and queue: fresh tables, entries of [start, end), the TLB flush */
 static int qgpu_vm_write(struct qgpu_vm *vm, u64 start, u64 end,
 			 struct list_head *fresh, struct qgpu_vm_unmap *u)
 {
 	struct qgpu_paging pb;
+	struct drm_exec exec;
 	struct dma_fence *f;
-	bool wait = false;
 	u32 i;
 	int ret;
 
@@ -300,18 +322,19 @@ static int qgpu_vm_write(struct qgpu_vm *vm, u64 start, u64 end,
 	 */
 	pb.chain = !!u;
 	/*
-	 * An unmap goes behind the work queued on what it unmaps; and room
-	 * for its fence is made while it can still be dropped.
+	 * An unmap goes behind the work queued on what it unmaps, and its
+	 * fence goes into their reservation objects: they stay locked from
+	 * before the build (room for the fence made while the job can still
+	 * be dropped) until the fence is in, so nothing takes that room and
+	 * nothing is ever waited for here. Building takes no reservation
+	 * lock (the tables are in place already, qgpu_pt_prepare()).
 	 */
-	for (i = 0; !ret && u && i < u->nobjs; i++) {
-		struct dma_resv *resv = u->objs[i]->resv;
-
-		dma_resv_lock(resv, NULL);
-		ret = dma_resv_reserve_fences(resv, 1);
-		if (!ret && !u->at_once)
-			ret = qgpu_paging_resv_deps(&pb, resv, 0);
-		dma_resv_unlock(resv);
+	if (u) {
+		drm_exec_init(&exec, DRM_EXEC_IGNORE_DUPLICATES, u->nobjs);
+		ret = qgpu_vm_lock_unmapped(&exec, u);
 	}
+	for (i = 0; !ret && u && !u->at_once && i < u->nobjs; i++)
+		ret = qgpu_paging_resv_deps(&pb, u->objs[i]->resv, 0);
 	if (!ret)
 		ret = qgpu_pt_commit_fresh(vm, &pb, fresh);
 	if (!ret && end > start)
@@ -320,32 +343,21 @@ static int qgpu_vm_write(struct qgpu_vm *vm, u64 start, u64 end,
 		ret = qgpu_paging_flush_tlb(&pb, qgpu_vm_root_desc(vm));
 	if (ret) {
 		qgpu_paging_abort(&pb);
+		if (u)
+			drm_exec_fini(&exec);
 		return ret;
 	}
 	f = qgpu_paging_submit(&pb);
-	if (!f)
-		return 0;
-	qgpu_vm_set_fence(vm, &vm->pt_fence, f);
-	/* the memory of what was unmapped is reused only behind this */
-	for (i = 0; u && i < u->nobjs; i++) {
-		struct dma_resv *resv = u->objs[i]->resv;
-
-		dma_resv_lock(resv, NULL);
-		if (!dma_resv_reserve_fences(resv, 1))
-			dma_resv_add_fence(resv, f, DMA_RESV_USAGE_KERNEL);
-		else
-			wait = true;
-		dma_resv_unlock(resv);
+	if (f) {
+		qgpu_vm_set_fence(vm, &vm->pt_fence, f);
+		/* the memory of what was unmapped is reused only behind this */
+		for (i = 0; u && i < u->nobjs; i++)
+			dma_resv_add_fence(u->objs[i]->resv, f,
+					   DMA_RESV_USAGE_KERNEL);
+		dma_fence_put(f);
 	}
-	/*
-	 * Out of memory although room was made above (other fences took it
-	 * meanwhile): what was unmapped must not be reused while the device
-	 * may still reach it through the old entries, so this one waits,
-	 * only in that corner.
-	 */
-	if (wait)
-		dma_fence_wait(f, false);
-	dma_fence_put(f);
+	if (u)
+		drm_exec_fini(&exec);
 	return 0;
 }
 
