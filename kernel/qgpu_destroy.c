@@ -129,11 +129,14 @@ int qgpu_mm_bo_reap(struct qgpu_bo *bo)
  * @work: on the reap workqueue
  * @vm: the destroying file's address space (a reference)
  * @obj: the allocation (a reference: its memory stays while mapped)
+ * @seq: the last VM_MAP before the destroy: a mapping made after it (the
+ *	allocation got back through its dma-buf) is not the destroy's
  */
 struct qgpu_destroy_unmap {
 	struct work_struct work;
 	struct qgpu_vm *vm;
 	struct drm_gem_object *obj;
+	u64 seq;
 };
 
 static void qgpu_destroy_unmap_work(struct work_struct *work)
@@ -144,7 +147,7 @@ static void qgpu_destroy_unmap_work(struct work_struct *work)
 	/* outside every lock: the DMA buffers queued on it until now */
 	qgpu_resv_wait_own(qdev, d->obj->resv, 0);
 	/* out of memory: the mappings stay until the file is closed */
-	if (qgpu_vm_unmap_bo(d->vm, d->obj))
+	if (qgpu_vm_unmap_bo(d->vm, d->obj, d->seq))
 		drm_dbg(&qdev->drm, "destroy: deferred unmap incomplete\n");
 	drm_gem_object_put(d->obj);
 	qgpu_vm_put(d->vm);
@@ -166,7 +169,7 @@ static int qgpu_destroy_mappings(struct qgpu_file *qf,
 	if (!vm)
 		return 0;
 	if (assume_not_in_use) {
-		ret = qgpu_vm_unmap_bo(vm, obj);
+		ret = qgpu_vm_unmap_bo(vm, obj, U64_MAX);
 		qgpu_vm_put(vm);
 		return ret;
 	}
@@ -178,6 +181,7 @@ static int qgpu_destroy_mappings(struct qgpu_file *qf,
 	drm_gem_object_get(obj);
 	d->obj = obj;
 	d->vm = vm;
+	d->seq = qgpu_vm_map_seq(vm);
 	INIT_WORK(&d->work, qgpu_destroy_unmap_work);
 	queue_work(qf->qdev->reap_wq, &d->work);
 	return 0;

@@ -39,6 +39,28 @@ struct qgpu_vm_unmap {
 	bool at_once;	/* not behind the work queued on the allocations */
 };
 
+/**
+ * struct qgpu_va - a mapping
+ * @base: drm_gpuvm's
+ * @seq: the VM_MAP that made it (&qgpu_vm.map_seq; the parts left of a
+ *	mapping partly unmapped keep it), so that a deferred unmap takes
+ *	only the mappings made before it was asked for
+ */
+struct qgpu_va {
+	struct drm_gpuva base;
+	u64 seq;
+};
+
+static struct qgpu_va *to_qva(struct drm_gpuva *va)
+{
+	return container_of(va, struct qgpu_va, base);
+}
+
+static void qgpu_va_free(struct drm_gpuva *va)
+{
+	kfree(va ? to_qva(va) : NULL);
+}
+
 static void qgpu_vm_free(struct drm_gpuvm *gpuvm)
 {
 	struct qgpu_vm *vm = to_qvm(gpuvm);
@@ -98,7 +120,7 @@ static int qgpu_vm_sm_unmap(struct drm_gpuva_op *op, void *priv)
 	trace_qgpu_mm_req(QGPU_REQ_GPU_MAP, to_qbo(obj)->id, 0);
 	drm_gpuva_unlink(va);
 	dma_resv_unlock(obj->resv);
-	kfree(va);
+	qgpu_va_free(va);
 	u->vm->nmappings--;
 	return 0;
 }
@@ -107,20 +129,30 @@ static int qgpu_vm_sm_remap(struct drm_gpuva_op *op, void *priv)
 {
 	struct qgpu_vm_unmap *u = priv;
 	struct drm_gpuva_op_remap *r = &op->remap;
-	struct drm_gpuva *va = r->unmap->va, *prev = NULL, *next = NULL;
+	struct drm_gpuva *va = r->unmap->va;
 	struct drm_gem_object *obj = va->gem.obj;
+	struct qgpu_va *qprev = NULL, *qnext = NULL;
+	struct drm_gpuva *prev = NULL, *next = NULL;
 	u64 start, range;
 	int ret;
 
 	ret = qgpu_vm_unmap_keep(u, obj);
 	if (ret)
 		return ret;
-	prev = r->prev ? kzalloc(sizeof(*prev), GFP_KERNEL) : NULL;
-	next = r->next ? kzalloc(sizeof(*next), GFP_KERNEL) : NULL;
-	if ((r->prev && !prev) || (r->next && !next)) {
-		kfree(prev);
-		kfree(next);
+	qprev = r->prev ? kzalloc(sizeof(*qprev), GFP_KERNEL) : NULL;
+	qnext = r->next ? kzalloc(sizeof(*qnext), GFP_KERNEL) : NULL;
+	if ((r->prev && !qprev) || (r->next && !qnext)) {
+		kfree(qprev);
+		kfree(qnext);
 		return -ENOMEM;
+	}
+	if (qprev) {
+		qprev->seq = to_qva(va)->seq;
+		prev = &qprev->base;
+	}
+	if (qnext) {
+		qnext->seq = to_qva(va)->seq;
+		next = &qnext->base;
 	}
 	drm_gpuva_op_remap_to_unmap_range(r, &start, &range);
 	u->bytes += range;
@@ -139,7 +171,7 @@ static int qgpu_vm_sm_remap(struct drm_gpuva_op *op, void *priv)
 	trace_qgpu_mm_req(QGPU_REQ_GPU_MAP, to_qbo(obj)->id, 0);
 	drm_gpuva_unlink(va);
 	dma_resv_unlock(obj->resv);
-	kfree(va);
+	qgpu_va_free(va);
 	u->vm->nmappings += !!prev + !!next - 1;
 	return 0;
 }
@@ -577,21 +609,40 @@ int qgpu_vm_unmap_ioctl(struct drm_device *drm, void *data,
 }
 
 /**
- * qgpu_vm_unmap_bo - unmap every mapping of @obj in @vm, at once
+ * qgpu_vm_map_seq - the sequence number of @vm's last VM_MAP
+ * @vm: the address space
+ *
+ * Return: what qgpu_vm_unmap_bo() takes to leave out later mappings.
+ */
+u64 qgpu_vm_map_seq(struct qgpu_vm *vm)
+{
+	u64 seq;
+
+	mutex_lock(&vm->lock);
+	seq = vm->map_seq;
+	mutex_unlock(&vm->lock);
+	return seq;
+}
+
+/**
+ * qgpu_vm_unmap_bo - unmap the mappings of @obj in @vm, at once
  * @vm: the address space
  * @obj: the allocation
+ * @max_seq: only those made by a VM_MAP up to this one
+ *	(qgpu_vm_map_seq(); U64_MAX: all)
  *
  * As VM_UNMAP of each of its ranges, but not behind the work queued on
  * @obj (the caller waited for it, or was told it does not matter): the
  * entries become invalid and the TLB is flushed by one paging job each.
  * Return: 0 or an errno (what was unmapped before it stays unmapped).
  */
-int qgpu_vm_unmap_bo(struct qgpu_vm *vm, struct drm_gem_object *obj)
+int qgpu_vm_unmap_bo(struct qgpu_vm *vm, struct drm_gem_object *obj,
+		     u64 max_seq)
 {
 	struct qgpu_device *qdev = vm->qdev;
 	struct qgpu_vm_unmap u = { .at_once = true };
 	struct drm_gpuvm_bo *vm_bo;
-	struct drm_gpuva *va;
+	struct drm_gpuva *va, *it;
 	u64 addr, range;
 	int ret = 0;
 
@@ -602,8 +653,12 @@ int qgpu_vm_unmap_bo(struct qgpu_vm *vm, struct drm_gem_object *obj)
 		dma_resv_lock(obj->resv, NULL);
 		vm_bo = drm_gpuvm_bo_find(&vm->gpuvm, obj);
 		if (vm_bo) {
-			drm_gpuvm_bo_for_each_va(va, vm_bo)
-				break;
+			drm_gpuvm_bo_for_each_va(it, vm_bo) {
+				if (to_qva(it)->seq <= max_seq) {
+					va = it;
+					break;
+				}
+			}
 			if (va) {
 				addr = va->va.addr;
 				range = va->va.range;
@@ -750,6 +805,7 @@ int qgpu_vm_map_ioctl(struct drm_device *drm, void *data,
 {
 	struct qgpu_device *qdev = to_qdev(drm);
 	struct drm_qgpu_vm_map *args = data;
+	struct qgpu_va *qva;
 	struct drm_gpuva *va;
 	struct qgpu_vm *vm;
 	struct qgpu_bo *bo;
@@ -764,11 +820,12 @@ int qgpu_vm_map_ioctl(struct drm_device *drm, void *data,
 		ret = PTR_ERR(vm);
 		vm = NULL;
 	}
-	va = ret ? NULL : kzalloc(sizeof(*va), GFP_KERNEL);
-	if (!ret && !va)
+	qva = ret ? NULL : kzalloc(sizeof(*qva), GFP_KERNEL);
+	if (!ret && !qva)
 		ret = -ENOMEM;
 	if (ret)
 		goto out;
+	va = &qva->base;
 	mutex_lock(&vm->lock);
 	if (QGPU_IOCTL_DBG(qdev, !qgpu_vm_reservation(vm, args->addr,
 						      args->size)))
@@ -780,18 +837,20 @@ int qgpu_vm_map_ioctl(struct drm_device *drm, void *data,
 	else if (QGPU_IOCTL_DBG(qdev, vm->nmappings >= QGPU_VM_MAX_MAPPINGS))
 		ret = -ENOSPC;
 	if (!ret) {
+		qva->seq = vm->map_seq + 1;
 		qgpu_mm_lock(qdev, file->driver_priv);
 		ret = qgpu_vm_map_locked(vm, bo, va, args);
 		qgpu_mm_unlock(qdev);
 	}
 	if (!ret) {
+		vm->map_seq++;
 		vm->mapped_bytes += args->size;
 		vm->nmappings++;
-		va = NULL;
+		qva = NULL;
 	}
 	mutex_unlock(&vm->lock);
 out:
-	kfree(va);
+	kfree(qva);
 	qgpu_vm_put(vm);
 	drm_gem_object_put(&bo->base);
 	return ret;
@@ -870,7 +929,7 @@ static int qgpu_vm_drop_mappings(struct qgpu_vm *vm,
 		drm_gem_object_get(obj);
 		(*objs)[i++] = obj;
 		qgpu_vm_remove(to_qbo(obj), va);
-		kfree(va);
+		qgpu_va_free(va);
 	}
 	vm->nmappings = 0;
 	vm->mapped_bytes = 0;

@@ -56,6 +56,8 @@ struct qgpu_pt {
  * @mapped_bytes: mapped bytes (under @lock)
  * @nranges: reservations (under @lock)
  * @nmappings: mappings (under @lock)
+ * @map_seq: the sequence number of the last VM_MAP (&qgpu_va.seq; under
+ *	@lock)
  * @root: the root page table (under mm_lock)
  * @root_ready: the root is zeroed and in the paging window (under mm_lock)
  * @broken: an unmap took mappings out of the tree but ran out of memory
@@ -89,6 +91,7 @@ struct qgpu_vm {
 	u64 mapped_bytes;
 	u32 nranges;
 	u32 nmappings;
+	u64 map_seq;
 	struct qgpu_pt *root;
 	bool root_ready;
 	bool broken;
@@ -165,7 +168,9 @@ struct dma_fence *qgpu_vm_fence(struct qgpu_vm *vm, struct dma_fence **slot);
 /* qgpu_make_resident.c */
 bool qgpu_paging_fence_queued(struct dma_fence *f);
 struct qgpu_vm *qgpu_vm_peek(struct qgpu_file *qf);
-int qgpu_vm_unmap_bo(struct qgpu_vm *vm, struct drm_gem_object *obj);
+int qgpu_vm_unmap_bo(struct qgpu_vm *vm, struct drm_gem_object *obj,
+		     u64 max_seq);
+u64 qgpu_vm_map_seq(struct qgpu_vm *vm);
 int qgpu_make_resident_ioctl(struct drm_device *drm, void *data,
 			     struct drm_file *file);
 

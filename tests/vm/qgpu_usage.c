@@ -1239,6 +1239,72 @@ static void destroy_virtual(bool assume)
 }
 
 /*
+ * A destroy (without AssumeNotInUse) unmaps the destroyed handle's mappings
+ * once the work queued before it is done; not a mapping made after it: X,
+ * destroyed while a fill through its mapping waits, comes back through its
+ * dma-buf and is mapped again at a second address before the fill runs.
+ * Once the first mapping is gone, the second must still be there.
+ */
+static void destroy_then_remapped(void)
+{
+	struct drm_qgpu_sync_entry done = { 0 };
+	struct qgpu_context pc, vc;
+	struct drm_qgpu_context_status cs;
+	struct qgpu_vcb vcb;
+	struct drm_qgpu_submit a;
+	struct blocker b;
+	uint32_t x, x2, z, i;
+	uint64_t va = 0, fence = 0;
+	int dmabuf;
+
+	blocker_init(dev.fd, &b);
+	igt_assert_eq(qgpu_context_create(dev.fd, 0, &pc), 0);
+	igt_assert_eq(qgpu_context_create(dev.fd, QGPU_CTX_CREATE_VIRTUAL,
+					  &vc), 0);
+	x = vis_bo(dev.fd);
+	igt_assert_eq(qgpu_vm_reserve(dev.fd, 0, 2 * DZ, 0, &va), 0);
+	igt_assert_eq(qgpu_vm_map(dev.fd, x, va, 0, DZ, 0), 0);
+	igt_assert_eq(qgpu_make_resident(dev.fd, &x, 1, &fence), 0);
+	igt_assert_eq(qgpu_paging_fence_wait(dev.fd, fence, 10 * SEC_NS), 0);
+	igt_assert_eq(drmPrimeHandleToFD(dev.fd, x, DRM_CLOEXEC, &dmabuf), 0);
+	blocker_submit(&pc, &b, 1, NULL, 0);
+	igt_assert_eq(qgpu_vcb_init(&vcb), 0);
+	qgpu_vcb_fill(&vcb, va, DZ, DPAT);
+	qgpu_vcb_to_submit(&vcb, vc.id, &a);
+	igt_assert_eq(qgpu_syncobj_create(dev.fd, &done.handle), 0);
+	igt_assert_eq(qgpu_context_submit(&vc, &a, NULL, 0, &done, 1), 0);
+	qgpu_vcb_fini(&vcb);
+	igt_assert_eq(qgpu_bo_destroy_flags(dev.fd, x, 0), 0);
+	qt_untrack(dev.fd, x, NULL);
+	/* X again, mapped at the second address while the fill waits */
+	igt_assert_eq(drmPrimeFDToHandle(dev.fd, dmabuf, &x2), 0);
+	close(dmabuf);
+	igt_assert_eq(qgpu_vm_map(dev.fd, x2, va + DZ, 0, DZ, 0), 0);
+	blocker_release(&b, 1);
+	igt_assert_eq(qgpu_syncobj_wait(dev.fd, done.handle, 0, 10 * SEC_NS),
+		      0);
+	qgpu_syncobj_destroy(dev.fd, done.handle);
+	igt_assert_eq(qgpu_query_context(dev.fd, vc.id, &cs), 0);
+	igt_assert_eq(cs.state, QGPU_CTX_OK);
+	/* the destroyed handle's mapping goes once the fill is done */
+	z = qt_bo(dev.fd, DZ, QGPU_SEGBIT(QGPU_SEG_APERTURE), 0, 0);
+	for (i = 0; i < 200; i++) {
+		if (!qgpu_vm_map(dev.fd, z, va, 0, DZ, 0))
+			break;
+		sleep_ns(10000000);
+	}
+	igt_assert_f(i < 200, "the mapping of a destroyed allocation stayed\n");
+	/* the one made after the destroy stays */
+	igt_assert_eq(qgpu_vm_map(dev.fd, z, va + DZ, 0, DZ, 0), -EEXIST);
+	igt_assert_eq(qgpu_vm_free(dev.fd, va, 2 * DZ), 0);
+	qt_close(dev.fd, z);
+	qt_close(dev.fd, x2);
+	qgpu_context_destroy(&vc);
+	qgpu_context_destroy(&pc);
+	blocker_fini(dev.fd, &b);
+}
+
+/*
  * The physical model: a queued DMA buffer lists X; X is destroyed with
  * AssumeNotInUse while it waits. The kernel still keeps X's memory until
  * the buffer is done: it runs without a fault and Y stays zero.
@@ -1429,6 +1495,10 @@ igt_main
 	igt_subtest("destroy-assume-not-in-use-liar-faults-itself") {
 		igt_require(dev.info.caps & QGPU_INFO_CAP_MMU);
 		destroy_virtual(true);
+	}
+	igt_subtest("destroy-then-remapped-mapping-kept") {
+		igt_require(dev.info.caps & QGPU_INFO_CAP_MMU);
+		destroy_then_remapped();
 	}
 	igt_subtest("destroy-assume-not-in-use-physical-memory-kept")
 		destroy_physical_assume();
