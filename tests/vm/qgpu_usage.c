@@ -1143,6 +1143,38 @@ static bool bo_zero(int fd, uint32_t h)
 	return z;
 }
 
+/* X mapped at the start of a new 2 * DZ reservation, resident: its address */
+static uint64_t map_resident(uint32_t x)
+{
+	uint64_t va = 0, fence = 0;
+
+	igt_assert_eq(qgpu_vm_reserve(dev.fd, 0, 2 * DZ, 0, &va), 0);
+	igt_assert_eq(qgpu_vm_map(dev.fd, x, va, 0, DZ, 0), 0);
+	igt_assert_eq(qgpu_make_resident(dev.fd, &x, 1, &fence), 0);
+	igt_assert_eq(qgpu_paging_fence_wait(dev.fd, fence, 10 * SEC_NS), 0);
+	return va;
+}
+
+/*
+ * A fill of DZ bytes at @va on @vc, queued behind a blocker on @pc; @done
+ * (a new syncobj) signals when it has run.
+ */
+static void blocked_fill(struct qgpu_context *pc, struct qgpu_context *vc,
+			 struct blocker *b, uint64_t va,
+			 struct drm_qgpu_sync_entry *done)
+{
+	struct drm_qgpu_submit a;
+	struct qgpu_vcb vcb;
+
+	blocker_submit(pc, b, 1, NULL, 0);
+	igt_assert_eq(qgpu_vcb_init(&vcb), 0);
+	qgpu_vcb_fill(&vcb, va, DZ, DPAT);
+	qgpu_vcb_to_submit(&vcb, vc->id, &a);
+	igt_assert_eq(qgpu_syncobj_create(dev.fd, &done->handle), 0);
+	igt_assert_eq(qgpu_context_submit(vc, &a, NULL, 0, done, 1), 0);
+	qgpu_vcb_fini(&vcb);
+}
+
 /*
  * A virtual DMA buffer that fills X is queued behind the blocker; X is
  * destroyed while it waits; a new allocation Y takes X's room in visible
@@ -1158,11 +1190,9 @@ static void destroy_virtual(bool assume)
 	struct qgpu_context pc, vc;
 	struct drm_qgpu_context_status cs;
 	struct drm_qgpu_gem_info gi;
-	struct qgpu_vcb vcb;
-	struct drm_qgpu_submit a;
 	struct blocker b;
 	uint32_t x, y, z, fillers[64], nf, i;
-	uint64_t va = 0, fence = 0;
+	uint64_t va;
 	int64_t t0, dt;
 
 	blocker_init(dev.fd, &b);
@@ -1171,17 +1201,8 @@ static void destroy_virtual(bool assume)
 					  &vc), 0);
 	nf = fill_visible(dev.fd, fillers, 64);
 	x = vis_bo(dev.fd);
-	igt_assert_eq(qgpu_vm_reserve(dev.fd, 0, 2 * DZ, 0, &va), 0);
-	igt_assert_eq(qgpu_vm_map(dev.fd, x, va, 0, DZ, 0), 0);
-	igt_assert_eq(qgpu_make_resident(dev.fd, &x, 1, &fence), 0);
-	igt_assert_eq(qgpu_paging_fence_wait(dev.fd, fence, 10 * SEC_NS), 0);
-	blocker_submit(&pc, &b, 1, NULL, 0);
-	igt_assert_eq(qgpu_vcb_init(&vcb), 0);
-	qgpu_vcb_fill(&vcb, va, DZ, DPAT);
-	qgpu_vcb_to_submit(&vcb, vc.id, &a);
-	igt_assert_eq(qgpu_syncobj_create(dev.fd, &done.handle), 0);
-	igt_assert_eq(qgpu_context_submit(&vc, &a, NULL, 0, &done, 1), 0);
-	qgpu_vcb_fini(&vcb);
+	va = map_resident(x);
+	blocked_fill(&pc, &vc, &b, va, &done);
 	/* returns with the GPU held: destruction never waits */
 	t0 = qgpu_now_ns();
 	igt_assert_eq(qgpu_bo_destroy_flags(dev.fd, x, flags), 0);
@@ -1250,11 +1271,9 @@ static void destroy_then_remapped(void)
 	struct drm_qgpu_sync_entry done = { 0 };
 	struct qgpu_context pc, vc;
 	struct drm_qgpu_context_status cs;
-	struct qgpu_vcb vcb;
-	struct drm_qgpu_submit a;
 	struct blocker b;
 	uint32_t x, x2, z, i;
-	uint64_t va = 0, fence = 0;
+	uint64_t va;
 	int dmabuf;
 
 	blocker_init(dev.fd, &b);
@@ -1262,18 +1281,9 @@ static void destroy_then_remapped(void)
 	igt_assert_eq(qgpu_context_create(dev.fd, QGPU_CTX_CREATE_VIRTUAL,
 					  &vc), 0);
 	x = vis_bo(dev.fd);
-	igt_assert_eq(qgpu_vm_reserve(dev.fd, 0, 2 * DZ, 0, &va), 0);
-	igt_assert_eq(qgpu_vm_map(dev.fd, x, va, 0, DZ, 0), 0);
-	igt_assert_eq(qgpu_make_resident(dev.fd, &x, 1, &fence), 0);
-	igt_assert_eq(qgpu_paging_fence_wait(dev.fd, fence, 10 * SEC_NS), 0);
+	va = map_resident(x);
 	igt_assert_eq(drmPrimeHandleToFD(dev.fd, x, DRM_CLOEXEC, &dmabuf), 0);
-	blocker_submit(&pc, &b, 1, NULL, 0);
-	igt_assert_eq(qgpu_vcb_init(&vcb), 0);
-	qgpu_vcb_fill(&vcb, va, DZ, DPAT);
-	qgpu_vcb_to_submit(&vcb, vc.id, &a);
-	igt_assert_eq(qgpu_syncobj_create(dev.fd, &done.handle), 0);
-	igt_assert_eq(qgpu_context_submit(&vc, &a, NULL, 0, &done, 1), 0);
-	qgpu_vcb_fini(&vcb);
+	blocked_fill(&pc, &vc, &b, va, &done);
 	igt_assert_eq(qgpu_bo_destroy_flags(dev.fd, x, 0), 0);
 	qt_untrack(dev.fd, x, NULL);
 	/* X again, mapped at the second address while the fill waits */
