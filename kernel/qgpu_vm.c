@@ -999,7 +999,6 @@ void qgpu_vm_file_fini(struct qgpu_file *qf)
 	struct qgpu_vm *vm = qf->vm;
 	struct drm_mm_node *node, *next;
 	struct qgpu_vm_unmap u = {};
-	u32 i;
 
 	if (!vm)
 		return;
@@ -1017,9 +1016,7 @@ void qgpu_vm_file_fini(struct qgpu_file *qf)
 		kfree(node);
 	}
 	mutex_unlock(&vm->lock);
-	for (i = 0; i < u.nobjs; i++)
-		drm_gem_object_put(u.objs[i]);
-	kfree(u.objs);
+	qgpu_vm_unmap_done(&u);
 	if (vm->syncobj)
 		drm_syncobj_put(vm->syncobj);
 	vm->syncobj = NULL;
