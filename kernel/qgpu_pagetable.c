@@ -333,11 +333,16 @@ static struct qgpu_pt *qgpu_pt_leaf(struct qgpu_vm *vm, u64 va)
  * @moved: an allocation being moved (its books still say where it was)
  * @seg: where @moved goes
  * @vram: its VRAM address there
+ * @hole_start: start of a range being unmapped: invalid entries, whatever
+ *	the mappings (still in the tree) say
+ * @hole_end: its end (equal to @hole_start: none)
  */
 struct qgpu_pt_where {
 	struct qgpu_bo *moved;
 	u32 seg;
 	u64 vram;
+	u64 hole_start;
+	u64 hole_end;
 };
 
 /* The entry for the 4 KiB page at @addr of mapping @va (NULL: invalid) */
@@ -384,15 +389,50 @@ static void qgpu_pt_entries(struct qgpu_vm *vm, u64 a, u64 b, u64 *e,
 	bool local;
 
 	for (addr = a; addr < b; addr += QGPU_MMU_PAGE_4K, i++) {
+		if (addr >= w->hole_start && addr < w->hole_end) {
+			e[i] = 0;
+			continue;
+		}
 		if (!va || addr < va->va.addr ||
 		    addr >= va->va.addr + va->va.range)
 			va = drm_gpuva_find_first(&vm->gpuvm, addr,
 						  QGPU_MMU_PAGE_4K);
 		e[i] = qgpu_pt_entry(va, addr, w, &local);
+		/* a 64 KiB entry only where no page of the group is a hole */
 		if (!(addr & (QGPU_MMU_PAGE_64K - 1)) &&
-		    qgpu_pt_big(va, addr, e[i], local))
+		    qgpu_pt_big(va, addr, e[i], local) &&
+		    (w->hole_end <= addr ||
+		     w->hole_start >= addr + QGPU_MMU_PAGE_64K))
 			e[i] |= QGPU_PTE_64K;
 	}
+}
+
+/* The entries of [@start, @end), where @w says */
+static int qgpu_pt_write(struct qgpu_vm *vm, struct qgpu_paging *pb,
+			 u64 start, u64 end, const struct qgpu_pt_where *w)
+{
+	u64 root = qgpu_vm_root_desc(vm), a, b, *e;
+	struct qgpu_pt *leaf;
+	int ret = 0;
+
+	lockdep_assert_held(&vm->qdev->mm_lock);
+	e = kvmalloc_array(QGPU_MMU_ENTRIES, sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
+	start &= ~(QGPU_MMU_PAGE_64K - 1);
+	end = ALIGN(end, QGPU_MMU_PAGE_64K);
+	for (a = start; a < end && !ret; a = b) {
+		b = min(end, (a | (qgpu_mmu_entry_span(1) - 1)) + 1);
+		leaf = qgpu_pt_leaf(vm, a);
+		if (!leaf)
+			continue;
+		qgpu_pt_entries(vm, a, b, e, w);
+		ret = qgpu_paging_update_pt(pb, root, qgpu_pt_window(leaf) +
+					    qgpu_mmu_index(a, 0) * 8, e,
+					    (b - a) >> 12, true);
+	}
+	kvfree(e);
+	return ret;
 }
 
 /**
@@ -415,29 +455,27 @@ int qgpu_pt_write_range(struct qgpu_vm *vm, struct qgpu_paging *pb,
 			u64 start, u64 end, struct qgpu_bo *moved, u32 seg,
 			u64 vram)
 {
-	const struct qgpu_pt_where w = { moved, seg, vram };
-	u64 root = qgpu_vm_root_desc(vm), a, b, *e;
-	struct qgpu_pt *leaf;
-	int ret = 0;
+	const struct qgpu_pt_where w = { moved, seg, vram, 0, 0 };
 
-	lockdep_assert_held(&vm->qdev->mm_lock);
-	e = kvmalloc_array(QGPU_MMU_ENTRIES, sizeof(*e), GFP_KERNEL);
-	if (!e)
-		return -ENOMEM;
-	start &= ~(QGPU_MMU_PAGE_64K - 1);
-	end = ALIGN(end, QGPU_MMU_PAGE_64K);
-	for (a = start; a < end && !ret; a = b) {
-		b = min(end, (a | (qgpu_mmu_entry_span(1) - 1)) + 1);
-		leaf = qgpu_pt_leaf(vm, a);
-		if (!leaf)
-			continue;
-		qgpu_pt_entries(vm, a, b, e, &w);
-		ret = qgpu_paging_update_pt(pb, root, qgpu_pt_window(leaf) +
-					    qgpu_mmu_index(a, 0) * 8, e,
-					    (b - a) >> 12, true);
-	}
-	kvfree(e);
-	return ret;
+	return qgpu_pt_write(vm, pb, start, end, &w);
+}
+
+/**
+ * qgpu_pt_write_hole - rewrite @vm's entries for [@start, @end) as invalid
+ * @vm: address space
+ * @pb: paging buffer being built
+ * @start: first VA of the range being unmapped
+ * @end: its end
+ *
+ * Before the mappings leave the tree: the rest of each 64 KiB group at the
+ * edges keeps what the tree says. The caller flushes the TLB.
+ */
+int qgpu_pt_write_hole(struct qgpu_vm *vm, struct qgpu_paging *pb,
+		       u64 start, u64 end)
+{
+	const struct qgpu_pt_where w = { NULL, 0, 0, start, end };
+
+	return qgpu_pt_write(vm, pb, start, end, &w);
 }
 
 /* Map @n pages of one side of a move at scratch VA @base */

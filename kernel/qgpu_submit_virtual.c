@@ -151,8 +151,6 @@ static int qgpu_vsubmit_queue(struct qgpu_ctx *ctx, struct drm_file *file,
 	int ret;
 
 	lockdep_assert_held(&vm->lock);
-	if (QGPU_IOCTL_DBG(vm->qdev, vm->broken))
-		return -ECANCELED;
 	/* the worker must have queued the paging this job will wait for */
 	pf = qgpu_vm_fence(vm, &vm->paging_fence);
 	ret = qgpu_paging_fence_queued(pf) ? 0 : -EAGAIN;

@@ -37,6 +37,7 @@ struct qgpu_vm_unmap {
 	u32 max;
 	u64 bytes;
 	bool at_once;	/* not behind the work queued on the allocations */
+	bool kept;	/* qgpu_vm_unmap_range() kept them before the tree */
 };
 
 /**
@@ -111,7 +112,7 @@ static int qgpu_vm_sm_unmap(struct drm_gpuva_op *op, void *priv)
 	struct drm_gem_object *obj = va->gem.obj;
 	int ret;
 
-	ret = qgpu_vm_unmap_keep(u, obj);
+	ret = u->kept ? 0 : qgpu_vm_unmap_keep(u, obj);
 	if (ret)
 		return ret;
 	u->bytes += va->va.range;
@@ -136,7 +137,7 @@ static int qgpu_vm_sm_remap(struct drm_gpuva_op *op, void *priv)
 	u64 start, range;
 	int ret;
 
-	ret = qgpu_vm_unmap_keep(u, obj);
+	ret = u->kept ? 0 : qgpu_vm_unmap_keep(u, obj);
 	if (ret)
 		return ret;
 	qprev = r->prev ? kzalloc(sizeof(*qprev), GFP_KERNEL) : NULL;
@@ -369,8 +370,10 @@ static int qgpu_vm_write(struct qgpu_vm *vm, u64 start, u64 end,
 		ret = qgpu_paging_resv_deps(&pb, u->objs[i]->resv, 0);
 	if (!ret)
 		ret = qgpu_pt_commit_fresh(vm, &pb, fresh);
+	/* an unmap's range: invalid, the mappings still in the tree */
 	if (!ret && end > start)
-		ret = qgpu_pt_write_range(vm, &pb, start, end, NULL, 0, 0);
+		ret = u ? qgpu_pt_write_hole(vm, &pb, start, end) :
+			  qgpu_pt_write_range(vm, &pb, start, end, NULL, 0, 0);
 	if (!ret && end > start)
 		ret = qgpu_paging_flush_tlb(&pb, qgpu_vm_root_desc(vm));
 	if (ret) {
@@ -416,46 +419,47 @@ int qgpu_vm_ready(struct qgpu_vm *vm)
 }
 
 /*
- * Unmap [@addr, @addr + @size): the mappings leave the tree, then a paging
- * buffer rewrites the entries (invalid where nothing is mapped any more)
- * and flushes the TLB; the allocations' reservation objects get its fence.
+ * Unmap [@addr, @addr + @size): first a paging buffer makes the entries
+ * of the range invalid and flushes the TLB, the allocations it takes out
+ * kept (a reference each) and their reservation objects given its fence;
+ * only then do the mappings leave the tree. When the paging buffer cannot
+ * be built nothing has changed; when the tree's change fails part way
+ * (out of memory splitting a mapping), the mappings it left in the range
+ * have invalid entries, which the device faults on (and which the next
+ * move of their allocation rewrites): never an entry for memory the
+ * kernel does not hold.
  */
 static int qgpu_vm_unmap_range(struct qgpu_vm *vm, u64 addr, u64 size,
 			       struct qgpu_vm_unmap *u)
 {
 	u64 before = u->bytes;
+	struct drm_gpuva *va;
 	LIST_HEAD(fresh);
-	int ret, err;
+	int ret;
 
 	lockdep_assert_held(&vm->lock);
 	lockdep_assert_held(&vm->qdev->mm_lock);
 	/* a hole in the middle of one mapping makes two of it */
 	if (vm->nmappings >= QGPU_VM_MAX_MAPPINGS) {
-		struct drm_gpuva *va = drm_gpuva_find_first(&vm->gpuvm, addr,
-							    1);
-
+		va = drm_gpuva_find_first(&vm->gpuvm, addr, 1);
 		if (QGPU_IOCTL_DBG(vm->qdev, va && va->va.addr < addr &&
 				   va->va.addr + va->va.range > addr + size))
 			return -ENOSPC;
 	}
 	u->vm = vm;
+	drm_gpuvm_for_each_va_range(va, &vm->gpuvm, addr, addr + size) {
+		ret = qgpu_vm_unmap_keep(u, va->gem.obj);
+		if (ret)
+			return ret;
+	}
+	if (u->nobjs && vm->root_ready) {
+		ret = qgpu_vm_write(vm, addr, addr + size, &fresh, u);
+		if (ret)
+			return ret;
+	}
+	u->kept = true;
 	ret = drm_gpuvm_sm_unmap(&vm->gpuvm, u, addr, size);
 	vm->mapped_bytes -= u->bytes - before;
-	if (u->nobjs && vm->root_ready) {
-		err = qgpu_vm_write(vm, addr, addr + size, &fresh, u);
-		if (err && !ret)
-			ret = err;
-		/*
-		 * The tree no longer holds what the entries still map, and
-		 * the allocations may go: nothing may run on those entries.
-		 */
-		if (err) {
-			vm->broken = true;
-			drm_dbg(&vm->qdev->drm,
-				"unmap: entries not rewritten (%d): VM closed\n",
-				err);
-		}
-	}
 	return ret;
 }
 

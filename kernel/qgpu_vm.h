@@ -60,9 +60,6 @@ struct qgpu_pt {
  *	@lock)
  * @root: the root page table (under mm_lock)
  * @root_ready: the root is zeroed and in the paging window (under mm_lock)
- * @broken: an unmap took mappings out of the tree but ran out of memory
- *	before their entries were rewritten: no DMA buffer runs in the VM any
- *	more (under @lock)
  * @pristine_mapped: an allocation whose content is known to be zero
  *	(&qgpu_bo.pristine) was mapped since the last virtual submission
  *	(under @lock and mm_lock)
@@ -94,7 +91,6 @@ struct qgpu_vm {
 	u64 map_seq;
 	struct qgpu_pt *root;
 	bool root_ready;
-	bool broken;
 	bool pristine_mapped;
 	u64 page_tables;
 	spinlock_t fence_lock;		/* the fences below */
@@ -135,6 +131,8 @@ void qgpu_pt_fresh_done(struct qgpu_vm *vm, struct list_head *fresh, bool ok);
 int qgpu_pt_write_range(struct qgpu_vm *vm, struct qgpu_paging *pb,
 			u64 start, u64 end, struct qgpu_bo *moved, u32 seg,
 			u64 vram);
+int qgpu_pt_write_hole(struct qgpu_vm *vm, struct qgpu_paging *pb,
+		       u64 start, u64 end);
 bool qgpu_pp_can_move(struct qgpu_bo *bo, u32 src, u32 dst);
 int qgpu_pp_build_move(struct qgpu_paging *pb, struct qgpu_bo *bo,
 		       u64 src_addr, u32 src, u64 dst_addr, u32 dst);

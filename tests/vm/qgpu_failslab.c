@@ -287,6 +287,8 @@ static void run_case(const struct fcase *c)
 /* State of the current round (static: the calls take no arguments). */
 static struct {
 	uint32_t h, h2, syncobj;
+	uint32_t vctx, pctx, gate, sin, sout;	/* vm-unmap-queued */
+	uint32_t *gate_map;
 	uint64_t *map;
 	int fd;
 	uint32_t query_type;
@@ -995,6 +997,65 @@ static int vunmap_call(void)
 	return io(r.fd, DRM_IOCTL_QGPU_VM_UNMAP, &r.a.range);
 }
 
+/*
+ * VM_UNMAP of a mapping that a virtual DMA buffer queued before it fills,
+ * held back behind a physical one that waits for a word the test writes.
+ * The buffer finds the mapping (it was queued first). A call that fails
+ * changes nothing: the mapping is still there. Never may a failed call
+ * leave the mapping out of the address space while its entries, which the
+ * buffer walks, still reach memory the kernel let go.
+ */
+static void vunmap_queued_setup(void)
+{
+	struct drm_qgpu_sync_entry in = { 0 }, out = { 0 };
+	struct qgpu_vcb vcb;
+	struct qgpu_cb *cb;
+	uint64_t va = vm_file_mapped();
+
+	igt_assert_eq(qgpu_ctx_create_virtual(r.fd, &r.vctx), 0);
+	igt_assert_eq(qgpu_ctx_create(r.fd, &r.pctx), 0);
+	igt_assert_eq(qgpu_syncobj_create(r.fd, &r.sin), 0);
+	igt_assert_eq(qgpu_syncobj_create(r.fd, &r.sout), 0);
+	in.handle = r.sin;
+	out.handle = r.sout;
+	/* the gate: a WAIT for the word to become 1 */
+	r.gate = qt_result_buf(r.fd, 4096, &r.gate_map);
+	cb = qt_cb(&dev);
+	qgpu_cb_bind(cb, 0, r.gate, 0, 4096);
+	qgpu_cb_wait(cb, 0, 0, 1);
+	igt_assert_eq(qgpu_submit(r.fd, r.pctx, cb, NULL, 0, &in, 1, NULL), 0);
+	qt_cb_free(cb);
+	igt_assert_eq(qgpu_vcb_init(&vcb), 0);
+	qgpu_vcb_fill(&vcb, va, 64 * 1024, 0x5a5a5a5a);
+	igt_assert_eq(qgpu_vcb_submit(r.fd, r.vctx, &vcb, &in, 1, &out, 1),
+		      0);
+	qgpu_vcb_fini(&vcb);
+	r.a.range.addr = va;
+	r.a.range.size = 64 * 1024;
+}
+
+static void vunmap_queued_done(int ret)
+{
+	struct drm_qgpu_context_status cs;
+	struct drm_qgpu_vm_info vi;
+
+	igt_assert_eq(qgpu_query_vm_info(r.fd, &vi), 0);
+	__atomic_store_n((uint64_t *)r.gate_map, 1, __ATOMIC_SEQ_CST);
+	igt_assert_eq(qgpu_syncobj_wait(r.fd, r.sout, 0, 20 * SEC_NS), 0);
+	igt_assert_eq(qgpu_query_context(r.fd, r.vctx, &cs), 0);
+	/* the buffer was queued first: it finds the mapping either way */
+	igt_assert_f(cs.state == QGPU_CTX_OK, "the queued buffer: %s\n",
+		     qgpu_ctx_state_name(cs.state));
+	igt_assert_eq_u64(vi.mapped_bytes, ret ? 64 * 1024 : 0);
+	qgpu_syncobj_destroy(r.fd, r.sin);
+	qgpu_syncobj_destroy(r.fd, r.sout);
+	qgpu_ctx_destroy(r.fd, r.vctx);
+	qgpu_ctx_destroy(r.fd, r.pctx);
+	qt_unmap(r.fd, r.gate, r.gate_map, 4096);
+	qt_close(r.fd, r.gate);
+	vm_file_done();
+}
+
 /* VM_FREE of a reserved range with a mapping in it */
 static void vfree_setup(void)
 {
@@ -1186,6 +1247,8 @@ static const struct fcase cases[] = {
 	{ "vm-reserve", reserve_setup, reserve_call, reserve_done },
 	{ "vm-map", vmap_setup, vmap_call, vmap_done },
 	{ "vm-unmap", vunmap_setup, vunmap_call, vunmap_done },
+	{ "vm-unmap-queued", vunmap_queued_setup, vunmap_call,
+	  vunmap_queued_done },
 	{ "vm-free", vfree_setup, vfree_call, vfree_done },
 	{ "make-resident", mres_setup, mres_call, mres_done },
 	{ "mfence-destroy", mfence_destroy_setup, mfence_destroy_call,
@@ -1346,6 +1409,10 @@ igt_main
 	igt_subtest("vm-unmap") {
 		igt_require(qgpu_dev_has_mmu(&dev));
 		run_case(find_case("vm-unmap"));
+	}
+	igt_subtest("vm-unmap-queued") {
+		igt_require(qgpu_dev_has_mmu(&dev));
+		run_case(find_case("vm-unmap-queued"));
 	}
 	igt_subtest("vm-free") {
 		igt_require(qgpu_dev_has_mmu(&dev));

@@ -1263,9 +1263,15 @@ struct drm_qgpu_vm_reserve {
  * it: with %QGPU_VM_MAX_MAPPINGS mappings in the address space already, it
  * fails with ENOSPC and changes nothing.
  *
+ * ENOMEM: when the kernel could not build the paging buffer, nothing
+ * changed; when it ran out splitting a mapping cut by the range, the
+ * entries of the whole range are invalid already, but a mapping it could
+ * not take out stays mapped (and faults until its allocation moves):
+ * unmap the range again.
+ *
  * Errors: EINVAL (alignment, zero size, wrap, outside the process's part
  * of the address space), ENODEV (no MMU), ENOENT (VM_FREE, above), ENOSPC
- * (VM_UNMAP, above).
+ * (VM_UNMAP, above), ENOMEM.
  */
 struct drm_qgpu_vm_range {
 	__u64 addr;
