@@ -31,6 +31,7 @@ struct qgpu_job *qgpu_job_alloc(struct qgpu_engine *eng, u32 max_dw)
 	}
 	job->eng = eng;
 	job->max_dw = max_dw;
+	INIT_LIST_HEAD(&job->held);
 	return job;
 }
 

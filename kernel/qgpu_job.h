@@ -23,6 +23,7 @@ struct qgpu_ctx;
  *	signals
  * @release: called from free_job with @release_data (may be NULL)
  * @release_data: argument of @release
+ * @held: in a paging buffer's list of full jobs not yet queued
  */
 struct qgpu_job {
 	struct drm_sched_job base;
@@ -39,6 +40,7 @@ struct qgpu_job {
 	struct qgpu_mfence_sigs *sigs;
 	void (*release)(void *data);
 	void *release_data;
+	struct list_head held;
 };
 
 struct qgpu_job *qgpu_job_alloc(struct qgpu_engine *eng, u32 max_dw);

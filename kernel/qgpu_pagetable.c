@@ -21,6 +21,7 @@
  */
 #include <linux/idr.h>
 #include <linux/slab.h>
+#include <linux/xarray.h>
 #include <drm/drm_print.h>
 
 #include "qgpu_device.h"
@@ -47,6 +48,7 @@
  * @l1: its one level-1 table (the first GiB)
  * @l0: its leaf tables, one per 2 MiB of QGPU_PP_WINDOW..QGPU_PP_END
  * @slots: the window's slots in use
+ * @users: slots each user's address spaces hold (uid: xa_mk_value)
  * @desc: its root descriptor (MMU_PAGING_ROOT)
  */
 struct qgpu_pp {
@@ -54,8 +56,67 @@ struct qgpu_pp {
 	struct qgpu_pt *l1;
 	struct qgpu_pt *l0[QGPU_PP_L0];
 	struct ida slots;
+	struct xarray users;
 	u64 desc;
 };
+
+/* Slots user @uid holds */
+static unsigned long qgpu_pp_user_slots(struct qgpu_pp *pp, s64 uid)
+{
+	void *v = xa_load(&pp->users, uid);
+
+	return v ? xa_to_value(v) : 0;
+}
+
+/*
+ * A window slot for @pt of @vm. One address space holds at most
+ * QGPU_VM_MAX_PAGE_TABLES tables and so do all the address spaces of one
+ * user together (a quarter of the window each), so that neither a process
+ * nor a user with many files takes the slots every other needs.
+ */
+static int qgpu_pt_slot_get(struct qgpu_vm *vm, struct qgpu_pt *pt)
+{
+	struct qgpu_pp *pp = vm->qdev->pp;
+	unsigned long n = 0;
+	int slot, ret;
+
+	if (vm->user >= 0) {
+		n = qgpu_pp_user_slots(pp, vm->user);
+		if (n >= QGPU_VM_MAX_PAGE_TABLES)
+			return -ENOSPC;
+	}
+	slot = ida_alloc_max(&pp->slots, QGPU_PP_WINDOW_SLOTS - 1, GFP_KERNEL);
+	if (slot < 0)
+		return slot == -ENOSPC ? -ENOSPC : -ENOMEM;
+	if (vm->user >= 0) {
+		ret = xa_err(xa_store(&pp->users, vm->user,
+				      xa_mk_value(n + 1), GFP_KERNEL));
+		if (ret) {
+			ida_free(&pp->slots, slot);
+			return -ENOMEM;
+		}
+	}
+	pt->slot = slot;
+	pt->user = vm->user;
+	return 0;
+}
+
+static void qgpu_pt_slot_put(struct qgpu_pp *pp, struct qgpu_pt *pt)
+{
+	unsigned long n;
+
+	ida_free(&pp->slots, pt->slot);
+	pt->slot = -1;
+	if (pt->user < 0)
+		return;
+	n = qgpu_pp_user_slots(pp, pt->user);
+	/* replacing a present entry allocates nothing */
+	if (n > 1)
+		xa_store(&pp->users, pt->user, xa_mk_value(n - 1), GFP_NOWAIT);
+	else
+		xa_erase(&pp->users, pt->user);
+	pt->user = -1;
+}
 
 static u64 qgpu_pt_addr(struct qgpu_device *qdev, struct qgpu_pt *pt)
 {
@@ -106,6 +167,7 @@ int qgpu_pt_alloc(struct qgpu_device *qdev, u32 level,
 	pt->id = ++qdev->pt_ids;
 	pt->level = level;
 	pt->slot = -1;
+	pt->user = -1;
 	INIT_LIST_HEAD(&pt->fresh);
 	if (level) {
 		pt->child = kvcalloc(QGPU_MMU_ENTRIES, sizeof(*pt->child),
@@ -147,7 +209,7 @@ void qgpu_pt_free(struct qgpu_device *qdev, struct qgpu_pt *pt)
 {
 	lockdep_assert_held(&qdev->mm_lock);
 	if (pt->slot >= 0 && qdev->pp)
-		ida_free(&qdev->pp->slots, pt->slot);
+		qgpu_pt_slot_put(qdev->pp, pt);
 	/* after the device is gone, the segments let go of every node */
 	if (drm_mm_node_allocated(&pt->node)) {
 		trace_qgpu_pt_free(pt->id);
@@ -175,11 +237,8 @@ static int qgpu_pt_new(struct qgpu_vm *vm, struct qgpu_pt *parent,
 	ret = qgpu_pt_alloc(qdev, level, vm->root->owner, &pt);
 	if (ret)
 		return ret;
-	pt->slot = ida_alloc_max(&qdev->pp->slots, QGPU_PP_WINDOW_SLOTS - 1,
-				 GFP_KERNEL);
-	if (pt->slot < 0) {
-		ret = pt->slot == -ENOSPC ? -ENOSPC : -ENOMEM;
-		pt->slot = -1;
+	ret = qgpu_pt_slot_get(vm, pt);
+	if (ret) {
 		qgpu_pt_free(qdev, pt);
 		return ret;
 	}
@@ -213,13 +272,9 @@ int qgpu_pt_prepare(struct qgpu_vm *vm, u64 start, u64 end,
 
 	lockdep_assert_held(&vm->qdev->mm_lock);
 	if (!vm->root_ready && list_empty(&root->fresh)) {
-		root->slot = ida_alloc_max(&vm->qdev->pp->slots,
-					   QGPU_PP_WINDOW_SLOTS - 1, GFP_KERNEL);
-		if (root->slot < 0) {
-			ret = root->slot;
-			root->slot = -1;
-			return ret == -ENOSPC ? -ENOSPC : -ENOMEM;
-		}
+		ret = qgpu_pt_slot_get(vm, root);
+		if (ret)
+			return ret;
 		list_add_tail(&root->fresh, fresh);
 	}
 	for (va = start & ~(qgpu_mmu_entry_span(1) - 1); va < end;
@@ -310,8 +365,7 @@ void qgpu_pt_fresh_done(struct qgpu_vm *vm, struct list_head *fresh, bool ok)
 			continue;
 		}
 		if (pt == vm->root) {
-			ida_free(&qdev->pp->slots, pt->slot);
-			pt->slot = -1;
+			qgpu_pt_slot_put(qdev->pp, pt);
 			continue;
 		}
 		pt->parent->child[pt->index] = NULL;
@@ -641,6 +695,7 @@ int qgpu_pp_init(struct qgpu_device *qdev)
 	if (!qdev->pp)
 		return -ENOMEM;
 	ida_init(&qdev->pp->slots);
+	xa_init(&qdev->pp->users);
 	qgpu_mm_lock(qdev, NULL);
 	ret = qgpu_paging_begin(qdev, &pb);
 	if (!ret) {
@@ -687,5 +742,6 @@ void qgpu_pp_fini(struct qgpu_device *qdev)
 	qdev->pp = NULL;
 	mutex_unlock(&qdev->mm_lock);
 	ida_destroy(&pp->slots);
+	xa_destroy(&pp->users);
 	kfree(pp);
 }

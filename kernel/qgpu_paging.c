@@ -23,6 +23,26 @@
 
 #define QGPU_PAGING_MAX_DW	4096
 
+/* A paging job of @max_dw dwords, initialised for the paging entity */
+static int qgpu_paging_job(struct qgpu_device *qdev, u32 max_dw,
+			   struct qgpu_job **out)
+{
+	struct qgpu_job *job;
+	int ret;
+
+	job = qgpu_job_alloc(&qdev->engine[QGPU_ENGINE_PAGING], max_dw);
+	if (!job)
+		return -ENOMEM;
+	/* one credit per job; the kernel's own work: no owner, no client */
+	ret = drm_sched_job_init(&job->base, &qdev->paging_entity, 1, NULL, 0);
+	if (ret) {
+		qgpu_job_free(job);
+		return ret;
+	}
+	*out = job;
+	return 0;
+}
+
 /*
  * Every paging buffer is built inside drm_dev_enter(): qgpu_remove() frees
  * the paging engine's scheduler after drm_dev_unplug(), which waits for the
@@ -38,25 +58,27 @@ int qgpu_paging_begin(struct qgpu_device *qdev, struct qgpu_paging *pb)
 	pb->max_dw = QGPU_PAGING_MAX_DW;
 	pb->job = NULL;
 	pb->chain = false;
+	INIT_LIST_HEAD(&pb->held);
 	if (!drm_dev_enter(&qdev->drm, &pb->idx))
 		return -ENODEV;
-	pb->job = qgpu_job_alloc(&qdev->engine[QGPU_ENGINE_PAGING], pb->max_dw);
-	if (!pb->job) {
+	ret = qgpu_paging_job(qdev, pb->max_dw, &pb->job);
+	if (ret) {
+		pb->job = NULL;
 		drm_dev_exit(pb->idx);
-		return -ENOMEM;
 	}
-	/* one credit per job; the kernel's own work: no owner, no client */
-	ret = drm_sched_job_init(&pb->job->base, &qdev->paging_entity, 1, NULL,
-				 0);
-	if (ret)
-		qgpu_paging_abort(pb);
 	return ret;
 }
 
 void qgpu_paging_abort(struct qgpu_paging *pb)
 {
+	struct qgpu_job *job, *next;
+
 	if (!pb->job)
 		return;
+	list_for_each_entry_safe(job, next, &pb->held, held) {
+		list_del_init(&job->held);
+		qgpu_job_free(job);
+	}
 	qgpu_job_free(pb->job);
 	pb->job = NULL;
 	drm_dev_exit(pb->idx);
@@ -70,61 +92,27 @@ void qgpu_paging_abort(struct qgpu_paging *pb)
 int qgpu_paging_resv_deps(struct qgpu_paging *pb, struct dma_resv *resv,
 			  u64 skip)
 {
-	return qgpu_resv_own_deps(pb->qdev, pb->job, resv, skip);
+	struct qgpu_job *first;
+
+	/* the first job: the ones held before the current job run first */
+	first = list_first_entry_or_null(&pb->held, struct qgpu_job, held);
+	return qgpu_resv_own_deps(pb->qdev, first ? first : pb->job, resv,
+				  skip);
 }
 
-/* Queue the paging buffer; returns its fence (a reference) or NULL if empty. */
-struct dma_fence *qgpu_paging_submit(struct qgpu_paging *pb)
+static struct dma_fence *qgpu_paging_push(struct qgpu_paging *pb,
+					  struct qgpu_job *job, u32 ndw)
 {
 	struct qgpu_device *qdev = pb->qdev;
 	struct dma_fence *done;
 
-	if (!pb->ndw) {
-		qgpu_paging_abort(pb);
-		return NULL;
-	}
-	pb->job->ndw = pb->ndw;
-	done = qgpu_job_push(pb->job, &qdev->paging_entity);
-	trace_qgpu_paging_submit(done->seqno, pb->ndw);
-	pb->job = NULL;
-	drm_dev_exit(pb->idx);
+	job->ndw = ndw;
+	done = qgpu_job_push(job, &qdev->paging_entity);
+	trace_qgpu_paging_submit(done->seqno, ndw);
 	dma_fence_put(qdev->pbuf_last);
 	qdev->pbuf_last = dma_fence_get(done);
 	qgpu_stat_add(qdev, qdev->mm_requester, QGPU_STAT(paging_buffers), 1);
 	return done;
-}
-
-/**
- * qgpu_paging_chain - queue a full paging buffer and go on in a new one
- * @pb: paging buffer being built (holding at least one command), with
- *	@pb->chain set
- *
- * Paging jobs run in order on one entity: the next one, and the fence the
- * caller gets from it in the end, come after this one and after its
- * dependencies, so a page-table rewrite may span several buffers. Only
- * for work that is better done in part than not at all should it fail
- * later (an unmap's invalidation: @pb->chain); a map or a move that
- * fails must leave no entry behind, so those still fail with ENOSPC.
- * Return: 0, or the new buffer's error (what was queued stays queued).
- */
-static int qgpu_paging_chain(struct qgpu_paging *pb)
-{
-	struct qgpu_device *qdev = pb->qdev;
-	int ret;
-
-	dma_fence_put(qgpu_paging_submit(pb));
-	ret = qgpu_paging_begin(qdev, pb);
-	pb->chain = true;
-	return ret;
-}
-
-static int qgpu_paging_emit(struct qgpu_paging *pb, const u32 *dw, u32 n)
-{
-	if (pb->ndw + n > pb->max_dw)
-		return -ENOSPC;
-	memcpy(pb->job->cmds + pb->ndw, dw, n * sizeof(u32));
-	pb->ndw += n;
-	return 0;
 }
 
 /* Page lists that did not fit the paging buffer; freed with their job. */
@@ -145,6 +133,125 @@ static void qgpu_pbuf_extra_free(void *data)
 		dma_free_coherent(x->dev, x->size, x->cpu, x->dma);
 		kfree(x);
 	}
+}
+
+/*
+ * The page lists of held jobs go with the last job: a command may read a
+ * list taken while the job before it was current, and the last job is
+ * freed only after every job before it has run.
+ */
+static void qgpu_paging_extra_to_last(struct qgpu_paging *pb)
+{
+	struct qgpu_pbuf_extra *x, *tail;
+	struct qgpu_job *job;
+
+	list_for_each_entry(job, &pb->held, held) {
+		x = job->release_data;
+		if (!x)
+			continue;
+		for (tail = x; tail->next; tail = tail->next)
+			;
+		tail->next = pb->job->release_data;
+		pb->job->release = qgpu_pbuf_extra_free;
+		pb->job->release_data = x;
+		job->release = NULL;
+		job->release_data = NULL;
+	}
+}
+
+/*
+ * Queue the paging buffer: its held jobs in order, then the current one.
+ * Returns the last one's fence (a reference), which signals after all of
+ * them, or NULL if the buffer is empty.
+ */
+struct dma_fence *qgpu_paging_submit(struct qgpu_paging *pb)
+{
+	struct qgpu_job *job, *next;
+	struct dma_fence *done;
+
+	if (!pb->ndw && list_empty(&pb->held)) {
+		qgpu_paging_abort(pb);
+		return NULL;
+	}
+	if (!pb->ndw) {
+		/* a job is held only for a command that follows: not here */
+		job = list_last_entry(&pb->held, struct qgpu_job, held);
+		list_del_init(&job->held);
+		qgpu_job_free(pb->job);
+		pb->job = job;
+		pb->ndw = job->ndw;
+	}
+	qgpu_paging_extra_to_last(pb);
+	list_for_each_entry_safe(job, next, &pb->held, held) {
+		list_del_init(&job->held);
+		dma_fence_put(qgpu_paging_push(pb, job, job->ndw));
+	}
+	done = qgpu_paging_push(pb, pb->job, pb->ndw);
+	pb->job = NULL;
+	drm_dev_exit(pb->idx);
+	return done;
+}
+
+/**
+ * qgpu_paging_chain - queue a full paging buffer and go on in a new one
+ * @pb: paging buffer being built (holding at least one command), with
+ *	@pb->chain set
+ *
+ * Paging jobs run in order on one entity: the next one, and the fence the
+ * caller gets from it in the end, come after this one and after its
+ * dependencies, so a page-table rewrite may span several buffers. Only
+ * for work that is better done in part than not at all should it fail
+ * later (an unmap's invalidation: @pb->chain); a map or a move that
+ * fails must leave no entry behind, so those hold their full buffers
+ * until the last is built (qgpu_paging_hold()).
+ * Return: 0, or the new buffer's error (what was queued stays queued).
+ */
+static int qgpu_paging_chain(struct qgpu_paging *pb)
+{
+	struct qgpu_device *qdev = pb->qdev;
+	int ret;
+
+	dma_fence_put(qgpu_paging_submit(pb));
+	ret = qgpu_paging_begin(qdev, pb);
+	pb->chain = true;
+	return ret;
+}
+
+/*
+ * The current job is full: hold it and go on in a new one. Nothing is
+ * queued before qgpu_paging_submit(), so a buffer that fails part way
+ * leaves nothing behind (a map's or a move's entries, which must change
+ * whole or not at all).
+ */
+static int qgpu_paging_hold(struct qgpu_paging *pb)
+{
+	struct qgpu_job *job;
+	int ret;
+
+	ret = qgpu_paging_job(pb->qdev, pb->max_dw, &job);
+	if (ret)
+		return ret;
+	pb->job->ndw = pb->ndw;
+	list_add_tail(&pb->job->held, &pb->held);
+	pb->job = job;
+	pb->ndw = 0;
+	return 0;
+}
+
+static int qgpu_paging_emit(struct qgpu_paging *pb, const u32 *dw, u32 n)
+{
+	int ret;
+
+	if (pb->ndw + n > pb->max_dw) {
+		if (pb->chain || !pb->ndw)
+			return -ENOSPC;
+		ret = qgpu_paging_hold(pb);
+		if (ret)
+			return ret;
+	}
+	memcpy(pb->job->cmds + pb->ndw, dw, n * sizeof(u32));
+	pb->ndw += n;
+	return 0;
 }
 
 /* Room for a page list outside the paging buffer, owned by the job. */
@@ -179,7 +286,7 @@ static u64 *qgpu_paging_alloc_data(struct qgpu_paging *pb, u32 bytes,
 	u64 *p;
 
 	if (qdev->pbuf_head + bytes > qdev->pbuf_size && !pb->ndw &&
-	    (!qdev->pbuf_last || dma_fence_is_signaled(qdev->pbuf_last)))
+	    list_empty(&pb->held) && (!qdev->pbuf_last || dma_fence_is_signaled(qdev->pbuf_last)))
 		qdev->pbuf_head = 0;
 	if (qdev->pbuf_head + bytes > qdev->pbuf_size)
 		return qgpu_paging_list_extra(pb, bytes, gpu_addr);

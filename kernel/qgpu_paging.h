@@ -19,8 +19,12 @@
  * @idx: drm_dev_enter()'s, held while @job is set: the paging engine's
  *	scheduler outlives every paging buffer being built
  * @chain: page-table updates and TLB flushes that find the buffer full
- *	queue it and go on in a new one (an unmap's rewrite); clear: they
- *	fail with ENOSPC (set by the caller after qgpu_paging_begin())
+ *	queue it and go on in a new one (an unmap's rewrite); clear: a
+ *	command that finds the buffer full goes on in a new one while the
+ *	full ones are held (@held), all queued by qgpu_paging_submit() or
+ *	all dropped by qgpu_paging_abort() (set by the caller after
+ *	qgpu_paging_begin())
+ * @held: full jobs of this paging buffer not yet queued, oldest first
  */
 struct qgpu_paging {
 	struct qgpu_device *qdev;
@@ -29,6 +33,7 @@ struct qgpu_paging {
 	u32 max_dw;
 	int idx;
 	bool chain;
+	struct list_head held;
 };
 
 int qgpu_paging_init(struct qgpu_device *qdev);

@@ -13,6 +13,8 @@
  * The tree changes only under both vm->lock and mm_lock, so the memory
  * manager reads it under mm_lock alone.
  */
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/delay.h>
 #include <linux/slab.h>
 #include <drm/drm_drv.h>
@@ -232,6 +234,10 @@ static int qgpu_vm_create(struct drm_file *file, struct qgpu_vm **out)
 		       &qgpu_gpuvm_ops);
 	drm_gem_object_put(r_obj);
 	vm->qdev = qdev;
+	/* one user's address spaces share a quarter of the window */
+	vm->user = -1;
+	if (!capable(CAP_SYS_ADMIN))
+		vm->user = from_kuid(&init_user_ns, current_uid());
 	mutex_init(&vm->lock);
 	spin_lock_init(&vm->fence_lock);
 	init_waitqueue_head(&vm->pf_queued_wq);

@@ -28,6 +28,7 @@ struct drm_syncobj;
  * @fresh: link in the list of tables created but not yet written
  * @owner: the video memory of the file whose address space it belongs to,
  *	whose usage it counts in (NULL: the paging process's)
+ * @user: the user whose share of the window @slot counts in, or -1
  */
 struct qgpu_pt {
 	struct drm_mm_node node;
@@ -41,6 +42,7 @@ struct qgpu_pt {
 	u32 index;
 	struct list_head fresh;
 	struct qgpu_vidmem *owner;
+	s64 user;
 };
 
 /* drm_gpuva.flags: the mapping is read-only for the device */
@@ -64,6 +66,8 @@ struct qgpu_pt {
  *	(&qgpu_bo.pristine) was mapped since the last virtual submission
  *	(under @lock and mm_lock)
  * @page_tables: tables, the root included (under mm_lock)
+ * @user: the user whose share of the paging process's window its tables
+ *	take (the creator's real uid), or -1 (created with CAP_SYS_ADMIN)
  * @fence_lock: protects the fences below
  * @pt_fence: the last paging job that wrote this VM's tables
  * @paging_fence: the last paging fence handed out (MakeResident)
@@ -93,6 +97,7 @@ struct qgpu_vm {
 	bool root_ready;
 	bool pristine_mapped;
 	u64 page_tables;
+	s64 user;
 	spinlock_t fence_lock;		/* the fences below */
 	struct dma_fence *pt_fence;
 	struct dma_fence *paging_fence;

@@ -16,7 +16,9 @@
  * Meant for a small VRAM with non-visible VRAM, e.g. vram-size=32M
  * visible-vram-size=8M.
  */
+#define _GNU_SOURCE
 #include <pthread.h>
+#include <unistd.h>
 
 #include "qgpu_swsync.h"
 #include "qgpu_tracefs.h"
@@ -989,6 +991,70 @@ static void check_unmap_many_tables(struct vproc *p)
 	m = cpu_view(p->fd, h, SZ_4K);
 	qt_check_pattern(m, SZ_4K, 91, "allocation after the unmaps");
 	cpu_unview(p->fd, h, m, SZ_4K);
+	vcb_free(v);
+	qt_close(p->fd, h);
+}
+
+/*
+ * A move rewrites the entries of every mapping of what it moves. An
+ * allocation mapped 400 times takes more page-table commands than one
+ * paging job holds: the move must still happen (before, it failed with
+ * ENOSPC, and so did every eviction that picked the allocation, for every
+ * process), and after each move every mapping shows the content where
+ * it is now.
+ */
+static void check_move_many_mappings(struct vproc *p)
+{
+	const uint64_t n = 400, step = SZ_64K;
+	const uint64_t probe[] = { 0, n / 2, n - 1 };
+	uint32_t h = cpu_bo(p->fd, SZ_64K);
+	struct qgpu_vcb *v = vcb_new();
+	struct drm_qgpu_stats st0, st1;
+	uint64_t va, i;
+	void *m;
+
+	cpu_fill(p->fd, h, 0, SZ_64K, 93);
+	evict(p->fd, &h, 1);
+	va = reserve(p->fd, n * step);
+	for (i = 0; i < n; i++)
+		vmap(p->fd, h, va + i * step, 0, SZ_64K, 0);
+	qt_stats(p->fd, &st0);
+	make_resident(p->fd, &h, 1);
+	qt_stats(p->fd, &st1);
+	igt_assert_f(in_vram(segment_of(p->fd, h)),
+		     "MakeResident left the allocation in segment %u\n",
+		     segment_of(p->fd, h));
+	/* the rewrite did not fit one job: more than one was queued */
+	igt_assert_lte_u64(st0.paging_buffers + 2, st1.paging_buffers);
+	for (i = 0; i < ARRAY_SIZE(probe); i++)
+		igt_assert_f(vcsum(p, va + probe[i] * step, SZ_64K) ==
+			     pattern_csum(93, 0, SZ_64K / 4),
+			     "mapping %llu after the move into VRAM\n",
+			     (unsigned long long)probe[i]);
+	/* written through the last mapping, out to system memory */
+	qgpu_vcb_fill(v, va + (n - 1) * step, SZ_4K, 0x5a5a0001);
+	vrun(p->fd, p->ctx, v);
+	evict(p->fd, &h, 1);
+	igt_assert_eq(segment_of(p->fd, h), QGPU_SEG_SYSTEM);
+	for (i = 0; i < ARRAY_SIZE(probe); i++) {
+		igt_assert_f(vcsum(p, va + probe[i] * step, SZ_4K) ==
+			     qt_csum_const(0x5a5a0001, SZ_4K / 4),
+			     "mapping %llu after the move out of VRAM\n",
+			     (unsigned long long)probe[i]);
+		igt_assert_eq(vcsum(p, va + probe[i] * step + SZ_4K,
+				    SZ_64K - SZ_4K),
+			      pattern_csum(93, SZ_4K / 4,
+					   (SZ_64K - SZ_4K) / 4));
+	}
+	igt_assert_eq(qgpu_vm_free(p->fd, va, n * step), 0);
+	m = cpu_view(p->fd, h, SZ_64K);
+	/* and the CPU sees what the device wrote before the moves */
+	igt_assert_eq(qgpu_csum(m, SZ_4K / 4),
+		      qt_csum_const(0x5a5a0001, SZ_4K / 4));
+	igt_assert_eq(qgpu_csum((uint32_t *)m + SZ_4K / 4,
+				(SZ_64K - SZ_4K) / 4),
+		      pattern_csum(93, SZ_4K / 4, (SZ_64K - SZ_4K) / 4));
+	cpu_unview(p->fd, h, m, SZ_64K);
 	vcb_free(v);
 	qt_close(p->fd, h);
 }
@@ -2235,6 +2301,115 @@ static void check_page_tables_capped(void)
 }
 
 /*
+ * The window's slots are counted per user too: a user who is not root
+ * cannot take them all by opening more files. User 65534 builds one
+ * address space of about 600 tables, then maps sparsely in a second file
+ * until ENOSPC: both together hold at most QGPU_VM_MAX_PAGE_TABLES, and
+ * another user (65533) still builds its address space and makes an
+ * allocation resident in it while the first holds its share.
+ */
+struct user_tables {
+	int fd[3];
+	int res[2];	/* child -> parent: results */
+	int go[2];	/* parent -> child: let go */
+};
+
+static int child_user_first(struct user_tables *u)
+{
+	const uint64_t span = 2 * SZ_1M;
+	struct drm_qgpu_vm_info va_info, vb_info;
+	uint64_t va, vb, i;
+	int64_t out[3];
+	uint32_t h, hb;
+	int ret = 0;
+	char c;
+
+	CHECK(setresgid(65534, 65534, 65534) == 0);
+	CHECK(setresuid(65534, 65534, 65534) == 0);
+	CHECK(qgpu_bo_create(u->fd[0], SZ_4K, vram_mask, 0, 0, &h) == 0);
+	CHECK(qgpu_vm_reserve(u->fd[0], 0, 600 * span, 0, &va) == 0);
+	for (i = 0; i < 600; i++)
+		CHECK(qgpu_vm_map(u->fd[0], h, va + i * span, 0, SZ_4K, 0) == 0);
+	CHECK(qgpu_bo_create(u->fd[1], SZ_4K, vram_mask, 0, 0, &hb) == 0);
+	CHECK(qgpu_vm_reserve(u->fd[1], 0, 1100 * span, 0, &vb) == 0);
+	for (i = 0; i < 1100 && !ret; i++)
+		ret = qgpu_vm_map(u->fd[1], hb, vb + i * span, 0, SZ_4K, 0);
+	CHECK(qgpu_query_vm_info(u->fd[0], &va_info) == 0);
+	CHECK(qgpu_query_vm_info(u->fd[1], &vb_info) == 0);
+	out[0] = ret;
+	out[1] = va_info.page_tables;
+	out[2] = vb_info.page_tables;
+	CHECK(write(u->res[1], out, sizeof(out)) == sizeof(out));
+	CHECK(read(u->go[0], &c, 1) == 1);
+	return 0;
+}
+
+static int child_user_second(struct user_tables *u)
+{
+	struct drm_qgpu_vm_info vi;
+	uint64_t va, fence;
+	uint32_t h;
+
+	CHECK(setresgid(65533, 65533, 65533) == 0);
+	CHECK(setresuid(65533, 65533, 65533) == 0);
+	CHECK(qgpu_bo_create(u->fd[2], SZ_64K, vram_mask, 0, 0, &h) == 0);
+	CHECK(qgpu_vm_reserve(u->fd[2], 0, SZ_64K, 0, &va) == 0);
+	CHECK(qgpu_vm_map(u->fd[2], h, va, 0, SZ_64K, 0) == 0);
+	CHECK(qgpu_make_resident(u->fd[2], &h, 1, &fence) == 0);
+	CHECK(qgpu_paging_fence_wait(u->fd[2], fence, TIMEOUT) == 0);
+	CHECK(qgpu_query_vm_info(u->fd[2], &vi) == 0);
+	CHECK(vi.page_tables >= 3);
+	return 0;
+}
+
+static void check_page_tables_capped_per_user(void)
+{
+	uint64_t base = device_page_tables();
+	struct user_tables u;
+	int64_t out[3];
+	pid_t first, second;
+	unsigned int i;
+	int st;
+
+	for (i = 0; i < 3; i++)
+		u.fd[i] = file_open();
+	igt_assert_eq(pipe(u.res), 0);
+	igt_assert_eq(pipe(u.go), 0);
+	fflush(stdout);
+	first = fork();
+	igt_assert(first >= 0);
+	if (first == 0)
+		_exit(child_user_first(&u));
+	close(u.res[1]);
+	close(u.go[0]);
+	st = read(u.res[0], out, sizeof(out));
+	igt_assert_f(st == sizeof(out), "first user's child ended early\n");
+	igt_info("user 65534: %lld + %lld page tables, then %s\n",
+		 (long long)out[1], (long long)out[2],
+		 strerror(-(int)out[0]));
+	igt_assert_eq(out[0], -ENOSPC);
+	igt_assert_lte(out[1] + out[2], QGPU_VM_MAX_PAGE_TABLES);
+	igt_assert_lte(QGPU_VM_MAX_PAGE_TABLES - 4, out[1] + out[2]);
+	igt_assert_lte(out[2], QGPU_VM_MAX_PAGE_TABLES / 2);
+	/* another user, while the first holds its share */
+	fflush(stdout);
+	second = fork();
+	igt_assert(second >= 0);
+	if (second == 0)
+		_exit(child_user_second(&u));
+	st = qt_wait_child(second);
+	igt_assert_f(st == 0, "second user's child failed (status %d)\n", st);
+	igt_assert_eq(write(u.go[1], "x", 1), 1);
+	st = qt_wait_child(first);
+	igt_assert_f(st == 0, "first user's child failed (status %d)\n", st);
+	close(u.res[0]);
+	close(u.go[1]);
+	for (i = 0; i < 3; i++)
+		file_close(u.fd[i]);
+	wait_tables_back(base);
+}
+
+/*
  * Every mapping is kernel memory: one address space holds at most
  * QGPU_VM_MAX_MAPPINGS, whether they come from VM_MAP or from a VM_UNMAP
  * that cuts a mapping in two. At the limit both fail with ENOSPC and
@@ -2773,6 +2948,8 @@ igt_main
 		check_close_releases_tables();
 	igt_subtest("page-tables-capped-per-process")
 		check_page_tables_capped();
+	igt_subtest("page-tables-capped-per-user")
+		check_page_tables_capped_per_user();
 	igt_subtest("mappings-capped-per-process")
 		check_mappings_capped();
 	igt_subtest("layout-of-an-address-space-at-its-limits")
@@ -2789,6 +2966,8 @@ igt_main
 		check_unmap_behind_work(&p);
 	igt_subtest("unmap-over-many-page-tables")
 		check_unmap_many_tables(&p);
+	igt_subtest("move-of-an-allocation-mapped-400-times")
+		check_move_many_mappings(&p);
 	igt_subtest("make-resident-then-submit-at-once")
 		run_child(child_make_resident_then_submit, NULL,
 			  "MakeResident then submit without waiting");

@@ -1282,7 +1282,10 @@ struct drm_qgpu_vm_range {
 #define QGPU_VM_MAP_READ_ONLY	(1u << 0)  /* device writes fault */
 #define QGPU_VM_MAP_FLAGS	QGPU_VM_MAP_READ_ONLY
 
-/* Most page tables one file's address space holds, its root included */
+/*
+ * Most page tables one file's address space holds, its root included, and
+ * all the address spaces of one user together
+ */
 #define QGPU_VM_MAX_PAGE_TABLES		1024
 /* Most mappings one file's address space holds */
 #define QGPU_VM_MAX_MAPPINGS		65536
@@ -1306,13 +1309,17 @@ struct drm_qgpu_vm_range {
  * Page tables: every GiB of address space with a mapping in it takes a
  * level-1 table, every 2 MiB a leaf, each 4 KiB of VRAM that stays until
  * the file is closed. One address space holds at most
- * %QGPU_VM_MAX_PAGE_TABLES of them, its root included, so that no process
- * can take the tables of every other.
+ * %QGPU_VM_MAX_PAGE_TABLES of them, its root included, and so do all the
+ * address spaces one user (the real uid of the process that created
+ * them) holds together, so that no process, and no user with many files,
+ * can take the tables of every other. Address spaces created by a
+ * process with CAP_SYS_ADMIN count only against their own limit.
  *
  * Errors: EINVAL (@flags, alignment, size, range not inside one
  * reservation, an allocation imported from another device), ENOENT
  * (handle), ENODEV (no MMU), EEXIST (overlaps a mapping), ENOSPC (no
- * VRAM for page tables, or more than %QGPU_VM_MAX_PAGE_TABLES of them;
+ * VRAM for page tables, or more than %QGPU_VM_MAX_PAGE_TABLES of them in
+ * the address space or in the user's address spaces together;
  * %QGPU_VM_MAX_MAPPINGS mappings in the address space already).
  */
 struct drm_qgpu_vm_map {
