@@ -176,12 +176,13 @@ static int qgpu_mm_insert(struct qgpu_device *qdev, struct drm_mm *mm,
  * -ENOSPC when evicting everything evictable would not help. During a
  * walk's split by choice (&qgpu_future.release) the allocations a split
  * would release are candidates too: -EAGAIN, evicting nothing, when the
- * chosen victims include one of them (the walk splits first).
+ * chosen victims include one of them (the walk splits first). @worst, if
+ * not NULL, gets the victim the policy would give up last.
  */
 static int qgpu_mm_pick_victims(struct qgpu_device *qdev,
 				struct qgpu_segment *seg, u64 size,
 				struct qgpu_bo *self, struct qgpu_bo ***out,
-				u32 *n)
+				u32 *n, struct qgpu_victim *worst)
 {
 	struct qgpu_bo *bo, **victims;
 	struct qgpu_victim *v;
@@ -223,8 +224,11 @@ static int qgpu_mm_pick_victims(struct qgpu_device *qdev,
 	*n = 0;
 	for (i = added; i--;) {
 		bo = v[i].cookie;
-		if (drm_mm_scan_remove_block(&scan, &bo->node) && found)
+		if (drm_mm_scan_remove_block(&scan, &bo->node) && found) {
+			if (!*n && worst)
+				*worst = v[i];
 			victims[(*n)++] = bo;
+		}
 	}
 	kvfree(v);
 	if (!found) {
@@ -284,7 +288,8 @@ int qgpu_mm_find_space(struct qgpu_device *qdev, struct qgpu_segment *seg,
 			n = c->count;
 		}
 	} else {
-		ret = qgpu_mm_pick_victims(qdev, seg, size, self, &victims, &n);
+		ret = qgpu_mm_pick_victims(qdev, seg, size, self, &victims, &n,
+					   NULL);
 		if (ret && ret != -ENOSPC && ret != -EAGAIN)
 			return ret;
 		if (qgpu_plan_dry(qdev)) {
@@ -305,6 +310,75 @@ int qgpu_mm_find_space(struct qgpu_device *qdev, struct qgpu_segment *seg,
 	if (ret)
 		return ret;
 	return qgpu_mm_insert(qdev, &seg->mm, node, size, DRM_MM_INSERT_EVICT);
+}
+
+/**
+ * qgpu_mm_victim_segment - where an eviction for @bo costs least
+ * @bo: the allocation to place
+ * @order: its segment order (qgpu_mm_order())
+ * @n: how many
+ * @out: the index in @order of the segment, or @n when none would make
+ *	room
+ *
+ * When no VRAM segment has room, the one whose victims the victim policy
+ * would give up first: each segment's victims are chosen as for the
+ * eviction itself, and the victim each set would give up last is compared
+ * with the others' in the policy's order. Evicting in a preferred segment
+ * an allocation the policy values more than one in another VRAM segment
+ * the allocation may use pages bytes for nothing. A decision, recorded
+ * and replayed as any other.
+ *
+ * Return: 0 or a negative errno.
+ */
+int qgpu_mm_victim_segment(struct qgpu_bo *bo, const u32 *order,
+			   unsigned int n, unsigned int *out)
+{
+	struct qgpu_device *qdev = to_qdev(bo->base.dev);
+	u64 size = (u64)bo->npages << PAGE_SHIFT;
+	struct qgpu_victim worst, best_worst;
+	struct qgpu_plan_choice *c;
+	struct qgpu_bo **victims;
+	unsigned int i, best = n;
+	u32 cnt;
+	int ret;
+
+	if (qgpu_plan_replay(qdev)) {
+		c = qgpu_plan_follow(qdev);
+		if (!c || c->count || c->ret || c->start > n)
+			return -EIO;
+		*out = c->start;
+		return 0;
+	}
+	for (i = 0; i < n && order[i] != QGPU_SEG_APERTURE; i++) {
+		struct qgpu_segment *seg = &qdev->seg[order[i]];
+
+		if (qgpu_mm_allowed(bo, order[i]) ||
+		    size > seg->size - seg->reserved)
+			continue;
+		victims = NULL;
+		cnt = 0;
+		ret = qgpu_mm_pick_victims(qdev, seg, size, bo, &victims, &cnt,
+					   &worst);
+		if (ret == -ENOMEM)
+			return ret;
+		if (ret)
+			continue;
+		kvfree(victims);
+		if (!cnt)
+			continue;
+		if (best == n ||
+		    qgpu_policy_before(qdev->policy, &worst, &best_worst)) {
+			best = i;
+			best_worst = worst;
+		}
+	}
+	if (qgpu_plan_dry(qdev)) {
+		ret = qgpu_plan_record(qdev, 0, best, NULL, 0);
+		if (ret)
+			return ret;
+	}
+	*out = best;
+	return 0;
 }
 
 /*

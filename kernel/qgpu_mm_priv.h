@@ -51,6 +51,8 @@ void qgpu_budget_flag(struct qgpu_device *qdev, u32 seg,
 int qgpu_mm_find_space(struct qgpu_device *qdev, struct qgpu_segment *seg,
 		       u64 size, struct drm_mm_node *node,
 		       struct qgpu_bo *self);
+int qgpu_mm_victim_segment(struct qgpu_bo *bo, const u32 *order,
+			   unsigned int n, unsigned int *out);
 int qgpu_mm_find_room(struct qgpu_device *qdev, struct qgpu_segment *seg,
 		      u64 size, struct drm_mm_node *node);
 int qgpu_mm_evict_one(struct qgpu_bo *bo, bool to_system, u32 why);

@@ -41,12 +41,19 @@
  * split would release beside the other candidates
  */
 #define QGPU_MM_FEATURE_SPLIT_CHOICE	0x20
+/*
+ * qgpu_mm_choose(): when no VRAM segment has room, the eviction goes to
+ * the segment whose victims the policy would give up first
+ * (qgpu_mm_victim_segment()), not to the first of the order
+ */
+#define QGPU_MM_FEATURE_VICTIM_SEGMENT	0x40
 #define QGPU_MM_FEATURES		(QGPU_MM_FEATURE_MIGRATE_BACK | \
 					 QGPU_MM_FEATURE_ROOM_FIRST | \
 					 QGPU_MM_FEATURE_SPLIT_EARLY | \
 					 QGPU_MM_FEATURE_BEST_SEGMENT | \
 					 QGPU_MM_FEATURE_PT_BUDGET | \
-					 QGPU_MM_FEATURE_SPLIT_CHOICE)
+					 QGPU_MM_FEATURE_SPLIT_CHOICE | \
+					 QGPU_MM_FEATURE_VICTIM_SEGMENT)
 
 /* How many mappings in GPU address spaces @bo has (under mm_lock) */
 static u32 qgpu_snap_mappings(struct qgpu_bo *bo)

@@ -84,7 +84,7 @@ static unsigned int qgpu_victim_class(const struct qgpu_victim *v)
 }
 
 /* Return non-zero when @a must be evicted before @b. */
-static int qgpu_before(unsigned int policy, const struct qgpu_victim *a,
+int qgpu_policy_before(unsigned int policy, const struct qgpu_victim *a,
 		       const struct qgpu_victim *b)
 {
 	unsigned int ca = qgpu_victim_class(a), cb = qgpu_victim_class(b);
@@ -136,9 +136,9 @@ static void qgpu_sift(unsigned int policy, struct qgpu_victim *v,
 		if (child >= n)
 			return;
 		/* max-heap on "evicted later" so the sort ends in order */
-		if (child + 1 < n && qgpu_before(policy, &v[child], &v[child + 1]))
+		if (child + 1 < n && qgpu_policy_before(policy, &v[child], &v[child + 1]))
 			child++;
-		if (!qgpu_before(policy, &v[root], &v[child]))
+		if (!qgpu_policy_before(policy, &v[root], &v[child]))
 			return;
 		t = v[root];
 		v[root] = v[child];

@@ -95,6 +95,8 @@ enum qgpu_policy_id {
 const char *qgpu_policy_name(unsigned int policy);
 unsigned long long qgpu_policy_gdsf_key(const struct qgpu_victim *v);
 unsigned long long qgpu_policy_reuse_key(const struct qgpu_victim *v);
+int qgpu_policy_before(unsigned int policy, const struct qgpu_victim *a,
+		       const struct qgpu_victim *b);
 int qgpu_policy_order(unsigned int policy, struct qgpu_victim *v,
 		      unsigned int n);
 unsigned int qgpu_policy_spare(struct qgpu_victim *v, unsigned int n);

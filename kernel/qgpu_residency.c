@@ -114,8 +114,10 @@ static int qgpu_mm_place_free(struct qgpu_bo *bo, const u32 *order,
 
 /*
  * Room before eviction: an allocation goes to the first VRAM segment of
- * its order that has room as it is; only when none has is its order walked
- * again, evicting in each segment. Evicting from a preferred segment while
+ * its order that has room as it is; only when none has does it evict, in
+ * the VRAM segment whose victims the policy gives up first
+ * (qgpu_mm_victim_segment()), and then, if that fails, in each segment of
+ * its order. Evicting from a preferred segment while
  * another VRAM segment stays empty pages bytes for nothing (a preferred
  * segment is a hint, "DXGK_ALLOCATIONINFO", WDK). -EAGAIN: the walk's
  * victim policy would rather release what a split frees in some segment,
@@ -135,6 +137,18 @@ static int qgpu_mm_choose(struct qgpu_bo *bo, u32 seg)
 	r = qgpu_mm_place_free(bo, order, n);
 	if (r <= 0)
 		return r;
+	/* evicting where the policy gives up least, first */
+	r = qgpu_mm_victim_segment(bo, order, n, &i);
+	if (r)
+		return r;
+	if (i < n) {
+		r = qgpu_mm_place(bo, order[i]);
+		if (!r)
+			return 0;
+		if (r != -ENOSPC && r != -EBUSY && r != -EINVAL &&
+		    r != -EAGAIN)
+			return r;
+	}
 	for (i = 0; i < n; i++) {
 		r = qgpu_mm_place(bo, order[i]);
 		if (!r)

@@ -401,6 +401,67 @@ static void priority_case(const char *policy)
 		bo_free(&b[i]);
 }
 
+/*
+ * When no VRAM segment has room, the eviction goes where the policy gives
+ * up least: visible VRAM holds V0 (the least recently used of all) and V1,
+ * local VRAM L0 and L1, used in the order V0, L0, V1, L1. An allocation
+ * that prefers local VRAM but may use both evicts V0 under lru and lands
+ * in visible VRAM; L0, more recently used, stays (before, the preferred
+ * segment was evicted from first: L0 went, V0 stayed).
+ */
+static void victim_segment_case(void)
+{
+	const uint32_t loc = QGPU_SEGBIT(QGPU_SEG_LOCAL);
+	struct bo b[5] = {}, moved[3];
+	uint64_t cv, cl, size;
+	unsigned int i;
+
+	set_policy("lru");
+	cv = (seg_free(QGPU_SEG_VISIBLE) / 2) & ~4095ull;
+	cl = (seg_free(QGPU_SEG_LOCAL) / 2) & ~4095ull;
+	size = cv < cl ? cv : cl;
+	igt_require(size >= 256 * 1024);
+	bo_new(&b[0], cv, VIS, 400);		/* V0 */
+	reside(&b[0], QGPU_SEG_VISIBLE);
+	/* local VRAM only: no CPU access (its content stays zero) */
+	b[1].size = cl;
+	b[1].h = qt_bo(dev.fd, cl, loc, 0, 0);	/* L0 */
+	reside(&b[1], QGPU_SEG_LOCAL);
+	bo_new(&b[2], cv, VIS, 402);		/* V1 */
+	reside(&b[2], QGPU_SEG_VISIBLE);
+	b[3].size = cl;
+	b[3].h = qt_bo(dev.fd, cl, loc, 0, 0);	/* L1 */
+	reside(&b[3], QGPU_SEG_LOCAL);
+	igt_assert_lt(seg_free(QGPU_SEG_VISIBLE), size);
+	igt_assert_lt(seg_free(QGPU_SEG_LOCAL), size);
+	/* prefers local VRAM, may use both (and the aperture, as a
+	 * CPU-accessible allocation that local VRAM may hold must)
+	 */
+	b[4].size = size;
+	b[4].seed = 404;
+	b[4].h = qt_bo(dev.fd, size, VIS | loc | QGPU_SEGBIT(QGPU_SEG_APERTURE),
+		       QGPU_GEM_CPU_ACCESS, QGPU_SEG_LOCAL);
+	b[4].map = qt_map(dev.fd, b[4].h, size);
+	qgpu_pattern_fill(b[4].map, size, 404);
+	reside(&b[4], 0);
+	igt_info("V0 in segment %u, L0 in %u, the new one in %u\n",
+		 seg_of(&b[0]), seg_of(&b[1]), seg_of(&b[4]));
+	igt_assert_f(seg_of(&b[0]) != QGPU_SEG_VISIBLE,
+		     "the least recently used allocation (visible VRAM) stayed\n");
+	igt_assert_eq(seg_of(&b[1]), QGPU_SEG_LOCAL);
+	igt_assert_eq(seg_of(&b[2]), QGPU_SEG_VISIBLE);
+	igt_assert_eq(seg_of(&b[3]), QGPU_SEG_LOCAL);
+	igt_assert_eq(seg_of(&b[4]), QGPU_SEG_VISIBLE);
+	check_all(b, 5, "after the eviction");
+	/* the three with content, through the GPU: V0, V1, the new one */
+	moved[0] = b[0];
+	moved[1] = b[2];
+	moved[2] = b[4];
+	check_gpu(moved, 3, "after the eviction");
+	for (i = 0; i < 5; i++)
+		bo_free(&b[i]);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Budgets                                                                   */
 
@@ -686,6 +747,12 @@ igt_main
 		for (i = 0; i < ARRAY_SIZE(policies); i++)
 			priority_case(policies[i]);
 		set_policy("lru");
+	}
+
+	igt_subtest("eviction-in-the-segment-the-policy-gives-up-least") {
+		igt_require(debugfs_file("qgpu_policy"));
+		igt_require(qt_seg_usable(&dev, QGPU_SEG_LOCAL));
+		victim_segment_case();
 	}
 
 	igt_subtest("priority-all-or-nothing") {

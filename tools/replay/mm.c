@@ -1003,7 +1003,8 @@ static void budget_flag(struct dev *d, struct seg *seg, struct qgpu_victim *v,
 }
 
 static int pick_victims(struct dev *d, struct seg *seg, u64 size,
-			struct bo *self, struct bo ***out, u32 *n)
+			struct bo *self, struct bo ***out, u32 *n,
+			struct qgpu_victim *worst)
 {
 	struct bo *bo, **victims;
 	struct qgpu_victim *v;
@@ -1044,8 +1045,11 @@ static int pick_victims(struct dev *d, struct seg *seg, u64 size,
 	*n = 0;
 	for (i = added; i--;) {
 		bo = v[i].cookie;
-		if (scan_remove_block(&scan, &bo->node) && found)
+		if (scan_remove_block(&scan, &bo->node) && found) {
+			if (!*n && worst)
+				*worst = v[i];
 			victims[(*n)++] = bo;
+		}
 	}
 	free(v);
 	if (!found) {
@@ -1121,7 +1125,7 @@ static int find_space(struct dev *d, struct seg *seg, u64 size,
 			n = c->count;
 		}
 	} else {
-		ret = pick_victims(d, seg, size, self, &victims, &n);
+		ret = pick_victims(d, seg, size, self, &victims, &n, NULL);
 		if (plan_dry(d))
 			plan_record(d, ret, 0, victims, n);
 	}
@@ -1274,6 +1278,52 @@ static int mm_place_free(struct dev *d, struct bo *bo, const u32 *order,
 	return 1;
 }
 
+/*
+ * qgpu_mm_victim_segment(): with features bit 6, when no VRAM segment has
+ * room, the one of @order whose victims the policy would give up first
+ * (the victim each segment's set would give up last, compared in the
+ * policy's order); *@out = @n when none would make room. A decision,
+ * recorded and replayed.
+ */
+static int mm_victim_segment(struct dev *d, struct bo *bo, const u32 *order,
+			     unsigned int n, unsigned int *out)
+{
+	struct qgpu_victim worst, best_worst;
+	unsigned int i, best = n;
+	struct choice *c;
+
+	if (plan_replay(d)) {
+		c = plan_follow(d);
+		if (!c || c->count || c->ret || c->start > n)
+			return -EIO;
+		*out = (unsigned int)c->start;
+		return 0;
+	}
+	for (i = 0; i < n && order[i] != SEG_APERTURE; i++) {
+		struct seg *seg = &d->seg[order[i]];
+		struct bo **victims = NULL;
+		u32 cnt = 0;
+
+		if (mm_allowed(d, bo, order[i]) ||
+		    bo->size > seg->size - seg->reserved)
+			continue;
+		if (pick_victims(d, seg, bo->size, bo, &victims, &cnt, &worst))
+			continue;
+		free(victims);
+		if (!cnt)
+			continue;
+		if (best == n ||
+		    qgpu_policy_before(d->policy, &worst, &best_worst)) {
+			best = i;
+			best_worst = worst;
+		}
+	}
+	if (plan_dry(d))
+		plan_record(d, 0, best, NULL, 0);
+	*out = best;
+	return 0;
+}
+
 static int mm_choose(struct dev *d, struct bo *bo, u32 seg)
 {
 	u32 order[RP_SEG_MAX + 4];
@@ -1289,6 +1339,19 @@ static int mm_choose(struct dev *d, struct bo *bo, u32 seg)
 		r = mm_place_free(d, bo, order, n);
 		if (r <= 0)
 			return r;
+	}
+	if (d->features & RP_FEATURE_VICTIM_SEGMENT) {
+		r = mm_victim_segment(d, bo, order, n, &i);
+		if (r)
+			return r;
+		if (i < n) {
+			r = mm_place(d, bo, order[i]);
+			if (!r)
+				return 0;
+			if (r != -ENOSPC && r != -EBUSY && r != -EINVAL &&
+			    r != -EAGAIN)
+				return r;
+		}
 	}
 	for (i = 0; i < n; i++) {
 		r = mm_place(d, bo, order[i]);

@@ -90,6 +90,7 @@ enum { RP_NODE_BO, RP_NODE_PT, RP_NODE_PBUF };
  * split would release beside the other candidates, and splits when the
  * policy picks one of them */
 #define RP_FEATURE_SPLIT_CHOICE	0x20
+#define RP_FEATURE_VICTIM_SEGMENT	0x40
 
 /* A physical submission: its patch-location entries */
 struct rp_entry {
