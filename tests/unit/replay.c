@@ -1136,6 +1136,12 @@ igt_main
 		refused("qgpu-trace 1\n"
 			"0 snap-begin tag=1 policy=0\n"
 			"0 snap-node seg=1 start=0 size=4096 kind=bo id=1\n", 3);
+		/* the paging buffer twice (a node in two lists: a cycle) */
+		refused("qgpu-trace 1\n"
+			"0 snap-begin tag=1 policy=0\n"
+			"0 snap-seg seg=1 size=8192 reserved=8192 used=8192 allocations=0\n"
+			"0 snap-node seg=1 start=0 size=4096 kind=pbuf id=0\n"
+			"0 snap-node seg=1 start=4096 size=4096 kind=pbuf id=0\n", 5);
 	}
 
 	/*

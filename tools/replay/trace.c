@@ -346,7 +346,7 @@ static bool seen(u8 *bits, u64 id)
 /*
  * What the replay builds its books from must be books: in the first
  * snapshot each segment's ranges in order, apart and inside it, each
- * allocation and page table once; and no allocation created twice (the
+ * allocation, page table and the paging buffer once; and no allocation created twice (the
  * kernel never reuses an id). Anything else is refused with its line.
  */
 static int check_books(struct rp_trace *t, char *err, size_t errlen)
@@ -354,7 +354,7 @@ static int check_books(struct rp_trace *t, char *err, size_t errlen)
 	u64 size[RP_SEG_MAX + 1] = { 0 }, end[RP_SEG_MAX + 1] = { 0 };
 	u8 *bos = calloc(RP_ID_MAX / 8, 1), *nodes = calloc(RP_ID_MAX / 8, 1);
 	u8 *pts = calloc(RP_ID_MAX / 8, 1);
-	bool first = true;
+	bool first = true, pbuf = false;
 	const char *why = NULL;
 	size_t i;
 
@@ -399,6 +399,11 @@ static int check_books(struct rp_trace *t, char *err, size_t errlen)
 				why = "an allocation in two ranges";
 			if (e->v[3] == RP_NODE_PT && seen(pts, e->v[4]))
 				why = "a page table in two ranges";
+			if (e->v[3] != RP_NODE_BO && e->v[3] != RP_NODE_PT) {
+				if (pbuf)
+					why = "a paging buffer in two ranges";
+				pbuf = true;
+			}
 			break;
 		case EV_SNAP_BO:
 			if (first && seen(bos, e->v[0]))
