@@ -285,13 +285,15 @@ int qgpu_engine_init(struct qgpu_device *qdev);
 void qgpu_engine_fini(struct qgpu_device *qdev);
 void qgpu_engine_stop(struct qgpu_engine *eng);
 int qgpu_engine_emit(struct qgpu_engine *eng, const u32 *cmds, u32 ndw,
-		     struct dma_fence **fence_out);
+		     void **fence_mem, struct dma_fence **fence_out);
 void qgpu_engine_reset(struct qgpu_engine *eng);
 u64 qgpu_engine_progress(struct qgpu_engine *eng);
 irqreturn_t qgpu_irq_handler(int irq, void *arg);
 
 /* qgpu_fence.c */
-struct dma_fence *qgpu_fence_create(struct qgpu_engine *eng, u64 seqno);
+void *qgpu_fence_prealloc(void);
+struct dma_fence *qgpu_fence_create(struct qgpu_engine *eng, u64 seqno,
+				    void **mem);
 void qgpu_fence_count_new(void);
 void qgpu_fence_free(struct dma_fence *f);
 void qgpu_fences_wait_all(void);

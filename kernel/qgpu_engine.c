@@ -158,13 +158,15 @@ static void qgpu_ring_put(struct qgpu_engine *eng, u32 dw)
  * @eng: the engine
  * @cmds: command dwords (already validated)
  * @ndw: number of dwords
+ * @fence_mem: the fence's memory (qgpu_fence_prealloc(); taken), or
+ *	pointing at NULL to allocate it here
  * @fence_out: returns the hardware fence signalled after the commands
  *
  * Return: 0, -EINVAL when the commands can never fit, -ETIMEDOUT when the
- * ring does not drain, -ENODEV when the device is gone.
+ * ring does not drain, -ENOMEM, -ENODEV when the device is gone.
  */
 int qgpu_engine_emit(struct qgpu_engine *eng, const u32 *cmds, u32 ndw,
-		     struct dma_fence **fence_out)
+		     void **fence_mem, struct dma_fence **fence_out)
 {
 	u32 need = (ndw + qgpu_enc_fence(NULL, 0, 0)) * 4;
 	u64 fence_addr = QGPU_SYS_BIT | eng->fence_dma;
@@ -187,7 +189,7 @@ int qgpu_engine_emit(struct qgpu_engine *eng, const u32 *cmds, u32 ndw,
 		usleep_range(500, 1000);
 	}
 	seqno = eng->next_seqno++;
-	fence = qgpu_fence_create(eng, seqno);
+	fence = qgpu_fence_create(eng, seqno, fence_mem);
 	if (!fence) {
 		mutex_unlock(&eng->ring_lock);
 		return -ENOMEM;

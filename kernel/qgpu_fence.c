@@ -97,12 +97,30 @@ static const struct dma_fence_ops qgpu_fence_ops = {
 	.release = qgpu_fence_free,
 };
 
-struct dma_fence *qgpu_fence_create(struct qgpu_engine *eng, u64 seqno)
+/* Memory for a hardware fence, taken before the job can run */
+void *qgpu_fence_prealloc(void)
 {
-	struct qgpu_fence *qf;
+	return kzalloc(sizeof(struct qgpu_fence), GFP_KERNEL);
+}
+
+/**
+ * qgpu_fence_create - the hardware fence of a job written to the ring
+ * @eng: the engine
+ * @seqno: the value its FENCE command writes
+ * @mem: from qgpu_fence_prealloc() (taken: set to NULL), or pointing at
+ *	NULL to allocate now (a job run again after a reset)
+ *
+ * Return: the fence, or NULL without memory.
+ */
+struct dma_fence *qgpu_fence_create(struct qgpu_engine *eng, u64 seqno,
+				    void **mem)
+{
+	struct qgpu_fence *qf = *mem;
 	unsigned long flags;
 
-	qf = kzalloc(sizeof(*qf), GFP_KERNEL);
+	*mem = NULL;
+	if (!qf)
+		qf = kzalloc(sizeof(*qf), GFP_KERNEL);
 	if (!qf)
 		return NULL;
 	qf->eng = eng;

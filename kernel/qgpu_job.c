@@ -25,7 +25,11 @@ struct qgpu_job *qgpu_job_alloc(struct qgpu_engine *eng, u32 max_dw)
 		return NULL;
 	job->cmds = kvmalloc_array(max_dw ? max_dw : 1, sizeof(u32),
 				   GFP_KERNEL);
-	if (!job->cmds) {
+	/* run_job cannot fail for want of its fence's memory */
+	job->fence_mem = qgpu_fence_prealloc();
+	if (!job->cmds || !job->fence_mem) {
+		kvfree(job->cmds);
+		kfree(job->fence_mem);
 		kfree(job);
 		return NULL;
 	}
@@ -45,10 +49,10 @@ struct qgpu_job *qgpu_job_alloc(struct qgpu_engine *eng, u32 max_dw)
  * and run_job never waits for room (behind a ring full of another
  * process's blocked jobs, qgpu_engine_emit() would give up after 2 s and
  * the job's context would be lost). A job of at most that many dwords,
- * every job with the device's default slot count, takes one. Render jobs
- * (user work) only: a paging job takes one credit whatever its size; the
- * paging engine runs only the kernel's work, which never blocks it, so its
- * ring always drains.
+ * every job with the device's default slot count, takes one. Paging jobs
+ * too: they are built at most QGPU_PAGING_MAX_DW dwords, one credit each,
+ * so that a paging job never waits for room behind the paging buffers of
+ * the same operation (a skipped one would leave the rest half done).
  *
  * Return: the credits, or 0 for a job larger than the ring
  * (drm_sched_job_init() refuses it).
@@ -70,6 +74,7 @@ static void qgpu_job_release(struct qgpu_job *job)
 	if (job->ctx)
 		qgpu_ctx_put(job->ctx);
 	kvfree(job->cmds);
+	kfree(job->fence_mem);
 	kfree(job);
 }
 
@@ -186,7 +191,8 @@ static struct dma_fence *qgpu_run_job(struct drm_sched_job *sched_job)
 		return qgpu_job_skip(job, NULL);
 	}
 	job->emit_ns = ktime_get_ns();
-	ret = qgpu_engine_emit(job->eng, job->cmds, job->ndw, &fence);
+	ret = qgpu_engine_emit(job->eng, job->cmds, job->ndw, &job->fence_mem,
+			       &fence);
 	drm_dev_exit(idx);
 	if (ret) {
 		/*

@@ -24,6 +24,7 @@ struct qgpu_ctx;
  * @release: called from free_job with @release_data (may be NULL)
  * @release_data: argument of @release
  * @held: in a paging buffer's list of full jobs not yet queued
+ * @fence_mem: its hardware fence's memory until run_job takes it
  */
 struct qgpu_job {
 	struct drm_sched_job base;
@@ -41,6 +42,7 @@ struct qgpu_job {
 	void (*release)(void *data);
 	void *release_data;
 	struct list_head held;
+	void *fence_mem;
 };
 
 struct qgpu_job *qgpu_job_alloc(struct qgpu_engine *eng, u32 max_dw);

@@ -231,8 +231,13 @@ static int qgpu_pt_new(struct qgpu_vm *vm, struct qgpu_pt *parent,
 	struct qgpu_pt *pt;
 	int ret;
 
-	/* one process may not take the window's slots of every other */
-	if (vm->page_tables >= QGPU_VM_MAX_PAGE_TABLES)
+	/*
+	 * one process may not take the window's slots of every other (and
+	 * a user at its share evicts nothing for a table it cannot have)
+	 */
+	if (vm->page_tables >= QGPU_VM_MAX_PAGE_TABLES ||
+	    (vm->user >= 0 && qgpu_pp_user_slots(qdev->pp, vm->user) >=
+	     QGPU_VM_MAX_PAGE_TABLES))
 		return -ENOSPC;
 	ret = qgpu_pt_alloc(qdev, level, vm->root->owner, &pt);
 	if (ret)

@@ -21,7 +21,12 @@
 #include "qgpu_ring_cmd.h"
 #include "qgpu_trace.h"
 
-#define QGPU_PAGING_MAX_DW	4096
+/*
+ * One scheduler credit's share of the paging ring ((64 Ki - 1) / 16 dwords)
+ * with room for the fence: sixteen full jobs in flight always fit
+ * (qgpu_job_credits())
+ */
+#define QGPU_PAGING_MAX_DW	4080
 
 /* A paging job of @max_dw dwords, initialised for the paging entity */
 static int qgpu_paging_job(struct qgpu_device *qdev, u32 max_dw,
@@ -33,8 +38,9 @@ static int qgpu_paging_job(struct qgpu_device *qdev, u32 max_dw,
 	job = qgpu_job_alloc(&qdev->engine[QGPU_ENGINE_PAGING], max_dw);
 	if (!job)
 		return -ENOMEM;
-	/* one credit per job; the kernel's own work: no owner, no client */
-	ret = drm_sched_job_init(&job->base, &qdev->paging_entity, 1, NULL, 0);
+	/* one credit (its size); the kernel's own work: no owner, no client */
+	ret = drm_sched_job_init(&job->base, &qdev->paging_entity,
+				 qgpu_job_credits(job), NULL, 0);
 	if (ret) {
 		qgpu_job_free(job);
 		return ret;

@@ -234,10 +234,13 @@ static int qgpu_vm_create(struct drm_file *file, struct qgpu_vm **out)
 		       &qgpu_gpuvm_ops);
 	drm_gem_object_put(r_obj);
 	vm->qdev = qdev;
-	/* one user's address spaces share a quarter of the window */
+	/*
+	 * one user's address spaces share a quarter of the window: the
+	 * user who opened the file (whoever uses it first)
+	 */
 	vm->user = -1;
-	if (!capable(CAP_SYS_ADMIN))
-		vm->user = from_kuid(&init_user_ns, current_uid());
+	if (!file_ns_capable(file->filp, &init_user_ns, CAP_SYS_ADMIN))
+		vm->user = from_kuid(&init_user_ns, file->filp->f_cred->uid);
 	mutex_init(&vm->lock);
 	spin_lock_init(&vm->fence_lock);
 	init_waitqueue_head(&vm->pf_queued_wq);

@@ -67,7 +67,8 @@ struct qgpu_pt {
  *	(under @lock and mm_lock)
  * @page_tables: tables, the root included (under mm_lock)
  * @user: the user whose share of the paging process's window its tables
- *	take (the creator's real uid), or -1 (created with CAP_SYS_ADMIN)
+ *	take (the real uid of the file's opener), or -1 (opened with
+ *	CAP_SYS_ADMIN)
  * @fence_lock: protects the fences below
  * @pt_fence: the last paging job that wrote this VM's tables
  * @paging_fence: the last paging fence handed out (MakeResident)

@@ -1310,10 +1310,10 @@ struct drm_qgpu_vm_range {
  * level-1 table, every 2 MiB a leaf, each 4 KiB of VRAM that stays until
  * the file is closed. One address space holds at most
  * %QGPU_VM_MAX_PAGE_TABLES of them, its root included, and so do all the
- * address spaces one user (the real uid of the process that created
- * them) holds together, so that no process, and no user with many files,
- * can take the tables of every other. Address spaces created by a
- * process with CAP_SYS_ADMIN count only against their own limit.
+ * address spaces one user holds together (the real uid of the process
+ * that opened the file, whichever process uses it), so that no process,
+ * and no user with many files, can take the tables of every other. Files
+ * opened with CAP_SYS_ADMIN count only against their own limit.
  *
  * Errors: EINVAL (@flags, alignment, size, range not inside one
  * reservation, an allocation imported from another device), ENOENT
