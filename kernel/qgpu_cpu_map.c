@@ -147,11 +147,88 @@ int qgpu_gem_mmap(struct drm_gem_object *obj,
 	return 0;
 }
 
+/*
+ * A file's Lock2s of one allocation: an allocation's lock count is the sum
+ * of its files' (&qgpu_file.locks, by allocation id), so that a file
+ * unlocks only what it locked and its locks end with its handle of the
+ * allocation (GEM_CLOSE, or the file closed): a process that imported a
+ * shared allocation and locked it cannot keep it out of VRAM for its
+ * creator once it let go of it.
+ */
+struct qgpu_lock_ref {
+	u32 count;
+};
+
+/**
+ * qgpu_gem_close - a file's handle of @obj goes (&drm_gem_object_funcs.close)
+ * @obj: the allocation
+ * @file: the file
+ *
+ * The file's Lock2s of it end.
+ */
+void qgpu_gem_close(struct drm_gem_object *obj, struct drm_file *file)
+{
+	struct qgpu_file *qf = file->driver_priv;
+	struct qgpu_bo *bo = to_qbo(obj);
+	struct qgpu_lock_ref *ref;
+
+	if (!qf)
+		return;
+	qgpu_mm_lock(qf->qdev, NULL);
+	ref = xa_erase(&qf->locks, bo->id);
+	if (ref)
+		bo->lock_count -= ref->count;
+	qgpu_mm_unlock(qf->qdev);
+	kfree(ref);
+}
+
+/* The file is closed: its handles, and their records, are gone */
+void qgpu_gem_file_locks_fini(struct qgpu_file *qf)
+{
+	struct qgpu_lock_ref *ref;
+	unsigned long id;
+
+	xa_for_each(&qf->locks, id, ref)
+		kfree(ref);
+	xa_destroy(&qf->locks);
+}
+
+/* Does @handle still name @bo in @file? (its .close comes after) */
+static bool qgpu_handle_is(struct drm_file *file, u32 handle,
+			   struct qgpu_bo *bo)
+{
+	bool same;
+
+	spin_lock(&file->table_lock);
+	same = idr_find(&file->object_idr, handle) == &bo->base;
+	spin_unlock(&file->table_lock);
+	return same;
+}
+
+/* The file's lock record of @bo, made if @create; under mm_lock */
+static struct qgpu_lock_ref *qgpu_lock_ref(struct qgpu_file *qf,
+					   struct qgpu_bo *bo, bool create)
+{
+	struct qgpu_lock_ref *ref = xa_load(&qf->locks, bo->id);
+
+	if (ref || !create)
+		return ref;
+	ref = kzalloc(sizeof(*ref), GFP_KERNEL);
+	if (!ref)
+		return NULL;
+	if (xa_err(xa_store(&qf->locks, bo->id, ref, GFP_KERNEL))) {
+		kfree(ref);
+		return NULL;
+	}
+	return ref;
+}
+
 int qgpu_gem_lock_ioctl(struct drm_device *drm, void *data,
 			struct drm_file *file)
 {
 	struct qgpu_device *qdev = to_qdev(drm);
 	struct drm_qgpu_gem_lock *args = data;
+	struct qgpu_lock_ref *ref = NULL;
 	struct qgpu_bo *bo;
 	int ret = 0;
 
@@ -183,7 +260,16 @@ int qgpu_gem_lock_ioctl(struct drm_device *drm, void *data,
 	}
 	if (!ret && bo->lock_count == U32_MAX)
 		ret = -EOVERFLOW;
+	/* a GEM_CLOSE meanwhile ended the file's locks of it: none now */
+	if (!ret && !qgpu_handle_is(file, args->handle, bo))
+		ret = -ENOENT;
 	if (!ret) {
+		ref = qgpu_lock_ref(file->driver_priv, bo, true);
+		if (!ref)
+			ret = -ENOMEM;
+	}
+	if (!ret) {
+		ref->count++;
 		bo->lock_count++;
 		args->offset = drm_vma_node_offset_addr(&bo->base.vma_node);
 	}
@@ -197,6 +283,8 @@ int qgpu_gem_unlock_ioctl(struct drm_device *drm, void *data,
 {
 	struct qgpu_device *qdev = to_qdev(drm);
 	struct drm_qgpu_gem_unlock *args = data;
+	struct qgpu_file *qf = file->driver_priv;
+	struct qgpu_lock_ref *ref;
 	struct qgpu_bo *bo;
 	int ret = 0;
 
@@ -207,11 +295,20 @@ int qgpu_gem_unlock_ioctl(struct drm_device *drm, void *data,
 		return -ENOENT;
 	qgpu_mm_lock(qdev, NULL);
 	trace_qgpu_mm_req(QGPU_REQ_UNLOCK, bo->id, 0);
-	if (bo->lock_count)
-		bo->lock_count--;
-	else
+	/* only what this file locked */
+	ref = qgpu_lock_ref(qf, bo, false);
+	if (QGPU_IOCTL_DBG(qdev, !ref)) {
 		ret = -EINVAL;
+	} else {
+		ref->count--;
+		bo->lock_count--;
+		if (!ref->count)
+			xa_erase(&qf->locks, bo->id);
+		else
+			ref = NULL;
+	}
 	qgpu_mm_unlock(qdev);
+	kfree(ref);
 	drm_gem_object_put(&bo->base);
 	return ret;
 }

@@ -230,6 +230,7 @@ struct qgpu_file {
 	struct qgpu_usage *usage;
 	struct qgpu_mfence_file mfences;
 	struct qgpu_vidmem *vidmem;
+	struct xarray locks;		/* its Lock2s (qgpu_cpu_map.c) */
 };
 
 static inline struct qgpu_device *to_qdev(struct drm_device *drm)

@@ -43,6 +43,7 @@ static int qgpu_open(struct drm_device *drm, struct drm_file *file)
 	qf->qdev = to_qdev(drm);
 	mutex_init(&qf->vm_lock);
 	xa_init_flags(&qf->contexts, XA_FLAGS_ALLOC1);
+	xa_init(&qf->locks);
 	qgpu_mfence_file_init(&qf->mfences);
 	qf->vidmem = qgpu_vidmem_new();
 	if (!qf->vidmem) {
@@ -62,6 +63,8 @@ static void qgpu_postclose(struct drm_device *drm, struct drm_file *file)
 	qgpu_vm_file_fini(qf);
 	qgpu_mfence_file_fini(&qf->mfences);
 	xa_destroy(&qf->contexts);
+	/* every handle, and its Lock2s with it, went before (qgpu_gem_close) */
+	qgpu_gem_file_locks_fini(qf);
 	qgpu_usage_put(qf->usage);
 	qgpu_vidmem_put(qf->vidmem);
 	kfree(qf);

@@ -94,6 +94,7 @@ static enum drm_gem_object_status qgpu_gem_status(struct drm_gem_object *obj)
 
 static const struct drm_gem_object_funcs qgpu_gem_funcs = {
 	.free = qgpu_gem_free,
+	.close = qgpu_gem_close,
 	.mmap = qgpu_gem_mmap,
 	.status = qgpu_gem_status,
 	.export = qgpu_gem_prime_export,

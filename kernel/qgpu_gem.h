@@ -185,6 +185,8 @@ int qgpu_gem_destroy_ioctl(struct drm_device *drm, void *data,
 			   struct drm_file *file);
 int qgpu_gem_create_ioctl(struct drm_device *drm, void *data,
 			  struct drm_file *file);
+void qgpu_gem_close(struct drm_gem_object *obj, struct drm_file *file);
+void qgpu_gem_file_locks_fini(struct qgpu_file *qf);
 int qgpu_gem_lock_ioctl(struct drm_device *drm, void *data,
 			struct drm_file *file);
 int qgpu_gem_unlock_ioctl(struct drm_device *drm, void *data,

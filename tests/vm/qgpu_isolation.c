@@ -1008,6 +1008,52 @@ static void private_mapping_refused(uint32_t mask, uint32_t seg)
 	qt_close(dev.fd, h);
 }
 
+/*
+ * Lock2 is the file's: an importer that locks a shared allocation and
+ * goes away (closes its file, or its handle) leaves no lock behind, so the creator can
+ * still place the allocation in VRAM; and a file cannot end another
+ * file's lock (UNLOCK without a lock of its own is EINVAL).
+ */
+static void check_lock2_per_file(void)
+{
+	uint32_t mask = QGPU_SEGBIT(QGPU_SEG_VISIBLE) |
+			(have_local ? QGPU_SEGBIT(QGPU_SEG_LOCAL) : 0);
+	uint32_t h = qt_bo(dev.fd, 65536, mask, 0, 0), hb, hc;
+	uint64_t off;
+	int dfd, b, c;
+
+	igt_assert_eq(drmPrimeHandleToFD(dev.fd, h, DRM_CLOEXEC, &dfd), 0);
+	b = qt_reopen(&dev);
+	igt_assert_eq(drmPrimeFDToHandle(b, dfd, &hb), 0);
+	igt_assert_eq(qgpu_bo_lock(b, hb, &off), 0);
+	igt_assert_eq(qt_info(dev.fd, h).lock_count, 1);
+	/* while locked, not committed to VRAM */
+	igt_assert_eq(qgpu_bo_reside(dev.fd, h, QGPU_RESIDE_MAKE_RESIDENT, 0,
+				     NULL), -EBUSY);
+	close(b);
+	igt_assert_eq(qt_info(dev.fd, h).lock_count, 0);
+	qt_reside(dev.fd, h, QGPU_RESIDE_MAKE_RESIDENT, 0);
+	igt_assert_neq(qt_info(dev.fd, h).segment, QGPU_SEG_SYSTEM);
+	qt_reside(dev.fd, h, QGPU_RESIDE_EVICT_SYSTEM, 0);
+	/* the creator's lock: another file cannot end it */
+	igt_assert_eq(qgpu_bo_lock(dev.fd, h, &off), 0);
+	c = qt_reopen(&dev);
+	igt_assert_eq(drmPrimeFDToHandle(c, dfd, &hc), 0);
+	igt_assert_eq(qgpu_bo_unlock(c, hc), -EINVAL);
+	igt_assert_eq(qt_info(dev.fd, h).lock_count, 1);
+	igt_assert_eq(qgpu_bo_unlock(dev.fd, h), 0);
+	igt_assert_eq(qgpu_bo_unlock(dev.fd, h), -EINVAL);
+	/* the importer's handle closed, its file still open: no lock left */
+	igt_assert_eq(qgpu_bo_lock(c, hc, &off), 0);
+	igt_assert_eq(qgpu_bo_lock(c, hc, &off), 0);
+	igt_assert_eq(qt_info(dev.fd, h).lock_count, 2);
+	igt_assert_eq(drmCloseBufferHandle(c, hc), 0);
+	igt_assert_eq(qt_info(dev.fd, h).lock_count, 0);
+	close(c);
+	close(dfd);
+	qt_close(dev.fd, h);
+}
+
 igt_main
 {
 	igt_fixture {
@@ -1104,6 +1150,9 @@ igt_main
 		private_mapping_refused(APT, QGPU_SEG_APERTURE);
 		qa_check_done();
 	}
+
+	igt_subtest("lock2-is-the-files")
+		check_lock2_per_file();
 
 	igt_subtest("no-leaks") {
 		qa_begin();

@@ -751,8 +751,14 @@ struct drm_qgpu_gem_create {
  * locked where it is instead, and a mapping of it in VRAM is
  * write-combined through BAR2 (qgpu never maps BAR memory cacheable).
  *
+ * Locks are the file's: the allocation's lock count is the sum of every
+ * file's, a file unlocks only its own, and a file's locks of an
+ * allocation end with its handle of it (GEM_CLOSE, or the file closed),
+ * so that a process that imported a shared allocation cannot keep it
+ * locked for the others once it let it go.
+ *
  * Errors: EINVAL (flags), ENOENT (handle), EBUSY (above), EOVERFLOW (lock
- * count).
+ * count), ENOMEM.
  */
 struct drm_qgpu_gem_lock {
 	__u32 handle;
@@ -768,7 +774,8 @@ struct drm_qgpu_gem_lock {
  * Ends one %DRM_IOCTL_QGPU_GEM_LOCK; existing mappings stay valid (they
  * follow the allocation whatever its lock count).
  *
- * Errors: EINVAL (@flags, or the allocation is not locked), ENOENT (handle).
+ * Errors: EINVAL (@flags, or this file holds no lock of the allocation),
+ * ENOENT (handle).
  */
 struct drm_qgpu_gem_unlock {
 	__u32 handle;
