@@ -1077,7 +1077,9 @@ struct drm_qgpu_submit {
  * Errors: EINVAL (@flags), ENODEV (the device saves fewer than two
  * contexts, or %QGPU_CTX_CREATE_VIRTUAL without an MMU), ENOSPC (every
  * context id is in use, by any file; or the file has %QGPU_MFENCE_MAX
- * monitored fences).
+ * monitored fences; or, for a virtual context, no VRAM or no window slot
+ * for the address space's root table: see the page-table limits of
+ * &struct drm_qgpu_vm_map).
  */
 struct drm_qgpu_ctx_create {
 	__u32 flags;
