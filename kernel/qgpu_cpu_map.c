@@ -44,14 +44,31 @@ u32 qgpu_bo_cpu_caching(struct qgpu_bo *bo, u32 path)
 }
 
 /*
- * Wait for a move in flight (kernel-usage fences) without holding any lock;
- * then fault again. The mapping holds a reference to the object.
+ * Wait for a move in flight (kernel-usage fences) without holding any lock
+ * of qgpu's, nor the fault's own (mmap_lock or the VMA's) where the fault
+ * may be retried, so that the process's other threads map and unmap
+ * meanwhile; then fault again.
  */
-static vm_fault_t qgpu_gem_fault_wait(struct drm_gem_object *obj)
+static vm_fault_t qgpu_gem_fault_wait(struct vm_fault *vmf,
+				      struct drm_gem_object *obj)
 {
-	long t = dma_resv_wait_timeout(obj->resv, DMA_RESV_USAGE_KERNEL, true,
-				       msecs_to_jiffies(QGPU_JOB_TIMEOUT_MS));
+	vm_fault_t retry = VM_FAULT_NOPAGE;
+	long t;
 
+	if (fault_flag_allow_retry_first(vmf->flags)) {
+		if (vmf->flags & FAULT_FLAG_RETRY_NOWAIT)
+			return VM_FAULT_RETRY;
+		/* the mapping's reference may go with the lock */
+		drm_gem_object_get(obj);
+		release_fault_lock(vmf);
+		retry = VM_FAULT_RETRY;
+	}
+	t = dma_resv_wait_timeout(obj->resv, DMA_RESV_USAGE_KERNEL, true,
+				  msecs_to_jiffies(QGPU_JOB_TIMEOUT_MS));
+	if (retry == VM_FAULT_RETRY) {
+		drm_gem_object_put(obj);
+		return VM_FAULT_RETRY;
+	}
 	/* Interrupted or still moving: the access simply faults again. */
 	return t < 0 && t != -ERESTARTSYS ? VM_FAULT_SIGBUS : VM_FAULT_NOPAGE;
 }
@@ -83,7 +100,7 @@ static vm_fault_t qgpu_gem_fault(struct vm_fault *vmf)
 	if (moving) {
 		qgpu_mm_unlock(qdev);
 		drm_dev_exit(idx);
-		return qgpu_gem_fault_wait(obj);
+		return qgpu_gem_fault_wait(vmf, obj);
 	}
 	qgpu_mm_touch(bo);
 	prot = vm_get_page_prot(vma->vm_flags);

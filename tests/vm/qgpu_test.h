@@ -138,9 +138,18 @@ static inline void qt_cleanup(void);
 static inline void qt_assert_no_allocations(int fd)
 {
 	struct drm_qgpu_stats st;
+	int i;
 
 	qt_cleanup();
 	qt_stats(fd, &st);
+	/*
+	 * A destroy returns at once and the allocation goes when its work
+	 * is done (a worker): give what is still queued up to 10 s
+	 */
+	for (i = 0; i < 500 && st.allocations; i++) {
+		usleep(20 * 1000);
+		qt_stats(fd, &st);
+	}
 	igt_assert_f(st.allocations == 0 && st.allocated_bytes == 0,
 		     "allocations %llu, allocated_bytes %llu after every handle was closed\n",
 		     (unsigned long long)st.allocations,
