@@ -73,6 +73,9 @@ static vm_fault_t qgpu_gem_fault_wait(struct vm_fault *vmf,
 	return t < 0 && t != -ERESTARTSYS ? VM_FAULT_SIGBUS : VM_FAULT_NOPAGE;
 }
 
+/* Pages one fault maps (4 MiB) */
+#define QGPU_FAULT_PAGES	(SZ_4M >> PAGE_SHIFT)
+
 static vm_fault_t qgpu_gem_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
@@ -106,8 +109,16 @@ static vm_fault_t qgpu_gem_fault(struct vm_fault *vmf)
 	prot = vm_get_page_prot(vma->vm_flags);
 	if (qgpu_bo_cpu_caching(bo, path) != QGPU_CPU_CACHING_CACHED)
 		prot = pgprot_writecombine(prot);
-	/* Map the whole VMA now: one fault per mapping per move. */
-	for (i = 0, addr = vma->vm_start; i < npages; i++, addr += PAGE_SIZE) {
+	/*
+	 * Map the 4 MiB of the VMA around the fault now: one fault per
+	 * 4 MiB per move, and a bounded time under mm_lock however large
+	 * the allocation.
+	 */
+	i = ALIGN_DOWN((vmf->address - vma->vm_start) >> PAGE_SHIFT,
+		       QGPU_FAULT_PAGES);
+	npages = min(npages, i + QGPU_FAULT_PAGES);
+	for (addr = vma->vm_start + (i << PAGE_SHIFT); i < npages;
+	     i++, addr += PAGE_SIZE) {
 		unsigned long pg = first + i, pfn;
 
 		if (pg >= bo->npages)

@@ -173,6 +173,69 @@ static void oversubscribe(double factor, int cycles, bool rewrite)
 	free(m);
 }
 
+/*
+ * A CPU mapping follows the allocation through every move: same address,
+ * same bytes, writes land in the allocation (its GPU checksum). Larger
+ * than what one fault maps (4 MiB), the pages beyond the first fault's
+ * come from later faults after each move.
+ */
+static void evict_while_mapped(uint64_t size)
+{
+	struct {
+		uint32_t op, seg, want_seg, want_path;
+		bool local;	/* needs non-visible VRAM + aperture */
+	} steps[] = {
+		{ QGPU_RESIDE_MAKE_RESIDENT, QGPU_SEG_VISIBLE,
+		  QGPU_SEG_VISIBLE, QGPU_CPU_PATH_BAR, false },
+		{ QGPU_RESIDE_EVICT_SYSTEM, 0, QGPU_SEG_SYSTEM,
+		  QGPU_CPU_PATH_SYSTEM, false },
+		{ QGPU_RESIDE_MAKE_RESIDENT, QGPU_SEG_LOCAL,
+		  QGPU_SEG_LOCAL, QGPU_CPU_PATH_HAP, true },
+		{ QGPU_RESIDE_EVICT, 0, QGPU_SEG_APERTURE,
+		  QGPU_CPU_PATH_SYSTEM, true },
+		{ QGPU_RESIDE_MAKE_RESIDENT, QGPU_SEG_VISIBLE,
+		  QGPU_SEG_VISIBLE, QGPU_CPU_PATH_BAR, false },
+		{ QGPU_RESIDE_MAKE_RESIDENT, QGPU_SEG_APERTURE,
+		  QGPU_SEG_APERTURE, QGPU_CPU_PATH_SYSTEM, false },
+		{ QGPU_RESIDE_MAKE_RESIDENT, QGPU_SEG_LOCAL,
+		  QGPU_SEG_LOCAL, QGPU_CPU_PATH_HAP, true },
+		{ QGPU_RESIDE_MAKE_RESIDENT, QGPU_SEG_VISIBLE,
+		  QGPU_SEG_VISIBLE, QGPU_CPU_PATH_BAR, false },
+	};
+	uint32_t h, seed = 7, i;
+	struct drm_qgpu_gem_info info;
+	uint32_t *p;
+
+	h = qt_bo(dev.fd, size, have_local ? ALLSEG : VIS_APT,
+		  QGPU_GEM_CPU_ACCESS, 0);
+	p = qt_map(dev.fd, h, size);
+	qgpu_pattern_fill(p, size, seed);
+	for (i = 0; i < ARRAY_SIZE(steps); i++) {
+		if (steps[i].local &&
+		    (!have_local || !dev.info.host_aperture_size))
+			continue;
+		qt_reside(dev.fd, h, steps[i].op, steps[i].seg);
+		info = qt_info(dev.fd, h);
+		igt_assert_eq(info.segment, steps[i].want_seg);
+		/* same address, same bytes */
+		qt_check_pattern(p, size, seed, "after a move");
+		info = qt_info(dev.fd, h);
+		igt_assert_f(info.cpu_path == steps[i].want_path,
+			     "step %u: cpu_path %u (%s), expected %u\n",
+			     i, info.cpu_path,
+			     qgpu_cpu_path_name(info.cpu_path),
+			     steps[i].want_path);
+		/* writes after the move land in the allocation */
+		seed += 11;
+		qgpu_pattern_fill(p, size, seed);
+		igt_assert_eq(gpu_csum(h, size),
+			      host_pattern_csum(size, seed));
+		qt_check_pattern(p, size, seed, "after the GPU read");
+	}
+	qt_unmap(dev.fd, h, p, size);
+	qt_close(dev.fd, h);
+}
+
 igt_main
 {
 	igt_fixture {
@@ -284,62 +347,11 @@ igt_main
 		oversubscribe(2.0, 4, true);
 	}
 
-	igt_subtest("evict-while-mapped") {
-		uint64_t size = 1 * MiB;
-		struct {
-			uint32_t op, seg, want_seg, want_path;
-			bool local;	/* needs non-visible VRAM + aperture */
-		} steps[] = {
-			{ QGPU_RESIDE_MAKE_RESIDENT, QGPU_SEG_VISIBLE,
-			  QGPU_SEG_VISIBLE, QGPU_CPU_PATH_BAR, false },
-			{ QGPU_RESIDE_EVICT_SYSTEM, 0, QGPU_SEG_SYSTEM,
-			  QGPU_CPU_PATH_SYSTEM, false },
-			{ QGPU_RESIDE_MAKE_RESIDENT, QGPU_SEG_LOCAL,
-			  QGPU_SEG_LOCAL, QGPU_CPU_PATH_HAP, true },
-			{ QGPU_RESIDE_EVICT, 0, QGPU_SEG_APERTURE,
-			  QGPU_CPU_PATH_SYSTEM, true },
-			{ QGPU_RESIDE_MAKE_RESIDENT, QGPU_SEG_VISIBLE,
-			  QGPU_SEG_VISIBLE, QGPU_CPU_PATH_BAR, false },
-			{ QGPU_RESIDE_MAKE_RESIDENT, QGPU_SEG_APERTURE,
-			  QGPU_SEG_APERTURE, QGPU_CPU_PATH_SYSTEM, false },
-			{ QGPU_RESIDE_MAKE_RESIDENT, QGPU_SEG_LOCAL,
-			  QGPU_SEG_LOCAL, QGPU_CPU_PATH_HAP, true },
-			{ QGPU_RESIDE_MAKE_RESIDENT, QGPU_SEG_VISIBLE,
-			  QGPU_SEG_VISIBLE, QGPU_CPU_PATH_BAR, false },
-		};
-		uint32_t h, seed = 7, i;
-		struct drm_qgpu_gem_info info;
-		uint32_t *p;
+	igt_subtest("evict-while-mapped")
+		evict_while_mapped(1 * MiB);
 
-		h = qt_bo(dev.fd, size, have_local ? ALLSEG : VIS_APT,
-			  QGPU_GEM_CPU_ACCESS, 0);
-		p = qt_map(dev.fd, h, size);
-		qgpu_pattern_fill(p, size, seed);
-		for (i = 0; i < ARRAY_SIZE(steps); i++) {
-			if (steps[i].local &&
-			    (!have_local || !dev.info.host_aperture_size))
-				continue;
-			qt_reside(dev.fd, h, steps[i].op, steps[i].seg);
-			info = qt_info(dev.fd, h);
-			igt_assert_eq(info.segment, steps[i].want_seg);
-			/* same address, same bytes */
-			qt_check_pattern(p, size, seed, "after a move");
-			info = qt_info(dev.fd, h);
-			igt_assert_f(info.cpu_path == steps[i].want_path,
-				     "step %u: cpu_path %u (%s), expected %u\n",
-				     i, info.cpu_path,
-				     qgpu_cpu_path_name(info.cpu_path),
-				     steps[i].want_path);
-			/* writes after the move land in the allocation */
-			seed += 11;
-			qgpu_pattern_fill(p, size, seed);
-			igt_assert_eq(gpu_csum(h, size),
-				      host_pattern_csum(size, seed));
-			qt_check_pattern(p, size, seed, "after the GPU read");
-		}
-		qt_unmap(dev.fd, h, p, size);
-		qt_close(dev.fd, h);
-	}
+	igt_subtest("evict-while-mapped-larger-than-a-fault")
+		evict_while_mapped(6 * MiB + 12 * 1024);
 
 	igt_subtest("gpu-writes-seen-through-mapping") {
 		uint64_t size = 256 * 1024;
