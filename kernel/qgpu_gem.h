@@ -57,6 +57,8 @@ struct qgpu_hap_run {
  *	walked, which a split at the walk's position would release (under
  *	mm_lock, only during one placement; &qgpu_future.release)
  * @lock_count: outstanding Lock2 calls
+ * @nmappings: its GPU virtual mappings in every address space (under its
+ *	reservation lock; at most %QGPU_BO_MAX_MAPPINGS)
  * @pin_count: pins by submissions being prepared (resource tables)
  * @hap_runs: host-aperture page runs while mapped through BAR4
  * @hap_nruns: number of runs in use (0: not mapped)
@@ -105,6 +107,7 @@ struct qgpu_bo {
 	bool evicted;
 	bool releasable;
 	u32 lock_count;
+	u32 nmappings;
 	u32 pin_count;
 	struct qgpu_hap_run *hap_runs;
 	u32 hap_nruns;

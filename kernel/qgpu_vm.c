@@ -122,6 +122,7 @@ static int qgpu_vm_sm_unmap(struct drm_gpuva_op *op, void *priv)
 	drm_gpuva_unmap(&op->unmap);
 	trace_qgpu_mm_req(QGPU_REQ_GPU_MAP, to_qbo(obj)->id, 0);
 	drm_gpuva_unlink(va);
+	to_qbo(obj)->nmappings--;
 	dma_resv_unlock(obj->resv);
 	qgpu_va_free(va);
 	u->vm->nmappings--;
@@ -173,6 +174,7 @@ static int qgpu_vm_sm_remap(struct drm_gpuva_op *op, void *priv)
 	}
 	trace_qgpu_mm_req(QGPU_REQ_GPU_MAP, to_qbo(obj)->id, 0);
 	drm_gpuva_unlink(va);
+	to_qbo(obj)->nmappings += !!prev + !!next - 1;
 	dma_resv_unlock(obj->resv);
 	qgpu_va_free(va);
 	u->vm->nmappings += !!prev + !!next - 1;
@@ -449,12 +451,14 @@ static int qgpu_vm_unmap_range(struct qgpu_vm *vm, u64 addr, u64 size,
 	lockdep_assert_held(&vm->lock);
 	lockdep_assert_held(&vm->qdev->mm_lock);
 	/* a hole in the middle of one mapping makes two of it */
-	if (vm->nmappings >= QGPU_VM_MAX_MAPPINGS) {
-		va = drm_gpuva_find_first(&vm->gpuvm, addr, 1);
-		if (QGPU_IOCTL_DBG(vm->qdev, va && va->va.addr < addr &&
-				   va->va.addr + va->va.range > addr + size))
-			return -ENOSPC;
-	}
+	va = drm_gpuva_find_first(&vm->gpuvm, addr, 1);
+	if (va && va->va.addr < addr &&
+	    va->va.addr + va->va.range > addr + size &&
+	    QGPU_IOCTL_DBG(vm->qdev,
+			   vm->nmappings >= QGPU_VM_MAX_MAPPINGS ||
+			   to_qbo(va->gem.obj)->nmappings >=
+			   QGPU_BO_MAX_MAPPINGS))
+		return -ENOSPC;
 	u->vm = vm;
 	drm_gpuvm_for_each_va_range(va, &vm->gpuvm, addr, addr + size) {
 		ret = qgpu_vm_unmap_keep(u, va->gem.obj);
@@ -763,10 +767,13 @@ static int qgpu_vm_insert(struct qgpu_vm *vm, struct qgpu_bo *bo,
 	WRITE_ONCE(bo->assume_client, 0);
 	if (args->flags & QGPU_VM_MAP_READ_ONLY)
 		va->flags |= QGPU_GPUVA_READ_ONLY;
-	ret = drm_gpuva_insert(&vm->gpuvm, va);
+	/* every mapping is rewritten by each move of the allocation */
+	ret = QGPU_IOCTL_DBG(vm->qdev, bo->nmappings >= QGPU_BO_MAX_MAPPINGS) ?
+	      -ENOSPC : drm_gpuva_insert(&vm->gpuvm, va);
 	if (!ret) {
 		trace_qgpu_mm_req(QGPU_REQ_GPU_MAP, bo->id, 1);
 		drm_gpuva_link(va, vm_bo);
+		bo->nmappings++;
 		/* the next virtual submission may write it (qgpu_vm_written) */
 		if (bo->pristine)
 			vm->pristine_mapped = true;
@@ -782,6 +789,7 @@ static void qgpu_vm_remove(struct qgpu_bo *bo, struct drm_gpuva *va)
 	drm_gpuva_remove(va);
 	trace_qgpu_mm_req(QGPU_REQ_GPU_MAP, bo->id, 0);
 	drm_gpuva_unlink(va);
+	bo->nmappings--;
 	dma_resv_unlock(bo->base.resv);
 }
 

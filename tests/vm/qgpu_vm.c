@@ -26,6 +26,8 @@
 #define SZ_4K		0x1000ull
 #define SZ_64K		0x10000ull
 #define SZ_1M		0x100000ull
+/* allocations that share QGPU_VM_MAX_MAPPINGS mappings below their cap */
+#define NBO_SPREAD	(QGPU_VM_MAX_MAPPINGS / QGPU_BO_MAX_MAPPINGS + 1)
 #define APT		QGPU_SEGBIT(QGPU_SEG_APERTURE)
 #define TIMEOUT		(60 * SEC_NS)
 
@@ -2436,15 +2438,19 @@ static void check_mappings_capped(void)
 {
 	const uint64_t n = QGPU_VM_MAX_MAPPINGS;
 	uint64_t base = device_page_tables(), va, big, i;
+	uint32_t hs[NBO_SPREAD], h, h3;
 	int fd = file_open(), ret = 0;
-	uint32_t h, h3;
 
-	h = qt_bo(fd, SZ_4K, vram_mask, 0, 0);
+	/* allocations enough that none reaches QGPU_BO_MAX_MAPPINGS */
+	for (i = 0; i < NBO_SPREAD; i++)
+		hs[i] = qt_bo(fd, SZ_4K, vram_mask, 0, 0);
+	h = hs[0];
 	h3 = qt_bo(fd, 3 * SZ_4K, vram_mask, 0, 0);
 	/* n - 1 one-page mappings in a row, then one of three pages */
 	va = reserve(fd, (n + 16) * SZ_4K);
 	for (i = 0; i < n - 1 && !ret; i++)
-		ret = qgpu_vm_map(fd, h, va + i * SZ_4K, 0, SZ_4K, 0);
+		ret = qgpu_vm_map(fd, hs[i % NBO_SPREAD], va + i * SZ_4K, 0,
+				  SZ_4K, 0);
 	igt_assert_f(ret == 0, "mapping %llu of %llu: %s\n",
 		     (unsigned long long)i, (unsigned long long)n,
 		     strerror(-ret));
@@ -2475,6 +2481,63 @@ static void check_mappings_capped(void)
 }
 
 /*
+ * Every mapping of an allocation is rewritten when it moves: one
+ * allocation has at most QGPU_BO_MAX_MAPPINGS, in every address space
+ * together. Two files share it through a dma-buf: the second's mapping
+ * past the cap fails with ENOSPC, and so does a hole in the middle of one
+ * of its mappings; another allocation still maps; unmapping one makes
+ * room again. The allocation at its cap still moves, every mapping
+ * showing its content.
+ */
+static void check_mappings_capped_per_allocation(struct vproc *p)
+{
+	const uint64_t n = QGPU_BO_MAX_MAPPINGS;
+	uint32_t h = cpu_bo(p->fd, 3 * SZ_4K), hb, other;
+	uint64_t va, vb, i;
+	int b = file_open(), dfd, ret = 0;
+
+	cpu_fill(p->fd, h, 0, 3 * SZ_4K, 77);
+	igt_assert_eq(drmPrimeHandleToFD(p->fd, h, DRM_CLOEXEC, &dfd), 0);
+	igt_assert_eq(drmPrimeFDToHandle(b, dfd, &hb), 0);
+	close(dfd);
+	va = reserve(p->fd, (n / 2 + 4) * 4 * SZ_4K);
+	vb = reserve(b, (n / 2 + 4) * 4 * SZ_4K);
+	/* one of three pages in the second file, the rest of one page */
+	vmap(b, hb, vb, 0, 3 * SZ_4K, 0);
+	for (i = 0; i < n / 2 && !ret; i++)
+		ret = qgpu_vm_map(p->fd, h, va + i * 4 * SZ_4K, 0, SZ_4K, 0);
+	for (i = 1; i < n / 2 && !ret; i++)
+		ret = qgpu_vm_map(b, hb, vb + i * 4 * SZ_4K, 0, SZ_4K, 0);
+	igt_assert_f(ret == 0, "mapping %llu: %s\n", (unsigned long long)i,
+		     strerror(-ret));
+	/* full: no new mapping in either file, no hole in the middle */
+	igt_assert_eq(qgpu_vm_map(b, hb, vb + (n / 2) * 4 * SZ_4K, 0, SZ_4K,
+				  0), -ENOSPC);
+	igt_assert_eq(qgpu_vm_map(p->fd, h, va + (n / 2) * 4 * SZ_4K, 0,
+				  SZ_4K, 0), -ENOSPC);
+	igt_assert_eq(qgpu_vm_unmap(b, vb + SZ_4K, SZ_4K), -ENOSPC);
+	/* another allocation is not concerned */
+	other = qt_bo(p->fd, SZ_4K, vram_mask, 0, 0);
+	vmap(p->fd, other, va + (n / 2) * 4 * SZ_4K, 0, SZ_4K, 0);
+	/* the allocation at its cap moves, every mapping follows */
+	make_resident(p->fd, &h, 1);
+	igt_assert(in_vram(segment_of(p->fd, h)));
+	igt_assert_eq(vcsum(p, va + (n / 2 - 1) * 4 * SZ_4K, SZ_4K),
+		      pattern_csum(77, 0, SZ_4K / 4));
+	evict(p->fd, &h, 1);
+	igt_assert_eq(vcsum(p, va, SZ_4K), pattern_csum(77, 0, SZ_4K / 4));
+	/* one unmapped: room for one more, in the other file */
+	igt_assert_eq(qgpu_vm_unmap(p->fd, va, SZ_4K), 0);
+	vmap(b, hb, vb + (n / 2) * 4 * SZ_4K, 0, SZ_4K, 0);
+	igt_assert_eq(qgpu_vm_free(p->fd, va, (n / 2 + 4) * 4 * SZ_4K), 0);
+	/* the hole now fits */
+	igt_assert_eq(qgpu_vm_unmap(b, vb + SZ_4K, SZ_4K), 0);
+	file_close(b);
+	qt_close(p->fd, other);
+	qt_close(p->fd, h);
+}
+
+/*
  * The layout query answers for every address space the UAPI allows: one
  * at its limits (QGPU_VM_MAX_MAPPINGS mappings, and 64 KiB reservations
  * until VM_RESERVE says ENOSPC) is several MiB of entries, returned
@@ -2485,14 +2548,16 @@ static void check_layout_at_limits(void)
 	const uint64_t n = QGPU_VM_MAX_MAPPINGS;
 	struct drm_qgpu_vm_layout_entry *e = NULL;
 	uint64_t base = device_page_tables(), va, x, nres = 1, maps = 0, i;
+	uint32_t hs[NBO_SPREAD];
 	unsigned int count = 0;
 	int fd = file_open(), ret = 0;
-	uint32_t h;
 
-	h = qt_bo(fd, SZ_4K, vram_mask, 0, 0);
+	for (i = 0; i < NBO_SPREAD; i++)
+		hs[i] = qt_bo(fd, SZ_4K, vram_mask, 0, 0);
 	va = reserve(fd, n * SZ_4K);
 	for (i = 0; i < n && !ret; i++)
-		ret = qgpu_vm_map(fd, h, va + i * SZ_4K, 0, SZ_4K, 0);
+		ret = qgpu_vm_map(fd, hs[i % NBO_SPREAD], va + i * SZ_4K, 0,
+				  SZ_4K, 0);
 	igt_assert_f(ret == 0, "mapping %llu of %llu: %s\n",
 		     (unsigned long long)i, (unsigned long long)n,
 		     strerror(-ret));
@@ -2969,6 +3034,8 @@ igt_main
 		check_page_tables_capped_per_user();
 	igt_subtest("mappings-capped-per-process")
 		check_mappings_capped();
+	igt_subtest("mappings-capped-per-allocation")
+		check_mappings_capped_per_allocation(&p);
 	igt_subtest("layout-of-an-address-space-at-its-limits")
 		check_layout_at_limits();
 	igt_subtest("unmap-many-allocations-never-stalls-others")

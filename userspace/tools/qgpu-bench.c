@@ -1421,9 +1421,12 @@ static int bench_vm_pagetables(void)
 	double raw4, raw64;
 	int ret;
 
-	/* the 64 KiB side's allocation must be resident, with room to spare */
-	while (size > SZ_64K && size + SZ_64K + pt_bytes_for(PT_MAPPED) >
-	       usable / 2)
+	/*
+	 * the 64 KiB side's allocation must be resident, with room to spare;
+	 * one allocation has at most QGPU_BO_MAX_MAPPINGS mappings
+	 */
+	while (size > PT_MAPPED / QGPU_BO_MAX_MAPPINGS &&
+	       size + SZ_64K + pt_bytes_for(PT_MAPPED) > usable / 2)
 		size /= 2;
 	ret = qgpu_query_mmu(dev.fd, &mmu);
 	if (!ret)

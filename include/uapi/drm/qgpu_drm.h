@@ -1269,8 +1269,9 @@ struct drm_qgpu_vm_reserve {
  * them, and DMA buffers queued after the call fault on the range.
  *
  * A VM_UNMAP that cuts a hole in the middle of one mapping leaves two of
- * it: with %QGPU_VM_MAX_MAPPINGS mappings in the address space already, it
- * fails with ENOSPC and changes nothing.
+ * it: with %QGPU_VM_MAX_MAPPINGS mappings in the address space already,
+ * or %QGPU_BO_MAX_MAPPINGS of that mapping's allocation, it fails with
+ * ENOSPC and changes nothing.
  *
  * ENOMEM: when the kernel could not build the paging buffer, nothing
  * changed; when it ran out splitting a mapping cut by the range, the
@@ -1298,6 +1299,11 @@ struct drm_qgpu_vm_range {
 #define QGPU_VM_MAX_PAGE_TABLES		1024
 /* Most mappings one file's address space holds */
 #define QGPU_VM_MAX_MAPPINGS		65536
+/*
+ * Most mappings of one allocation, in every address space together: each
+ * is rewritten when the allocation moves
+ */
+#define QGPU_BO_MAX_MAPPINGS		4096
 
 /**
  * struct drm_qgpu_vm_map - map an allocation into the file's address space
@@ -1329,7 +1335,9 @@ struct drm_qgpu_vm_range {
  * (handle), ENODEV (no MMU), EEXIST (overlaps a mapping), ENOSPC (no
  * VRAM for page tables, or more than %QGPU_VM_MAX_PAGE_TABLES of them in
  * the address space or in the user's address spaces together;
- * %QGPU_VM_MAX_MAPPINGS mappings in the address space already).
+ * %QGPU_VM_MAX_MAPPINGS mappings in the address space already, or
+ * %QGPU_BO_MAX_MAPPINGS of the allocation in every address space
+ * together: each of them is rewritten when the allocation moves).
  */
 struct drm_qgpu_vm_map {
 	__u32 handle;
