@@ -142,7 +142,9 @@ def main():
     bad = []
     for side in SIDES:
         crash = res.get(side, {}).get("fake_crash", {})
-        if crash.get("subtests") != {"before": "SUCCESS", "segv": "CRASH"} or crash.get("problems"):
+        problems = [p for p in crash.get("problems", [])
+                    if side == "qgpu" or not p.startswith("kernel log:")]
+        if crash.get("subtests") != {"before": "SUCCESS", "segv": "CRASH"} or problems:
             bad.append("%s fake_crash: %s" % (side, crash))
         for t in ("fake_env", "fake_kmsg"):
             if "Subtest" not in out_of(log1, side, t) and t == "fake_env":
@@ -152,10 +154,16 @@ def main():
             bad.append("%s: a second boot (%s): a user-space crash must not need one" % (side, boot2))
     check("crash-attribution", not bad, "; ".join(bad))
 
+    # The virtio-gpu side is Debian's driver, not ours: its own warnings
+    # (6.12's virtio_gpu_queue_fenced_ctrl_buffer() WARNs now and then under
+    # TCG) are reported there and never counted against qgpu, so on that side
+    # only fake_kmsg's line is required.
     bad = []
     for side in SIDES:
         for t, c in res.get(side, {}).items():
             klog = [p for p in c["problems"] if p.startswith("kernel log:")]
+            if side != "qgpu" and t != "fake_kmsg":
+                continue
             if (t == "fake_kmsg") != bool(klog) or (klog and "fake_kmsg" not in klog[0]):
                 bad.append("%s %s: %s" % (side, t, c["problems"]))
     check("kernel-log", not bad and any(f.startswith("fake_kmsg: kernel log") for f in
@@ -165,11 +173,12 @@ def main():
           "qgpu fails, virtio-gpu passes: fake_driver/is-virtio-gpu" in out,
           "worse_than_virtio: %s" % s["worse_than_virtio"])
 
+    # Boot problems: qgpu's must be none; the reference side's are its own.
     q, v = out_of(log1, "qgpu", "fake_env"), out_of(log1, "virtio-gpu", "fake_env")
     check("both-sides",
           "fake_env: driver qgpu (qgpu.ko loaded, virtio_gpu.ko not loaded)" in q and
           "fake_env: driver virtio_gpu (qgpu.ko not loaded, virtio_gpu.ko loaded)" in v and
-          not any(s["boot_problems"].values()),
+          not s["boot_problems"]["qgpu"],
           "qgpu side: %r; virtio-gpu side: %r; boot problems: %s" % (
               q[:300], v[:300], s["boot_problems"]))
 
