@@ -26,7 +26,8 @@
  *   cpu        CPU access between GPU work: Lock2, CPU writes, GPU use,
  *              GEM_RESIDE and evictions on request, N rounds (default 6)
  *   virtual    GPU virtual addressing: MakeResident of a working set
- *              twice VRAM in turns, virtual DMA buffers on it, N rounds
+ *              twice VRAM (eight allocations, four of which fit beside
+ *              their page tables) in turns, virtual DMA buffers on it, N rounds
  *              (default 4); skipped (exit 77) without an MMU
  *
  * Exit status 0 when every check passed, 1 otherwise, 77 when the
@@ -447,27 +448,61 @@ static int do_cpu(void)
 	return 0;
 }
 
-/* virtual: MakeResident of a working set twice VRAM, in turns */
+/*
+ * virtual: the size of which two fit in each VRAM segment beside what it
+ * holds now (the page tables of the address space; nothing else is
+ * resident yet), 64 KiB aligned
+ */
+static uint64_t pair_size(void)
+{
+	struct drm_qgpu_segment_stats seg[8];
+	struct drm_qgpu_stats st;
+	uint64_t size = ~0ull;
+	unsigned int n = 0, i;
+
+	check(!qgpu_query_stats(dev.fd, &st, seg, 8, &n), "stats query");
+	for (i = 0; i < n && i < 8; i++)
+		if ((seg[i].id == QGPU_SEG_VISIBLE || seg[i].id == QGPU_SEG_LOCAL) &&
+		    (seg[i].size - seg[i].used) / 2 < size)
+			size = (seg[i].size - seg[i].used) / 2;
+	return size & ~(64 * KIB - 1);
+}
+
+/*
+ * virtual: MakeResident of a working set twice VRAM, in turns. Four of the
+ * eight fit in VRAM beside their page tables: sized once, mapped (which
+ * allocates the page tables), and made again smaller when the tables took
+ * the room of one.
+ */
 static int do_virtual(void)
 {
-	uint64_t vram = qgpu_vram_usable(&dev);
-	uint64_t size = page_down(vram / 4) & ~(64 * KIB - 1);
-	unsigned int n = 8, i, r;
+	uint64_t size = page_down(qgpu_vram_usable(&dev) / 4) & ~(64 * KIB - 1);
+	unsigned int n = 8, i, r, pass;
 	uint32_t h[8], ctx;
-	uint64_t va, fence;
+	uint64_t va, fence, fit;
 	struct qgpu_vcb vcb;
 
 	if (!qgpu_dev_has_mmu(&dev)) {
 		printf("virtual: no GPU MMU\n");
 		return 77;
 	}
-	for (i = 0; i < n; i++)
-		h[i] = gpu_bo(size);
-	if (qgpu_vm_reserve(dev.fd, 0, n * size, 0, &va))
-		return 1;
-	for (i = 0; i < n; i++)
-		if (qgpu_vm_map(dev.fd, h[i], va + i * size, 0, size, 0))
+	for (pass = 0;; pass++) {
+		for (i = 0; i < n; i++)
+			h[i] = gpu_bo(size);
+		if (qgpu_vm_reserve(dev.fd, 0, n * size, 0, &va))
 			return 1;
+		for (i = 0; i < n; i++)
+			if (qgpu_vm_map(dev.fd, h[i], va + i * size, 0, size, 0))
+				return 1;
+		fit = pair_size();
+		if (fit >= size)
+			break;
+		check(pass == 0 && fit, "virtual: no room for four allocations");
+		check(!qgpu_vm_free(dev.fd, va, n * size), "VM_FREE failed");
+		for (i = 0; i < n; i++)
+			qgpu_bo_destroy(dev.fd, h[i]);
+		size = fit;
+	}
 	if (qgpu_ctx_create_virtual(dev.fd, &ctx) || qgpu_vcb_init(&vcb))
 		return 1;
 	for (r = 0; r < rounds; r++) {
