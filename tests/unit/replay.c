@@ -404,6 +404,46 @@ igt_main
 	}
 
 	/*
+	 * An allocation uses only the segments of its mask. Two visible
+	 * pages, four others; A B C, one page each, CPU-visible only (mask
+	 * 0x2), made resident in turn: A B C A B C. Over all allocations
+	 * VRAM holds the three (3 pages in). By class, the visible segment is
+	 * all they may use: MIN in two pages: A, B in; C: B (used after A)
+	 * out; A there; B: A (never again) out; C there: 4 pages in, 2 out,
+	 * and the bound is that sum. Every policy pages at least that.
+	 */
+	igt_subtest("hand-segment-classes") {
+		struct rp_trace t;
+		struct all a;
+		unsigned int p, k;
+		int len;
+
+		len = two_segments(text, sizeof(text), 2, 4);
+		for (k = 1; k <= 3; k++)
+			len += snprintf(text + len, sizeof(text) - len,
+					"1 create id=%u size=4096 mask=0x2 flags=0 pref=0x1\n",
+					k);
+		for (k = 0; k < 6; k++)
+			len += snprintf(text + len, sizeof(text) - len,
+					"%u reside id=%u seg=0\n", k + 2,
+					k % 3 + 1);
+		load(&t, text);
+		replay_all(&t, &a);
+		igt_assert_eq(a.pooled.in_bytes, 3 * PG);
+		igt_assert_eq(a.min.in_bytes, 4 * PG);
+		igt_assert_eq(a.min.out_bytes, 2 * PG);
+		igt_assert(a.min.by_class);
+		igt_assert_eq(a.fnu.in_bytes, 4 * PG);
+		for (p = 0; p < QGPU_POLICY_COUNT; p++) {
+			igt_assert_eq(a.r[p].failed_submits, 0);
+			igt_assert(in(&a.r[p]) >= a.min.in_bytes);
+		}
+		igt_assert(in(&a.oracle) >= a.min.in_bytes);
+		all_free(&a);
+		rp_trace_free(&t);
+	}
+
+	/*
 	 * Entries with one SplitOffset are in VRAM together (no portion
 	 * boundary falls between them). Five pages; A and B (two pages) used
 	 * by one submission at one SplitOffset, C (three pages) made
@@ -476,12 +516,18 @@ igt_main
 					   2 + RND(8));
 			for (k = 1; k <= na; k++)
 				{
+				/* some may use only one VRAM segment */
+				static const unsigned int masks[] = {
+					0x6, 0x6, 0xe, 0x2, 0x4, 0xa
+				};
 				unsigned int pages = 1 + RND(5);
+				unsigned int mask = masks[RND(6)];
+				unsigned int pref = mask == 0x4 ? 2 :
+						    (mask & 0x4) ? 1 + RND(2) : 1;
 
 				len += snprintf(text + len, sizeof(text) - len,
 						"1 create id=%u size=%u mask=0x%x flags=0 pref=0x%x\n",
-						k, pages * 4096,
-						RND(3) ? 0x6 : 0xe, 1 + RND(2));
+						k, pages * 4096, mask, pref);
 			}
 			for (e = 0; e < nev; e++) {
 				unsigned int id = 1 + RND(na), n, split = 0;

@@ -39,11 +39,25 @@
  * segment less its reservation as one pool of pages: rp_bound_min_pooled())
  * the bound is looser where allocation sizes do not divide the segments.
  *
- * fnu: the same schedule with whole allocations (the furthest next use
- * first, until the allocation fits): what an offline policy could do under
- * the memory manager's own rule that allocations move whole, still without
- * fragmentation. Not a bound, a reference point between MIN and the
- * online policies.
+ * By segment class: an allocation may use only the VRAM segments of its
+ * mask. The allocations that may use only the CPU-visible segment never
+ * hold a page of the other, and those that may use only the other never
+ * hold a visible page, so whatever the others do, the first class pages at
+ * least MIN over its own references in the visible segment's pages, the
+ * second at least MIN over its own in the other segment's, and the
+ * allocations that may use both at least MIN over their own as above (the
+ * segment-aware capacity, counting only them). The classes are disjoint:
+ * their sum is a lower bound too, and min is the larger of the two (the
+ * sum where a small segment is all a class may use, as the CPU-visible
+ * segment for allocations with CPU access on a device with little of it).
+ *
+ * fnu: the same schedules with whole allocations (the furthest next use
+ * first, until the allocation fits; over all, or the sum over the classes
+ * where larger, as min): what an offline policy could do under the memory
+ * manager's own rule that allocations move whole, still without
+ * fragmentation. Not a bound, a reference point at or above MIN; with
+ * allocations of different sizes furthest-next-use is not the optimum, so
+ * an online policy may page less.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -61,10 +75,22 @@ struct op {
 	u64 pt;		/* RP_REF_PT, RP_REF_PT_FREE: the table's id */
 };
 
+/* The VRAM segments an allocation may use (by its mask) */
+enum seg_class {
+	CLS_ALL = -1,		/* every allocation, whatever its mask */
+	CLS_VISIBLE = 0,	/* the CPU-visible segment only */
+	CLS_LOCAL = 1,		/* the other VRAM segment only */
+	CLS_BOTH = 2,		/* both (or neither: never served from VRAM) */
+	CLS_COUNT = 3
+};
+
 struct ops {
 	struct op *op;
 	size_t n, cap;
 	const u8 *served;
+	int want;		/* enum seg_class: the allocations counted */
+	u8 *cls;		/* by id: enum seg_class */
+	size_t ncls;
 	u64 *dense;	/* by id: index + 1 */
 	size_t ndense;
 	u32 nalloc;
@@ -118,6 +144,9 @@ static void add_op(void *priv, u64 ref, u64 id, u64 size)
 		op->pt = id;
 		return;
 	}
+	if (o->want != CLS_ALL &&
+	    (id < o->ncls ? o->cls[id] : CLS_BOTH) != o->want)
+		return;
 	o->dense = grow_to(o->dense, &o->ndense, id, sizeof(*o->dense));
 	if (!o->dense[id])
 		o->dense[id] = ++o->nalloc;
@@ -225,12 +254,32 @@ static u64 capacity(const struct rp_config *cfg)
 	return seg_pages(cfg, 1) + seg_pages(cfg, 2);
 }
 
+/* Every allocation's class, by id, from its create (or snapshot) mask */
+static void build_classes(const struct rp_trace *t, struct ops *o)
+{
+	size_t i;
+
+	for (i = 0; i < t->nev; i++) {
+		const struct rp_ev *e = &t->ev[i];
+		u64 vram = e->v[2] & (1u << 1 | 1u << 2);
+
+		if (e->kind != EV_CREATE && e->kind != EV_SNAP_BO)
+			continue;
+		o->cls = grow_to(o->cls, &o->ncls, e->v[0], sizeof(*o->cls));
+		o->cls[e->v[0]] = vram == 1u << 1 ? CLS_VISIBLE :
+				  vram == 1u << 2 ? CLS_LOCAL : CLS_BOTH;
+	}
+}
+
 static int collect(const struct rp_trace *t, const struct rp_config *cfg,
-		   const u8 *served, const u8 *out, bool segments,
+		   const u8 *served, const u8 *out, bool segments, int want,
 		   struct ops *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->served = served;
+	o->want = want;
+	if (want != CLS_ALL)
+		build_classes(t, o);
 	if (segments)
 		o->group = build_groups(t);
 	rp_refs_walk(t, cfg->as_recorded, out, segments && cfg->bound_pts,
@@ -238,6 +287,8 @@ static int collect(const struct rp_trace *t, const struct rp_config *cfg,
 	link_next(o);
 	free(o->group);
 	o->group = NULL;
+	free(o->cls);
+	o->cls = NULL;
 	return 0;
 }
 
@@ -434,9 +485,11 @@ static bool segments_affordable(const struct rp_trace *t,
 
 static int simulate(const struct rp_trace *t, const struct rp_config *cfg,
 		    const u8 *served, const u8 *out, bool whole,
-		    bool segments, struct rp_bound *b)
+		    bool segments, int want, struct rp_bound *b)
 {
-	u64 pooled = capacity(cfg), cap = pooled, used = 0;
+	u64 pooled = want == CLS_VISIBLE ? seg_pages(cfg, 1) :
+		     want == CLS_LOCAL ? seg_pages(cfg, 2) : capacity(cfg);
+	u64 cap = pooled, used = 0;
 	struct segcap sc = { .group = NEVER, .cur_g = NEVER };
 	struct ops o;
 	u64 *res, *next;
@@ -448,7 +501,7 @@ static int simulate(const struct rp_trace *t, const struct rp_config *cfg,
 	if (segments && !segments_affordable(t, cfg))
 		segments = false;
 	b->pooled = !segments;
-	collect(t, cfg, served, out, segments, &o);
+	collect(t, cfg, served, out, segments, want, &o);
 	res = calloc(o.nalloc + 1, sizeof(*res));
 	next = calloc(o.nalloc + 1, sizeof(*next));
 	if (!res || !next)
@@ -554,22 +607,46 @@ static int simulate(const struct rp_trace *t, const struct rp_config *cfg,
 	return 0;
 }
 
+/* MIN (fnu: @whole) over all, or the sum over the classes where larger */
+static int by_class(const struct rp_trace *t, const struct rp_config *cfg,
+		    const u8 *served, const u8 *out, bool whole,
+		    struct rp_bound *b)
+{
+	struct rp_bound part, sum = { 0 };
+	int c;
+
+	simulate(t, cfg, served, out, whole, true, CLS_ALL, b);
+	for (c = 0; c < CLS_COUNT; c++) {
+		/* one segment's class: that segment alone, pooled */
+		simulate(t, cfg, served, out, whole, c == CLS_BOTH, c, &part);
+		sum.refs += part.refs;
+		sum.in_bytes += part.in_bytes;
+		sum.out_bytes += part.out_bytes;
+		sum.pooled |= c == CLS_BOTH && part.pooled;
+	}
+	if (sum.in_bytes > b->in_bytes) {
+		sum.by_class = true;
+		*b = sum;
+	}
+	return 0;
+}
+
 int rp_bound_min(const struct rp_trace *t, const struct rp_config *cfg,
 		 const u8 *served, const u8 *out, struct rp_bound *b)
 {
-	return simulate(t, cfg, served, out, false, true, b);
+	return by_class(t, cfg, served, out, false, b);
 }
 
 int rp_bound_min_pooled(const struct rp_trace *t, const struct rp_config *cfg,
 			const u8 *served, const u8 *out, struct rp_bound *b)
 {
-	return simulate(t, cfg, served, out, false, false, b);
+	return simulate(t, cfg, served, out, false, false, CLS_ALL, b);
 }
 
 int rp_bound_fnu(const struct rp_trace *t, const struct rp_config *cfg,
 		 const u8 *served, const u8 *out, struct rp_bound *b)
 {
-	return simulate(t, cfg, served, out, true, true, b);
+	return by_class(t, cfg, served, out, true, b);
 }
 
 void rp_refs_walk(const struct rp_trace *t, bool initial, const u8 *out,

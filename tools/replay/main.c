@@ -410,12 +410,13 @@ static int one_trace(const char *path, const struct args *a)
 		printf("  %-14s %10.1f %10.1f %10s %9s %7s %7s %7s\n",
 		       "min, pooled", mib(min_pooled.in_bytes),
 		       mib(min_pooled.out_bytes), "", "", "", "", rb);
-		printf("  (%llu of %llu references served from VRAM by every policy and the oracle; %llu eviction requests and Lock2s took the allocation out of VRAM in every one; pages of 4 KiB; the bound's capacity: %s; pooled: %.1f MiB)\n",
+		printf("  (%llu of %llu references served from VRAM by every policy and the oracle; %llu eviction requests and Lock2s took the allocation out of VRAM in every one; pages of 4 KiB; the bound's capacity: %s%s; pooled: %.1f MiB)\n",
 		       (unsigned long long)nserved,
 		       (unsigned long long)t.nrefs,
 		       (unsigned long long)nout,
 		       min.pooled ? "VRAM pooled (too many allocations and references to sum the segments over)" :
 		       "whole live allocations in each segment, those a group of entries uses together",
+		       min.by_class ? "; the sum over the segment classes (allocations that may use only the CPU-visible segment, only the other, both), larger than MIN over all" : "",
 		       mib(cfg.seg_size[1] + cfg.seg_size[2] -
 			   cfg.seg_reserved[1] - cfg.seg_reserved[2]));
 	}

@@ -229,6 +229,8 @@ struct rp_bound {
 	u64 out_bytes;		/* live pages paged out */
 	bool pooled;		/* VRAM pooled (asked for, or the segments
 				 * were too much work to sum over) */
+	bool by_class;		/* rp_bound_min(): the sum over the segment
+				 * classes, larger than MIN over all */
 };
 
 /*
