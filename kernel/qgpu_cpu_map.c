@@ -341,23 +341,19 @@ int qgpu_gem_unlock_ioctl(struct drm_device *drm, void *data,
 	return ret;
 }
 
+/* Pages InvalidateCache flushes per hold of mm_lock (4 MiB) */
+#define QGPU_FLUSH_PAGES	1024u
+
 /*
- * The system pages of [first, first + n) hold @bo's content now, and CPU
- * mappings of them are cacheable: write back and invalidate their cache
- * lines. Under mm_lock, so that no move starts meanwhile.
+ * Whether the system pages of @bo hold its content now and CPU mappings of
+ * them are cacheable (what InvalidateCache has to flush). Under mm_lock.
  */
-static u64 qgpu_bo_clflush(struct qgpu_bo *bo, u32 first, u32 n)
+static bool qgpu_bo_flushable(struct qgpu_bo *bo)
 {
 	lockdep_assert_held(&to_qdev(bo->base.dev)->mm_lock);
-	if (!(bo->flags & QGPU_GEM_CPU_CACHED) || bo->base.import_attach ||
-	    !bo->pages ||
-	    (bo->seg != QGPU_SEG_SYSTEM && bo->seg != QGPU_SEG_APERTURE))
-		return 0;
-	/* clflush through the kernel's mapping of each page (kmap_local) */
-	drm_clflush_pages(bo->pages + first, n);
-	if (!first && n == bo->npages)
-		bo->cpu_stale = false;
-	return (u64)n << PAGE_SHIFT;
+	return (bo->flags & QGPU_GEM_CPU_CACHED) && !bo->base.import_attach &&
+	       bo->pages &&
+	       (bo->seg == QGPU_SEG_SYSTEM || bo->seg == QGPU_SEG_APERTURE);
 }
 
 /**
@@ -370,7 +366,10 @@ static u64 qgpu_bo_clflush(struct qgpu_bo *bo, u32 first, u32 n)
  * Writes back and invalidates the CPU cache lines of a range of a cached
  * allocation's system pages, once a move of it in flight is done. What
  * there is nothing to do for (write-combined, in VRAM, imported, no pages
- * yet) returns 0 and counts nothing.
+ * yet) returns 0 and counts nothing. The range is flushed in pieces of
+ * %QGPU_FLUSH_PAGES, each under mm_lock after any move begun meanwhile,
+ * so that a flush of gigabytes never holds the memory manager's lock for
+ * longer than one piece.
  *
  * Return: 0, -EINVAL, -ENOENT, -EINTR, -ENODEV.
  */
@@ -381,6 +380,7 @@ int qgpu_invalidate_cache_ioctl(struct drm_device *drm, void *data,
 	struct drm_qgpu_invalidate_cache *args = data;
 	struct qgpu_bo *bo;
 	u64 end, bytes = 0;
+	u32 first, left, n;
 	long t;
 	int ret = 0;
 
@@ -397,6 +397,9 @@ int qgpu_invalidate_cache_ioctl(struct drm_device *drm, void *data,
 		ret = -EINVAL;
 		goto out;
 	}
+	first = args->offset >> PAGE_SHIFT;
+	left = args->size >> PAGE_SHIFT;
+next:
 	for (;;) {
 		/*
 		 * A move in flight writes the pages: flush after it. In
@@ -408,12 +411,12 @@ int qgpu_invalidate_cache_ioctl(struct drm_device *drm, void *data,
 					  true, msecs_to_jiffies(100));
 		if (t < 0) {
 			ret = t == -ERESTARTSYS ? -EINTR : t;
-			goto out;
+			goto count;
 		}
 		if (!t) {
 			if (drm_dev_is_unplugged(drm)) {
 				ret = -ENODEV;
-				goto out;
+				goto count;
 			}
 			continue;
 		}
@@ -423,11 +426,35 @@ int qgpu_invalidate_cache_ioctl(struct drm_device *drm, void *data,
 			break;
 		qgpu_mm_unlock(qdev);
 	}
-	bytes = qgpu_bo_clflush(bo, args->offset >> PAGE_SHIFT,
-				args->size >> PAGE_SHIFT);
+	if (!qgpu_bo_flushable(bo)) {
+		left = 0;
+	} else {
+		/*
+		 * The whole allocation: what a move wrote behind the caches
+		 * is flushed here (a move begun meanwhile sets it again)
+		 */
+		if (!first && left == bo->npages)
+			bo->cpu_stale = false;
+		n = min(left, QGPU_FLUSH_PAGES);
+		/* through the kernel's mapping of each page (kmap_local) */
+		drm_clflush_pages(bo->pages + first, n);
+		bytes += (u64)n << PAGE_SHIFT;
+		first += n;
+		left -= n;
+	}
+	if (left) {
+		qgpu_mm_unlock(qdev);
+		cond_resched();
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			goto count;
+		}
+		goto next;
+	}
 	trace_qgpu_invalidate_cache(bo, bo->seg, args->offset, args->size,
 				    bytes);
 	qgpu_mm_unlock(qdev);
+count:
 	if (bytes) {
 		qgpu_stat_add(qdev, file->driver_priv,
 			      QGPU_STAT(cache_invalidations), 1);
