@@ -160,7 +160,6 @@ struct qgpu_device {
 	struct qgpu_pp *pp;		/* the paging process */
 	u64 page_tables;		/* under mm_lock */
 	struct qgpu_mmu_stats mmu_stats;
-	struct workqueue_struct *mm_wq;	/* the memory manager's worker */
 
 	/* monitored fences (qgpu_mfence.c) */
 	wait_queue_head_t mfence_wq;	/* woken by every engine interrupt */

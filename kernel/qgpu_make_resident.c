@@ -3,16 +3,23 @@
  * qgpu: MakeResident and Evict in the virtual addressing model, "Making an
  * allocation resident" of "GpuMmu Example Scenarios" (WDK).
  *
- * In the caller's thread: the list is checked, the allocations' system
- * pages are taken (pinned for as long as the allocation lives), a new
- * paging fence value is taken from the process's paging-fence timeline,
- * and the request goes to the memory manager's worker; the ioctl returns.
- * In the worker: each allocation is committed to VRAM (or evicted), which
- * updates the process's page-table entries and flushes its TLB and, for an
- * allocation new in VRAM, fills it with zeros (qgpu_migrate.c,
- * qgpu_pagetable.c); then the paging fence signals once the paging engine
- * has run all of it. A DMA buffer of the process waits for its latest
- * paging fence.
+ * In the caller's thread, under the process's address-space lock: the
+ * list is checked, the allocations' system pages are taken (pinned for as
+ * long as the allocation lives), each allocation is committed to VRAM (or
+ * evicted), which updates the process's page-table entries and flushes its
+ * TLB and, for an allocation new in VRAM, fills it with zeros
+ * (qgpu_migrate.c, qgpu_pagetable.c); then a new paging fence value is
+ * taken from the process's paging-fence timeline, and it signals once the
+ * paging engine has run all that was queued; the ioctl returns without
+ * waiting. A DMA buffer of the process waits for its latest paging fence.
+ *
+ * The fence is published only once what it waits for is queued. A fence
+ * published earlier could be made a DMA buffer's dependency (an in-sync,
+ * or a sync_file imported into a dma-buf) before its own paging was
+ * queued; a move of an allocation that DMA buffer uses, queued meanwhile,
+ * waits for the DMA buffer, and the fence would then wait for the move: a
+ * cycle that stops the paging engine, which every process shares. Now
+ * nothing queued after the fence exists is among what it waits for.
  */
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -32,30 +39,23 @@
  * @lock: its lock
  * @root: the process's address space, for tracing
  * @cb: signals @base when the paging it waits for is done
- * @queued: the worker has queued that paging (and decided what it waits
- *	for); see qgpu_paging_fence_queued()
  */
 struct qgpu_paging_fence {
 	struct dma_fence base;
 	spinlock_t lock;		/* the fence's */
 	u64 root;
 	struct dma_fence_cb cb;
-	bool queued;
 };
 
 /**
- * struct qgpu_residency_req - one MakeResident or Evict for the worker
- * @work: the worker's item
+ * struct qgpu_residency_req - one MakeResident or Evict
  * @vm: the process's address space (a reference)
- * @fence: its paging fence (a reference)
  * @bos: the allocations (a reference each)
  * @count: how many
  * @evict: Evict rather than MakeResident
  */
 struct qgpu_residency_req {
-	struct work_struct work;
 	struct qgpu_vm *vm;
-	struct qgpu_paging_fence *fence;
 	struct qgpu_bo **bos;
 	u32 count;
 	bool evict;
@@ -112,12 +112,15 @@ static struct dma_fence *qgpu_paging_tail(struct qgpu_device *qdev)
 	return dma_fence_get(qdev->pbuf_last);
 }
 
-static void qgpu_residency_work(struct work_struct *work)
+/*
+ * Commit or evict each allocation; returns what the paging fence waits
+ * for (everything queued on the paging engine so far: a reference, or
+ * NULL) and the first error in @err.
+ */
+static struct dma_fence *qgpu_residency_do(struct qgpu_residency_req *req,
+					   int *err)
 {
-	struct qgpu_residency_req *req = container_of(work, typeof(*req),
-						      work);
 	struct qgpu_device *qdev = req->vm->qdev;
-	struct qgpu_paging_fence *pf = req->fence;
 	struct dma_fence *tail;
 	int ret = 0, r;
 	u32 i;
@@ -137,40 +140,8 @@ static void qgpu_residency_work(struct work_struct *work)
 	}
 	tail = qgpu_paging_tail(qdev);
 	qgpu_mm_unlock(qdev);
-	/*
-	 * Pairs with qgpu_paging_fence_queued(): the jobs are queued first.
-	 * Before the signal, which gives up the worker's reference: once
-	 * signalled, the fence may be freed as soon as later paging fences
-	 * replace it in the VM and in the timeline.
-	 */
-	smp_store_release(&pf->queued, true);
-	/* SignalSynchronizationObject: once the paging engine ran it all */
-	if (ret || !tail || dma_fence_add_callback(tail, &pf->cb, qgpu_pf_done))
-		qgpu_pf_signal(pf, ret ?: tail ? tail->error : 0);
-	dma_fence_put(tail);
-	wake_up_all(&req->vm->pf_queued_wq);
-	qgpu_req_free(req);
-}
-
-/**
- * qgpu_paging_fence_queued - has the worker queued this paging fence's work?
- * @f: a paging fence (from &qgpu_vm.paging_fence), or NULL
- *
- * A virtual submission waits for the file's latest paging fence and adds
- * its own fence to every mapped allocation; the worker's moves wait for
- * the fences in an allocation's reservation object. Were the submission
- * queued before the worker had looked at those objects, each would wait
- * for the other. So a submission is queued only once this is true.
- */
-bool qgpu_paging_fence_queued(struct dma_fence *f)
-{
-	struct qgpu_paging_fence *pf;
-
-	if (!f || dma_fence_is_signaled(f))
-		return true;
-	pf = container_of(f, struct qgpu_paging_fence, base);
-	/* pairs with the worker's store after it queued the jobs */
-	return smp_load_acquire(&pf->queued);
+	*err = ret;
+	return tail;
 }
 
 /* Look up, check and pin the system pages of the listed allocations. */
@@ -243,30 +214,29 @@ static int qgpu_req_fill(struct drm_file *file, struct qgpu_residency_req *req,
 	return ret;
 }
 
-/* A new paging fence value, on the process's timeline; under vm->lock */
-static int qgpu_pf_new(struct qgpu_vm *vm, struct qgpu_paging_fence **out)
+/*
+ * A new paging fence value, on the process's timeline, waiting for @tail
+ * (or signalled at once with @err); under vm->lock. Returns the value.
+ */
+static u64 qgpu_pf_publish(struct qgpu_vm *vm, struct qgpu_paging_fence *pf,
+			   struct dma_fence_chain *chain,
+			   struct dma_fence *tail, int err)
 {
-	struct dma_fence_chain *chain;
-	struct qgpu_paging_fence *pf;
+	u64 value = ++vm->paging_seqno;
 
-	pf = kzalloc(sizeof(*pf), GFP_KERNEL);
-	chain = dma_fence_chain_alloc();
-	if (!pf || !chain) {
-		kfree(pf);
-		dma_fence_chain_free(chain);
-		return -ENOMEM;
-	}
+	lockdep_assert_held(&vm->lock);
 	spin_lock_init(&pf->lock);
 	pf->root = qgpu_vm_root_desc(vm);
 	dma_fence_init(&pf->base, &qgpu_paging_fence_ops, &pf->lock,
-		       vm->fence_context, ++vm->paging_seqno);
+		       vm->fence_context, value);
 	qgpu_fence_count_new();
-	drm_syncobj_add_point(vm->syncobj, chain, &pf->base,
-			      vm->paging_seqno);
+	drm_syncobj_add_point(vm->syncobj, chain, &pf->base, value);
 	qgpu_vm_set_fence(vm, &vm->paging_fence, &pf->base);
-	trace_qgpu_paging_signal(pf->root, pf->base.seqno, false, 0);
-	*out = pf;
-	return 0;
+	trace_qgpu_paging_signal(pf->root, value, false, 0);
+	/* SignalSynchronizationObject: once the paging engine ran it all */
+	if (err || !tail || dma_fence_add_callback(tail, &pf->cb, qgpu_pf_done))
+		qgpu_pf_signal(pf, err ?: tail ? tail->error : 0);
+	return value;
 }
 
 int qgpu_make_resident_ioctl(struct drm_device *drm, void *data,
@@ -274,9 +244,12 @@ int qgpu_make_resident_ioctl(struct drm_device *drm, void *data,
 {
 	struct qgpu_device *qdev = to_qdev(drm);
 	struct drm_qgpu_make_resident *args = data;
+	struct qgpu_paging_fence *pf = NULL;
+	struct dma_fence_chain *chain = NULL;
 	struct qgpu_residency_req *req;
+	struct dma_fence *tail;
 	u32 *handles = NULL;
-	int ret;
+	int ret, err;
 
 	if (QGPU_IOCTL_DBG(qdev, args->flags & ~QGPU_MAKE_RESIDENT_FLAGS) ||
 	    QGPU_IOCTL_DBG(qdev, !args->count ||
@@ -290,7 +263,7 @@ int qgpu_make_resident_ioctl(struct drm_device *drm, void *data,
 	if (IS_ERR(req->vm)) {
 		ret = PTR_ERR(req->vm);
 		req->vm = NULL;
-		goto err;
+		goto out;
 	}
 	req->bos = kvcalloc(args->count, sizeof(*req->bos), GFP_KERNEL);
 	handles = kvmalloc_array(args->count, sizeof(*handles), GFP_KERNEL);
@@ -304,21 +277,25 @@ int qgpu_make_resident_ioctl(struct drm_device *drm, void *data,
 	/* the process's tables exist before its first paging fence */
 	if (!ret)
 		ret = qgpu_vm_ready(req->vm);
-	if (ret)
-		goto err;
+	if (!ret) {
+		pf = kzalloc(sizeof(*pf), GFP_KERNEL);
+		chain = dma_fence_chain_alloc();
+		if (!pf || !chain)
+			ret = -ENOMEM;
+	}
+	if (ret) {
+		kfree(pf);
+		dma_fence_chain_free(chain);
+		goto out;
+	}
+	/* in request order on the timeline; the fence after its work */
 	mutex_lock(&req->vm->lock);
-	ret = qgpu_pf_new(req->vm, &req->fence);
-	if (!ret)
-		args->paging_fence = req->fence->base.seqno;
+	tail = qgpu_residency_do(req, &err);
+	args->paging_fence = qgpu_pf_publish(req->vm, pf, chain, tail, err);
 	mutex_unlock(&req->vm->lock);
-	if (ret)
-		goto err;
+	dma_fence_put(tail);
 	atomic64_inc(&qdev->mmu_stats.make_resident_calls);
-	kvfree(handles);
-	INIT_WORK(&req->work, qgpu_residency_work);
-	queue_work(qdev->mm_wq, &req->work);
-	return 0;
-err:
+out:
 	kvfree(handles);
 	qgpu_req_free(req);
 	return ret;

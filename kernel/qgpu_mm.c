@@ -16,11 +16,6 @@
 #include "qgpu_paging.h"
 #include "qgpu_vm.h"
 
-static void qgpu_mm_release_wq(struct drm_device *drm, void *wq)
-{
-	destroy_workqueue(wq);
-}
-
 int qgpu_mm_init(struct qgpu_device *qdev)
 {
 	struct qgpu_segment *ap;
@@ -73,14 +68,6 @@ int qgpu_mm_init(struct qgpu_device *qdev)
 	ap->used = QGPU_PBUF_SIZE;
 
 	qgpu_hap_init(qdev);
-	/* the memory manager's worker (MakeResident), in request order */
-	qdev->mm_wq = alloc_ordered_workqueue("qgpu-mm", 0);
-	if (!qdev->mm_wq)
-		return -ENOMEM;
-	ret = drmm_add_action_or_reset(&qdev->drm, qgpu_mm_release_wq,
-				       qdev->mm_wq);
-	if (ret)
-		return ret;
 	ret = qgpu_paging_init(qdev);
 	/* GPU virtual addressing: the paging process, if there is an MMU */
 	qdev->has_mmu = qgpu_hw_has_mmu(qdev);
@@ -96,8 +83,6 @@ void qgpu_mm_fini(struct qgpu_device *qdev)
 	u32 id;
 
 	/* allocations already destroyed give back their ranges first */
-	if (qdev->mm_wq)
-		flush_workqueue(qdev->mm_wq);
 	flush_workqueue(qdev->reap_wq);
 	qgpu_pp_fini(qdev);
 	qgpu_paging_fini(qdev);

@@ -116,26 +116,7 @@ static struct qgpu_job *qgpu_vsubmit_job(struct qgpu_ctx *ctx,
 	return job;
 }
 
-/*
- * Until the worker has queued the work of the file's latest paging fence
- * (qgpu_paging_fence_queued()): CPU work only, with no lock held that
- * another process needs.
- */
-static int qgpu_vsubmit_wait_paging(struct qgpu_vm *vm)
-{
-	struct dma_fence *pf = qgpu_vm_fence(vm, &vm->paging_fence);
-	int ret;
-
-	ret = wait_event_interruptible(vm->pf_queued_wq,
-				       qgpu_paging_fence_queued(pf));
-	dma_fence_put(pf);
-	return ret;
-}
-
-/*
- * Under submit_lock and vm->lock: queue the buffer as one job; -EAGAIN
- * when a paging fence the worker has not queued yet came in between.
- */
+/* Under submit_lock and vm->lock: queue the buffer as one job */
 static int qgpu_vsubmit_queue(struct qgpu_ctx *ctx, struct drm_file *file,
 			      struct qgpu_dmabuf *buf,
 			      struct qgpu_in_syncs *in,
@@ -146,17 +127,10 @@ static int qgpu_vsubmit_queue(struct qgpu_ctx *ctx, struct drm_file *file,
 	struct drm_gem_object *obj;
 	struct qgpu_job *job;
 	struct drm_exec exec;
-	struct dma_fence *pf;
 	u32 i, n = 0;
 	int ret;
 
 	lockdep_assert_held(&vm->lock);
-	/* the worker must have queued the paging this job will wait for */
-	pf = qgpu_vm_fence(vm, &vm->paging_fence);
-	ret = qgpu_paging_fence_queued(pf) ? 0 : -EAGAIN;
-	dma_fence_put(pf);
-	if (ret)
-		return ret;
 	qgpu_vm_written(vm, file->driver_priv);
 	job = qgpu_vsubmit_job(ctx, file, buf,
 			       qgpu_mfence_sigs_emit(out->sigs, NULL));
@@ -233,17 +207,11 @@ int qgpu_submit_virtual(struct qgpu_device *qdev, struct drm_file *file,
 	if (!ret) {
 		ret = qgpu_out_sync_next(qdev, &out, ctx->mfence,
 					 &args->fence_value);
-		while (!ret) {
-			ret = qgpu_vsubmit_wait_paging(ctx->vm);
-			if (ret)
-				break;
+		if (!ret) {
 			mutex_lock(&ctx->vm->lock);
 			ret = qgpu_vsubmit_queue(ctx, file, buf, &in, &out,
 						 &done);
 			mutex_unlock(&ctx->vm->lock);
-			if (ret != -EAGAIN)
-				break;
-			ret = 0;
 		}
 		if (ret)
 			args->fence_value = 0;

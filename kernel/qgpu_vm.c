@@ -245,7 +245,6 @@ static int qgpu_vm_create(struct drm_file *file, struct qgpu_vm **out)
 		vm->user = from_kuid(&init_user_ns, file->filp->f_cred->uid);
 	mutex_init(&vm->lock);
 	spin_lock_init(&vm->fence_lock);
-	init_waitqueue_head(&vm->pf_queued_wq);
 	/* the file's; each virtual context takes one more */
 	refcount_set(&vm->table_users, 1);
 	drm_mm_init(&vm->reserved, QGPU_VM_USER_START,

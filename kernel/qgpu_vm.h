@@ -82,7 +82,6 @@ struct qgpu_pt {
  *	buffer of a context walks the tables, so they are freed only when
  *	the file is closed and every context is released (all its jobs
  *	freed), not when the buffer queued last is done
- * @pf_queued_wq: woken when the worker has queued a paging fence's work
  */
 struct qgpu_vm {
 	struct drm_gpuvm gpuvm;
@@ -109,7 +108,6 @@ struct qgpu_vm {
 	u32 syncobj_handle;
 	struct work_struct teardown;
 	refcount_t table_users;
-	wait_queue_head_t pf_queued_wq;
 };
 
 static inline struct qgpu_vm *to_qvm(struct drm_gpuvm *gpuvm)
@@ -170,7 +168,6 @@ void qgpu_vm_set_fence(struct qgpu_vm *vm, struct dma_fence **slot,
 struct dma_fence *qgpu_vm_fence(struct qgpu_vm *vm, struct dma_fence **slot);
 
 /* qgpu_make_resident.c */
-bool qgpu_paging_fence_queued(struct dma_fence *f);
 struct qgpu_vm *qgpu_vm_peek(struct qgpu_file *qf);
 int qgpu_vm_unmap_bo(struct qgpu_vm *vm, struct drm_gem_object *obj,
 		     u64 max_seq);

@@ -435,6 +435,64 @@ static int child_make_resident_then_submit(void *arg)
 	return 0;
 }
 
+/*
+ * A paging fence is a dependency of a physical DMA buffer (an in-sync)
+ * whose allocation then moves: the move waits for the DMA buffer, the DMA
+ * buffer for the paging fence. The paging fence must not wait for the
+ * move, or the paging engine, which every process shares, stops for good.
+ * The requests queued ahead (6 moves of 1024 allocations) gave the memory
+ * manager's worker of an earlier version time to let the DMA buffer and
+ * the move be queued before it decided what the fence waited for.
+ */
+static int child_paging_fence_cycle(void *arg)
+{
+	const uint32_t nbusy = 1024, rounds = 6, size = SZ_64K;
+	uint32_t *busy, x, y, pctx, i, r, *m;
+	struct drm_qgpu_sync_entry in = { 0 }, done = { 0 };
+	struct drm_qgpu_vm_info vm;
+	uint64_t fence, n;
+	struct qgpu_cb cb;
+	int fd = qt_reopen(&dev);
+
+	(void)arg;
+	busy = calloc(nbusy, sizeof(*busy));
+	CHECK(busy);
+	for (i = 0; i < nbusy; i++)
+		CHECK(qgpu_bo_create(fd, 4096, qt_vram_mask(&dev), 0, 0,
+				     &busy[i]) == 0);
+	CHECK(qgpu_bo_create(fd, 4096, qt_vram_mask(&dev), 0, 0, &y) == 0);
+	CHECK(qgpu_bo_create(fd, size, qt_vram_mask(&dev) |
+			     QGPU_SEGBIT(QGPU_SEG_APERTURE),
+			     QGPU_GEM_CPU_ACCESS, 0, &x) == 0);
+	CHECK(qgpu_ctx_create(fd, &pctx) == 0);
+	CHECK(qgpu_query_vm_info(fd, &vm) == 0);
+	CHECK(qgpu_syncobj_create(fd, &done.handle) == 0);
+	CHECK(qgpu_cb_init(&cb, dev.info.max_slots) == 0);
+	/* in and out of VRAM in turns: each request moves them all */
+	for (r = 0; r < rounds; r++)
+		CHECK((r % 2 ? qgpu_evict(fd, busy, nbusy, &fence) :
+		       qgpu_make_resident(fd, busy, nbusy, &fence)) == 0);
+	CHECK(qgpu_make_resident(fd, &y, 1, &n) == 0);
+	/* a DMA buffer that uses x waits for paging fence n */
+	in.handle = vm.paging_fence_syncobj;
+	in.point = n;
+	qgpu_cb_bind(&cb, 0, x, 0, size);
+	qgpu_cb_fill(&cb, 0, 0, size, 0x5eed);
+	CHECK(qgpu_submit(fd, pctx, &cb, &in, 1, &done, 1, NULL) == 0);
+	/* x moves: the move waits for that DMA buffer */
+	CHECK(qgpu_bo_reside(fd, x, QGPU_RESIDE_MAKE_RESIDENT,
+			     QGPU_SEG_APERTURE, NULL) == 0);
+	CHECK(qgpu_paging_fence_wait(fd, n, 20 * SEC_NS) == 0);
+	CHECK(qgpu_syncobj_wait(fd, done.handle, 0, 20 * SEC_NS) == 0);
+	m = qt_map(fd, x, size);
+	for (i = 0; i < size / 4; i++)
+		CHECK(m[i] == 0x5eed);
+	qgpu_cb_fini(&cb);
+	free(busy);
+	close(fd);
+	return 0;
+}
+
 static void run_child(int (*fn)(void *), void *arg, const char *what)
 {
 	pid_t pid;
@@ -3055,6 +3113,10 @@ igt_main
 	igt_subtest("make-resident-then-submit-at-once")
 		run_child(child_make_resident_then_submit, NULL,
 			  "MakeResident then submit without waiting");
+
+	igt_subtest("paging-fence-never-waits-for-its-dependants")
+		run_child(child_paging_fence_cycle, NULL,
+			  "a paging fence as a dependency of a moved allocation's DMA buffer");
 
 	igt_fixture {
 		files_cleanup();

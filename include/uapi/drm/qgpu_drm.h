@@ -118,8 +118,8 @@
  *   %DRM_IOCTL_QGPU_MAKE_RESIDENT commits allocations to VRAM, or evicts
  *   them, and returns at once with a paging fence value: the point of the
  *   process's paging-fence timeline (a syncobj, %QGPU_QUERY_VM_INFO) that
- *   signals when the memory manager's worker has done the paging (page
- *   table updates, transfers, zero fills). Every DMA buffer of a virtual
+ *   signals when the paging engine has done the paging (page table
+ *   updates, transfers, zero fills). Every DMA buffer of a virtual
  *   context waits for the process's latest paging fence before it runs.
  * - Virtual context: a context created with %QGPU_CTX_CREATE_VIRTUAL runs
  *   in its file's VM. Its DMA buffers carry GPU virtual addresses directly
@@ -1363,15 +1363,18 @@ struct drm_qgpu_vm_map {
  *	paging-fence timeline (&drm_qgpu_vm_info.paging_fence_syncobj) that
  *	signals when the paging is done.
  *
- * In the caller's thread the kernel checks the list, takes the system
- * pages the allocations need, takes a new paging fence value and hands the
- * request to the memory manager's worker; it returns without waiting. The
- * worker commits each allocation to its preferred VRAM segment (evicting
- * others that are not in use by queued work), or with
- * %QGPU_MAKE_RESIDENT_EVICT moves it to system memory, updates the
- * page-table entries of every mapping of it and flushes the TLB, fills an
- * allocation placed in VRAM for the first time with zeros, and signals the
- * paging fence. A request the worker cannot complete (no room in VRAM)
+ * The kernel checks the list, takes the system pages the allocations
+ * need, and queues the paging that commits each allocation to its
+ * preferred VRAM segment (evicting others that are not in use by queued
+ * work), or with %QGPU_MAKE_RESIDENT_EVICT moves it to system memory,
+ * updates the page-table entries of every mapping of it and flushes the
+ * TLB, and fills an allocation placed in VRAM for the first time with
+ * zeros; then it takes a new paging fence value, which signals once that
+ * paging (and everything queued on the paging engine before it) is done,
+ * and returns without waiting for it. The value exists only once its
+ * paging is queued, so a DMA buffer made to wait for it (an in-sync, a
+ * sync_file imported into a dma-buf) can never be among what it waits
+ * for. A request the kernel cannot complete (no room in VRAM)
  * signals the paging fence with an error; the allocations it did place
  * stay placed, and the rest stay reachable in system memory. An
  * allocation that an eviction put in the aperture segment moves back to
