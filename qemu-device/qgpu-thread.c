@@ -98,8 +98,8 @@ static void qgpu_thread_destroy(QGPUState *s)
 }
 
 /*
- * Join a thread that was stopped from within its own round (below), from
- * the main loop; then the device may go.
+ * Join a stopped thread (below), from the main loop; then the device may
+ * go.
  */
 static void qgpu_thread_reap(void *opaque)
 {
@@ -112,7 +112,17 @@ static void qgpu_thread_reap(void *opaque)
     object_unref(OBJECT(s));
 }
 
-/* Stop and join the thread; the caller holds the BQL */
+/*
+ * Stop the thread; the caller holds the BQL and keeps it. The thread is
+ * joined later, by the main loop, and the device object stays until then.
+ *
+ * The BQL is never dropped here: this runs inside the unrealize of an
+ * unplug (a guest's eject, possibly from the device's own DMA, from a
+ * doorbell's commands or from the thread's round), and while it was
+ * dropped other vCPUs reached the half-unrealized device (a config write
+ * remapping BARs already taken out of their containers aborts QEMU; a
+ * second eject unparents it twice).
+ */
 void qgpu_thread_stop(QGPUState *s)
 {
     if (!s->thread_started) {
@@ -122,27 +132,18 @@ void qgpu_thread_stop(QGPUState *s)
     s->thread_quit = true;
     qemu_cond_signal(&s->thread_cond);
     qemu_mutex_unlock(&s->thread_lock);
-    if (qemu_thread_is_self(&s->thread)) {
-        /*
-         * The device's own DMA unplugged it, in a round of the thread: a
-         * thread cannot join itself. The round stops at its next check of
-         * thread_quit, touching no PCI state (s->gone); the main loop
-         * joins the thread, and the device stays until then.
-         */
-        s->thread_started = false;
-        object_ref(OBJECT(s));
-        aio_bh_schedule_oneshot(qemu_get_aio_context(), qgpu_thread_reap, s);
-        return;
-    }
     /*
-     * The thread may be waiting for the BQL (to start a round, or after a
-     * copy): let it have it; it then sees thread_quit and stops at once.
+     * A piece in flight without the BQL lands first (it needs no BQL);
+     * then the thread touches nothing of the device's any more: it stops
+     * at its next check of thread_quit, which it makes before anything
+     * else once it has the BQL (a round's start, qgpu_thread_relock()),
+     * and within a round of its own (the device's own DMA unplugged it)
+     * touches no PCI state (s->gone).
      */
-    qemu_mutex_unlock_iothread();
-    qemu_thread_join(&s->thread);
-    qemu_mutex_lock_iothread();
-    qgpu_thread_destroy(s);
+    qgpu_thread_quiesce(s);
     s->thread_started = false;
+    object_ref(OBJECT(s));
+    aio_bh_schedule_oneshot(qemu_get_aio_context(), qgpu_thread_reap, s);
 }
 
 /* Make the thread run a round (any thread, BQL held or not) */
