@@ -43,6 +43,12 @@ struct qgpu_hap_run {
  * @future_stamp: the eviction scan that last found it in the known future
  *	(&qgpu_device.future_stamp; under mm_lock)
  * @future_pos: where in that future it is next used
+ * @walk_id: the submission walk whose books @walk_last, @walk_seen and
+ *	@walk_slot are (under mm_lock; qgpu_submit.c)
+ * @walk_last: 1 + the last patch entry of that walk that uses it
+ * @walk_seen: 1 + the last entry before the split point being looked at
+ *	that uses it (0: none)
+ * @walk_slot: the split point whose kept slots hold it
  * @priority: its priority (SetAllocationPriority; under mm_lock)
  * @owner: the video memory of the file that created it, whose usage it
  *	counts in while resident (a reference; NULL for imports)
@@ -99,6 +105,10 @@ struct qgpu_bo {
 	u64 use_gap;
 	u64 future_stamp;
 	u32 future_pos;
+	u64 walk_id;
+	u32 walk_last;
+	u32 walk_seen;
+	u64 walk_slot;
 	u32 priority;
 	struct qgpu_vidmem *owner;
 	u8 offer_priority;

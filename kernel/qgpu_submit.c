@@ -110,7 +110,18 @@ struct qgpu_submit {
 	struct qgpu_mfence_sigs *sigs;	/* the last portion writes them */
 	u64 seq;			/* its number in the tracepoints */
 	struct qgpu_future future;	/* the rest of the walk, for eviction */
+	/* what a split at one split point would keep (split_frees) */
+	u64 walk_id;			/* &qgpu_bo.walk_id of this walk */
+	u32 fold;			/* entries in &qgpu_bo.walk_seen */
+	bool fr_valid;
+	u32 fr_x, fr_start, fr_sran;	/* the split point, start, ran */
+	u32 fr_i0, fr_ran;		/* its first entry, first not run */
+	u64 fr_slot;			/* &qgpu_bo.walk_slot of kept slots */
+	u32 fr_checked, fr_unkept;	/* pinned looked at, those not kept */
 };
+
+/* &qgpu_submit.walk_id, &qgpu_submit.fr_slot: never reused */
+static atomic64_t qgpu_walk_ids = ATOMIC64_INIT(0);
 
 /* Carve @n elements of @size bytes at *@off of a block, 8-byte aligned. */
 static size_t qgpu_submit_carve(size_t *off, size_t n, size_t size)
@@ -688,60 +699,129 @@ static int qgpu_submit_place_group(struct qgpu_submit *s, u32 i)
 }
 
 /*
- * Split early: would a split at entry @i's split point (the current
- * portion starts at @start) release an allocation pinned for the current
- * portion that the entries from that split point on do not use? What the
- * split keeps pinned is what qgpu_submit_split_state() pins: the resource
- * table's slots not reprogrammed there, and allocations whose BINDs are
- * patched already but lie after it.
+ * The walk's books for qgpu_submit_split_frees(), O(entries + allocations)
+ * once per walk: each allocation's last entry, nothing folded yet.
  */
-static bool qgpu_submit_split_frees(struct qgpu_submit *s, u32 i, u32 start,
-				    u64 *stampp)
+static void qgpu_submit_walk_books(struct qgpu_submit *s)
 {
-	u32 n = s->args->num_patches, x = s->pe[i].split_offset, i0 = i;
-	u32 ran = s->ran, j, k;
-	u64 stamp;
+	u32 i;
 
-	if (x <= start)
-		return false;
-	while (i0 && s->pe[i0 - 1].split_offset == x)
-		i0--;
-	/* stamped: used from i0 on, or kept pinned by the split */
-	s->future.pos = i0;
-	stamp = qgpu_mm_mark_future(s->qdev);
-	s->future.pos = i;
+	s->walk_id = atomic64_inc_return(&qgpu_walk_ids);
+	for (i = 0; i < s->args->num_allocs; i++) {
+		struct qgpu_bo *bo = s->bos[i];
+
+		if (bo) {
+			bo->walk_id = s->walk_id;
+			bo->walk_last = 0;
+			bo->walk_seen = 0;
+			bo->walk_slot = 0;
+		}
+	}
+	for (i = 0; i < s->args->num_patches; i++)
+		if (qgpu_submit_bo(s, i))
+			qgpu_submit_bo(s, i)->walk_last = i + 1;
+	s->fold = 0;
+	s->fr_valid = false;
+}
+
+/* Books of the split point of entry @i (its first entry @i0) */
+static void qgpu_submit_split_books(struct qgpu_submit *s, u32 i0, u32 x,
+				    u32 start)
+{
+	u32 n = s->args->num_patches, ran, j, k;
+
+	/* from where an earlier split point's search ended, if it holds */
+	ran = s->fr_valid && s->fr_sran == s->ran && s->fr_x <= x ?
+	      s->fr_ran : s->ran;
 	while (ran < n && s->pe[ran].patch_offset < x)
 		ran++;
+	/* slots not reprogrammed at x keep what they hold */
 	s->gen++;
 	for (j = i0; j < n && s->pe[j].split_offset == x; j++)
 		s->mark[s->pe[j].slot] = s->gen;
+	s->fr_slot = atomic64_inc_return(&qgpu_walk_ids);
 	for (k = 0; k < s->nslots; k++) {
 		struct qgpu_bo *bo = s->table[s->slots[k]];
 
 		if (bo && s->mark[s->slots[k]] != s->gen)
-			bo->future_stamp = stamp;
+			bo->walk_slot = s->fr_slot;
 	}
-	for (j = ran; j < i0; j++)
-		if (qgpu_submit_bo(s, j))
-			qgpu_submit_bo(s, j)->future_stamp = stamp;
-	*stampp = stamp;
-	for (k = 0; k < s->npinned; k++)
-		if (s->pinned[k]->future_stamp != stamp)
-			return true;
-	return false;
+	/* the last entry before x of each allocation */
+	if (i0 < s->fold) {
+		for (j = 0; j < s->fold; j++)
+			if (qgpu_submit_bo(s, j))
+				qgpu_submit_bo(s, j)->walk_seen = 0;
+		s->fold = 0;
+	}
+	for (; s->fold < i0; s->fold++)
+		if (qgpu_submit_bo(s, s->fold))
+			qgpu_submit_bo(s, s->fold)->walk_seen = s->fold + 1;
+	s->fr_valid = true;
+	s->fr_x = x;
+	s->fr_start = start;
+	s->fr_sran = s->ran;
+	s->fr_i0 = i0;
+	s->fr_ran = ran;
+	s->fr_checked = 0;
+	s->fr_unkept = 0;
+}
+
+/*
+ * Would a split at the split point of the books keep @bo pinned? What the
+ * split keeps pinned is what qgpu_submit_split_state() pins: the resource
+ * table's slots not reprogrammed there, and allocations whose BINDs are
+ * patched already but lie after it; and the entries from the split point
+ * on use what they use.
+ */
+static bool qgpu_submit_split_keeps(struct qgpu_submit *s, struct qgpu_bo *bo)
+{
+	return bo->walk_last > s->fr_i0 || bo->walk_slot == s->fr_slot ||
+	       bo->walk_seen > s->fr_ran;
+}
+
+/*
+ * Split early: would a split at entry @i's split point (the current
+ * portion starts at @start) release an allocation pinned for the current
+ * portion that the entries from that split point on do not use?
+ *
+ * Every entry of the walk asks, so the answer costs O(1) per entry and
+ * pinned allocation: the books are made once per split point (and again
+ * after a split), the pinned allocations are looked at once each while
+ * they stay (the list only grows until a split empties it).
+ */
+static bool qgpu_submit_split_frees(struct qgpu_submit *s, u32 i, u32 start)
+{
+	u32 x = s->pe[i].split_offset, i0 = i;
+
+	if (x <= start)
+		return false;
+	if (!s->fr_valid || s->fr_x != x || s->fr_start != start ||
+	    s->fr_sran != s->ran) {
+		while (i0 && s->pe[i0 - 1].split_offset == x)
+			i0--;
+		qgpu_submit_split_books(s, i0, x, start);
+	}
+	if (s->npinned < s->fr_checked) {
+		s->fr_checked = 0;
+		s->fr_unkept = 0;
+	}
+	for (; s->fr_checked < s->npinned; s->fr_checked++)
+		if (!qgpu_submit_split_keeps(s, s->pinned[s->fr_checked]))
+			s->fr_unkept++;
+	return s->fr_unkept;
 }
 
 /*
  * Mark (@on) or unmark the allocations pinned for the current portion that
- * a split would release: those qgpu_submit_split_frees() did not stamp.
+ * a split would release: those qgpu_submit_split_keeps() does not keep.
  */
-static void qgpu_submit_releasable(struct qgpu_submit *s, u64 stamp, bool on)
+static void qgpu_submit_releasable(struct qgpu_submit *s, bool on)
 {
 	u32 k;
 
 	for (k = 0; k < s->npinned; k++)
 		s->pinned[k]->releasable = on &&
-					   s->pinned[k]->future_stamp != stamp;
+			!qgpu_submit_split_keeps(s, s->pinned[k]);
 }
 
 static int qgpu_submit_place_one(struct qgpu_submit *s, u32 i, bool group)
@@ -770,17 +850,16 @@ static int qgpu_submit_place_one(struct qgpu_submit *s, u32 i, bool group)
 static int qgpu_submit_place(struct qgpu_submit *s, u32 i, u32 start,
 			     bool group)
 {
-	u64 stamp;
 	int ret;
 
-	if (qgpu_submit_split_frees(s, i, start, &stamp)) {
-		qgpu_submit_releasable(s, stamp, true);
+	if (qgpu_submit_split_frees(s, i, start)) {
+		qgpu_submit_releasable(s, true);
 		s->future.spare = true;
 		s->future.release = true;
 		ret = qgpu_submit_place_one(s, i, group);
 		s->future.release = false;
 		s->future.spare = false;
-		qgpu_submit_releasable(s, stamp, false);
+		qgpu_submit_releasable(s, false);
 		return ret == -EAGAIN || ret == -ENOSPC ? 1 : ret;
 	}
 	s->future.spare = true;
@@ -802,6 +881,7 @@ static int qgpu_submit_walk(struct qgpu_submit *s)
 	u32 i = 0, start = 0, n = a->num_patches;
 	int ret;
 
+	qgpu_submit_walk_books(s);
 	while (i < n) {
 		struct drm_qgpu_patch_entry *pe = &s->pe[i];
 		struct qgpu_bo *bo = qgpu_submit_bo(s, i);

@@ -80,7 +80,10 @@
  *             and a FENCE; medians of -r PAGING_RUNS (default 5) of the
  *             ioctl alone (the walk, patching, pinning, queueing) and of
  *             submit to signal, per entry; scale_ratio = per-entry cost
- *             at 16384 / at 1024 (flat is 1).
+ *             at 16384 / at 1024 (flat is 1). Then the same with a split
+ *             point every 4 BINDs (mode=split4: 4096 split points at
+ *             16384 entries, the most the UAPI allows, where every entry's
+ *             walk asks what a split there would release).
  *   vram-memory
  *             VRAM given back to the host (docs/hw-spec.md section 19):
  *             -s SIZE (the paging size, default 64 MiB) of allocations of
@@ -1899,7 +1902,8 @@ static int bench_stream(void)
 #define SCALE_ALLOCS		1024
 
 static int submit_scale_one(uint32_t ctx, const uint32_t *h, uint32_t n,
-			    double *ioctl_ns, double *total_ns)
+			    uint32_t split_every, double *ioctl_ns,
+			    double *total_ns)
 {
 	double io[PAGING_MAX_RUNS], tot[PAGING_MAX_RUNS];
 	struct drm_qgpu_sync_entry out = { 0 };
@@ -1910,9 +1914,12 @@ static int submit_scale_one(uint32_t ctx, const uint32_t *h, uint32_t n,
 	ret = qgpu_cb_init(&cb, dev.info.max_slots);
 	if (!ret)
 		ret = qgpu_syncobj_create(dev.fd, &out.handle);
-	for (i = 0; i < n && !ret; i++)
+	for (i = 0; i < n && !ret; i++) {
+		if (split_every && i && i % split_every == 0)
+			qgpu_cb_split_point(&cb);
 		qgpu_cb_bind(&cb, i % dev.info.max_slots, h[i % SCALE_ALLOCS],
 			     0, 4096);
+	}
 	qgpu_cb_fence(&cb, 0, 0, n);
 	if (!ret)
 		ret = cb.error;
@@ -1943,8 +1950,9 @@ static int submit_scale_one(uint32_t ctx, const uint32_t *h, uint32_t n,
 static int bench_submit_scale(void)
 {
 	static const uint32_t sizes[] = { 1024, 4096, 16384 };
+	static const uint32_t every[] = { 0, 4 };
 	double io[3], tot[3];
-	uint32_t *h, ctx = 0, i, made = 0;
+	uint32_t *h, ctx = 0, i, m, made = 0;
 	int ret;
 
 	h = calloc(SCALE_ALLOCS, sizeof(*h));
@@ -1959,20 +1967,26 @@ static int bench_submit_scale(void)
 		if (!ret)
 			made++;
 	}
-	for (i = 0; i < 3 && !ret; i++) {
-		ret = submit_scale_one(ctx, h, sizes[i], &io[i], &tot[i]);
+	for (m = 0; m < 2 && !ret; m++) {
+		const char *mode = every[m] ? "split4" : "one";
+
+		for (i = 0; i < 3 && !ret; i++) {
+			ret = submit_scale_one(ctx, h, sizes[i], every[m],
+					       &io[i], &tot[i]);
+			if (!ret)
+				printf("bench: submit-scale mode=%s entries=%u allocations=%u ioctl_us=%.1f ioctl_ns_per_entry=%.0f signal_us=%.1f signal_ns_per_entry=%.0f runs=%d\n",
+				       mode, sizes[i],
+				       sizes[i] < SCALE_ALLOCS ? sizes[i] :
+				       SCALE_ALLOCS, io[i] / 1e3,
+				       io[i] / sizes[i], tot[i] / 1e3,
+				       tot[i] / sizes[i], paging_runs);
+		}
 		if (!ret)
-			printf("bench: submit-scale entries=%u allocations=%u ioctl_us=%.1f ioctl_ns_per_entry=%.0f signal_us=%.1f signal_ns_per_entry=%.0f runs=%d\n",
-			       sizes[i], sizes[i] < SCALE_ALLOCS ? sizes[i]
-								 : SCALE_ALLOCS,
-			       io[i] / 1e3, io[i] / sizes[i], tot[i] / 1e3,
-			       tot[i] / sizes[i], paging_runs);
+			printf("bench: submit-scale mode=%s scale_ratio=%.3f signal_scale_ratio=%.3f\n",
+			       mode, (io[2] / sizes[2]) / (io[0] / sizes[0]),
+			       (tot[2] / sizes[2]) / (tot[0] / sizes[0]));
 	}
-	if (!ret)
-		printf("bench: submit-scale scale_ratio=%.3f signal_scale_ratio=%.3f\n",
-		       (io[2] / sizes[2]) / (io[0] / sizes[0]),
-		       (tot[2] / sizes[2]) / (tot[0] / sizes[0]));
-	else
+	if (ret)
 		printf("bench: submit-scale error=\"%s\"\n", strerror(-ret));
 	for (i = 0; i < made; i++)
 		qgpu_bo_destroy(dev.fd, h[i]);
