@@ -181,15 +181,20 @@ struct qgpu_device {
  * struct qgpu_file - per open file state
  */
 /**
- * struct qgpu_usage - a DRM file's render-engine time (fdinfo), shared by
- * the file and its contexts so that work finishing after either is gone
- * is still counted
- * @ref: the file's reference and one per context
+ * struct qgpu_usage - a DRM file's render-engine time (fdinfo) and its
+ * queued DMA buffers, shared by the file, its contexts and those DMA
+ * buffers so that work finishing after either is gone is still counted
+ * @ref: the file's reference, one per context, one per DMA-buffer copy
  * @busy_ns: time the render engine spent on the file's DMA buffers
+ * @dma_bytes: bytes of its DMA-buffer copies alive (queued, not yet freed),
+ *	at most %QGPU_MAX_QUEUED_DMA (qgpu_dmabuf_copy())
+ * @dma_wq: woken when a copy is freed
  */
 struct qgpu_usage {
 	struct kref ref;
 	atomic64_t busy_ns;
+	atomic64_t dma_bytes;
+	wait_queue_head_t dma_wq;
 };
 
 void qgpu_usage_put(struct qgpu_usage *usage);

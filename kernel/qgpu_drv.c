@@ -40,6 +40,7 @@ static int qgpu_open(struct drm_device *drm, struct drm_file *file)
 		return -ENOMEM;
 	}
 	kref_init(&qf->usage->ref);
+	init_waitqueue_head(&qf->usage->dma_wq);
 	qf->qdev = to_qdev(drm);
 	mutex_init(&qf->vm_lock);
 	xa_init_flags(&qf->contexts, XA_FLAGS_ALLOC1);

@@ -32,12 +32,36 @@
 #include "qgpu_submit_sync.h"
 #include "qgpu_trace.h"
 
+/* What a copy of @size bytes counts in &qgpu_usage.dma_bytes */
+static u64 qgpu_dmabuf_charge(u32 size)
+{
+	return PAGE_ALIGN((u64)size);
+}
+
+/* Count @bytes more for the file if that stays within its limit */
+static bool qgpu_dmabuf_take(struct qgpu_usage *u, u64 bytes)
+{
+	s64 old = atomic64_read(&u->dma_bytes);
+
+	do {
+		if (old + bytes > QGPU_MAX_QUEUED_DMA)
+			return false;
+	} while (!atomic64_try_cmpxchg(&u->dma_bytes, &old, old + bytes));
+	return true;
+}
+
 static void qgpu_dmabuf_release(struct kref *ref)
 {
 	struct qgpu_dmabuf *b = container_of(ref, struct qgpu_dmabuf, ref);
+	struct qgpu_usage *u = b->usage;
+	u64 charge = qgpu_dmabuf_charge(b->size);
 
-	dma_free_coherent(b->dev, b->size, b->cpu, b->dma);
+	if (b->cpu)
+		dma_free_coherent(b->dev, b->size, b->cpu, b->dma);
 	kfree(b);
+	atomic64_sub(charge, &u->dma_bytes);
+	wake_up_all(&u->dma_wq);
+	qgpu_usage_put(u);
 }
 
 void qgpu_dmabuf_put(void *data)
@@ -50,27 +74,42 @@ void qgpu_dmabuf_put(void *data)
 /**
  * qgpu_dmabuf_copy - the kernel's copy of a user DMA buffer
  * @qdev: device
+ * @usage: the submitting file's (the copy counts in it until freed)
  * @user: user pointer
  * @size: bytes (checked by the caller)
  * @out: the copy, in memory the device reads (a reference)
  *
  * The device runs this copy, never the user's memory: what it executes is
- * what the kernel parsed.
+ * what the kernel parsed. A file's copies alive (queued behind its other
+ * work, whose jobs free them) are at most %QGPU_MAX_QUEUED_DMA bytes: past
+ * that the caller waits, holding no lock, until earlier ones are done, so
+ * that queueing behind a long job cannot take the kernel's memory.
+ *
+ * Return: 0, -EINTR, -ENOMEM or -EFAULT.
  */
-int qgpu_dmabuf_copy(struct qgpu_device *qdev, u64 user, u32 size,
-		     struct qgpu_dmabuf **out)
+int qgpu_dmabuf_copy(struct qgpu_device *qdev, struct qgpu_usage *usage,
+		     u64 user, u32 size, struct qgpu_dmabuf **out)
 {
 	struct qgpu_dmabuf *b;
 
+	if (wait_event_interruptible(usage->dma_wq,
+				     qgpu_dmabuf_take(usage,
+						      qgpu_dmabuf_charge(size))))
+		return -EINTR;
 	b = kzalloc(sizeof(*b), GFP_KERNEL);
-	if (!b)
+	if (!b) {
+		atomic64_sub(qgpu_dmabuf_charge(size), &usage->dma_bytes);
+		wake_up_all(&usage->dma_wq);
 		return -ENOMEM;
+	}
 	kref_init(&b->ref);
+	kref_get(&usage->ref);
+	b->usage = usage;
 	b->dev = qdev->drm.dev;
 	b->size = size;
 	b->cpu = dma_alloc_coherent(b->dev, size, &b->dma, GFP_KERNEL);
 	if (!b->cpu) {
-		kfree(b);
+		kref_put(&b->ref, qgpu_dmabuf_release);
 		return -ENOMEM;
 	}
 	*out = b;
@@ -259,7 +298,8 @@ static int qgpu_submit_copy(struct qgpu_submit *s)
 		return -EINVAL;
 	}
 
-	ret = qgpu_dmabuf_copy(qdev, a->dma, a->dma_size, &s->buf);
+	ret = qgpu_dmabuf_copy(qdev, s->qf->usage, a->dma, a->dma_size,
+			       &s->buf);
 	if (ret)
 		return ret;
 	s->dw = s->buf->cpu;

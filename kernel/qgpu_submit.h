@@ -23,10 +23,11 @@ struct qgpu_dmabuf {
 	void *cpu;
 	dma_addr_t dma;
 	u32 size;
+	struct qgpu_usage *usage;
 };
 
-int qgpu_dmabuf_copy(struct qgpu_device *qdev, u64 user, u32 size,
-		     struct qgpu_dmabuf **out);
+int qgpu_dmabuf_copy(struct qgpu_device *qdev, struct qgpu_usage *usage,
+		     u64 user, u32 size, struct qgpu_dmabuf **out);
 void qgpu_dmabuf_put(void *data);
 int qgpu_submit_ioctl(struct drm_device *drm, void *data,
 		      struct drm_file *file);

@@ -193,7 +193,8 @@ int qgpu_submit_virtual(struct qgpu_device *qdev, struct drm_file *file,
 	    QGPU_IOCTL_DBG(qdev, args->num_in_syncs > QGPU_MAX_SYNCS ||
 			   args->num_out_syncs > QGPU_MAX_SYNCS))
 		return -EINVAL;
-	ret = qgpu_dmabuf_copy(qdev, args->dma, args->dma_size, &buf);
+	ret = qgpu_dmabuf_copy(qdev, qf->usage, args->dma, args->dma_size,
+			       &buf);
 	if (!ret)
 		ret = qgpu_vsubmit_parse(qdev, buf);
 	if (!ret)

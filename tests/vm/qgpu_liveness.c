@@ -34,10 +34,15 @@
  * L4  fault-signal-retries: a signal delivered while a thread faults on a
  *	mapping whose allocation is being moved (behind blocked GPU work)
  *	does not kill it with SIGBUS; the access completes after the move.
+ *     queued-dma-capped-per-file: behind a blocked job, a file's queued DMA
+ *	buffers stop at QGPU_MAX_QUEUED_DMA bytes (the next submit waits,
+ *	holding no lock another process needs); all of them run once the
+ *	job is released.
  */
 #include "qgpu_stress.h"
 
 #include <setjmp.h>
+#include <sys/mman.h>
 
 #define PAT1	0x11111111u
 #define PAT2	0x22222222u
@@ -834,6 +839,76 @@ static void fault_signal_retries(void)
 
 /* ------------------------------------------------------------------------ */
 
+/*
+ * A file's DMA buffers queued behind a blocked job: 1 MiB of NOPs each,
+ * submitted by a child on the same file. With the blocker's 4 KiB, 63 fit
+ * in QGPU_MAX_QUEUED_DMA; the 64th submit waits (another process still
+ * submits meanwhile) until the blocker is released, and then all of them
+ * run. Without the limit the child queued all of them, each holding 1 MiB
+ * of the kernel's DMA memory for as long as the blocker blocks.
+ */
+static void queued_dma_capped(void)
+{
+	const uint32_t want = 70, fit = QGPU_MAX_QUEUED_DMA / MiB - 1;
+	volatile uint32_t *done;
+	volatile uint64_t *wm;
+	uint32_t ctx, w, s, got, i;
+	struct other o;
+	char rep[128];
+	int fd, st;
+	bool ok;
+	pid_t pid;
+
+	fd = qt_reopen(&dev);
+	ctx = qs_ctx(fd);
+	w = wait_target(fd, &wm);
+	s = submit_blocker(fd, ctx, w, 0, 0);
+	done = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	igt_assert(done != MAP_FAILED);
+	done[0] = 0;
+	pid = fork();
+	igt_assert(pid >= 0);
+	if (pid == 0) {
+		struct qgpu_cb cb;
+
+		if (qgpu_cb_init(&cb, dev.info.max_slots))
+			_exit(2);
+		for (i = 0; i < 4; i++)
+			qgpu_cb_nop(&cb, 0xffff);
+		qgpu_cb_nop(&cb, 4);
+		if (cb.error || cb.ndw * 4 != QGPU_MAX_DMA_SIZE)
+			_exit(3);
+		for (i = 0; i < want; i++) {
+			if (qgpu_submit(fd, ctx, &cb, NULL, 0, NULL, 0, NULL))
+				_exit(4);
+			done[0] = i + 1;
+		}
+		_exit(0);
+	}
+	/* the child stops at the limit: give it time to go past it */
+	for (i = 0; i < 500 && done[0] < fit; i++)
+		usleep(2000);
+	usleep(200000);
+	got = done[0];
+	/* another process is not held back meanwhile */
+	other_start(&o);
+	ok = other_go(&o, rep, sizeof(rep), 20);
+	release(wm, 1);
+	st = qt_wait_child(pid);
+	igt_assert_f(ok, "the other process's ioctls did not return\n");
+	check_other_report(rep);
+	igt_assert_eq(other_finish(&o), 0);
+	igt_assert_f(got == fit, "%u DMA buffers of 1 MiB queued behind the blocked job, the limit allows %u\n",
+		     got, fit);
+	igt_assert_f(st == 0, "child: status %d after %u submits\n", st,
+		     done[0]);
+	igt_assert_eq(done[0], want);
+	igt_assert_eq(qs_sync_status(fd, s), 1);
+	munmap((void *)done, 4096);
+	close(fd);
+}
+
 igt_main
 {
 	static const struct { const char *name; uint32_t seg; } segs[] = {
@@ -875,6 +950,9 @@ igt_main
 
 	igt_subtest("fault-signal-retries")
 		fault_signal_retries();
+
+	igt_subtest("queued-dma-capped-per-file")
+		queued_dma_capped();
 
 	igt_fixture {
 		close(obs);

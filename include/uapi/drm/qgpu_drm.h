@@ -962,6 +962,12 @@ struct drm_qgpu_sync_entry {
 #define QGPU_MAX_SYNCS		64	/* in-syncs, and out-syncs */
 /* Distinct split offsets in one patch-location list (E2BIG beyond) */
 #define QGPU_MAX_SPLIT_POINTS	4096
+/*
+ * Bytes of DMA buffers one file may have queued and not yet done (each
+ * counted in whole 4 KiB pages): a submit beyond it waits, interruptibly
+ * (EINTR), until earlier ones are done.
+ */
+#define QGPU_MAX_QUEUED_DMA	(64u << 20)
 
 /**
  * struct drm_qgpu_submit - queue a DMA buffer on a context
@@ -1032,7 +1038,9 @@ struct drm_qgpu_sync_entry {
  * page-table entries could not be rewritten, and nothing runs in that
  * address space any more), ENOSPC (some split point's allocations cannot be
  * resident at once), EBUSY (a locked allocation, or one another device is
- * attached to, may not be placed where it must), EINTR. ENOMEM usually
+ * attached to, may not be placed where it must), EINTR (also while it
+ * waited because the file's queued DMA buffers were at
+ * %QGPU_MAX_QUEUED_DMA bytes). ENOMEM usually
  * means the same; when the kernel runs out of memory while queueing a
  * planned buffer, the portions queued before run and @portions says how
  * many.
