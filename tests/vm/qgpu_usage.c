@@ -1215,8 +1215,21 @@ static void destroy_virtual(bool assume)
 	igt_assert_eq(qgpu_vm_map(dev.fd, z, va, 0, DZ, 0),
 		      assume ? 0 : -EEXIST);
 	/* (not left there: the late fill would then write z, not fault) */
-	if (assume)
+	if (assume) {
+		uint64_t pf;
+
 		igt_assert_eq(qgpu_vm_unmap(dev.fd, va, DZ), 0);
+		/*
+		 * The unmap's page-table rewrite runs on the paging engine,
+		 * the fill on the render engine once released: wait for the
+		 * rewrite (a paging fence signals once everything queued on
+		 * the paging engine before it is done), or a busy host may
+		 * run the fill first, through z's entries still there.
+		 */
+		igt_assert_eq(qgpu_make_resident(dev.fd, &z, 1, &pf), 0);
+		igt_assert_eq(qgpu_paging_fence_wait(dev.fd, pf, 10 * SEC_NS),
+			      0);
+	}
 	/* the room X leaves: Y may have it only behind X's work */
 	y = vis_bo(dev.fd);
 	igt_assert_eq(qgpu_mfence_read(&vc.fence), 0);
