@@ -17,6 +17,7 @@
  * visible-vram-size=8M.
  */
 #define _GNU_SOURCE
+#include <linux/dma-buf.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -442,7 +443,9 @@ static int child_make_resident_then_submit(void *arg)
  * move, or the paging engine, which every process shares, stops for good.
  * The requests queued ahead (6 moves of 1024 allocations) gave the memory
  * manager's worker of an earlier version time to let the DMA buffer and
- * the move be queued before it decided what the fence waited for.
+ * the move be queued before it decided what the fence waited for. With
+ * @arg non-NULL the DMA buffer waits for the fence implicitly: a sync_file
+ * of it imported into x's dma-buf.
  */
 static int child_paging_fence_cycle(void *arg)
 {
@@ -454,7 +457,6 @@ static int child_paging_fence_cycle(void *arg)
 	struct qgpu_cb cb;
 	int fd = qt_reopen(&dev);
 
-	(void)arg;
 	busy = calloc(nbusy, sizeof(*busy));
 	CHECK(busy);
 	for (i = 0; i < nbusy; i++)
@@ -476,9 +478,25 @@ static int child_paging_fence_cycle(void *arg)
 	/* a DMA buffer that uses x waits for paging fence n */
 	in.handle = vm.paging_fence_syncobj;
 	in.point = n;
+	if (arg) {
+		struct dma_buf_import_sync_file imp = {
+			.flags = DMA_BUF_SYNC_WRITE,
+		};
+		uint32_t bin;
+		int dfd;
+
+		CHECK(qgpu_syncobj_create(fd, &bin) == 0);
+		CHECK(drmSyncobjTransfer(fd, bin, 0, in.handle, n, 0) == 0);
+		CHECK(drmSyncobjExportSyncFile(fd, bin, &imp.fd) == 0);
+		CHECK(drmPrimeHandleToFD(fd, x, DRM_CLOEXEC, &dfd) == 0);
+		CHECK(ioctl(dfd, DMA_BUF_IOCTL_IMPORT_SYNC_FILE, &imp) == 0);
+		close(imp.fd);
+		close(dfd);
+	}
 	qgpu_cb_bind(&cb, 0, x, 0, size);
 	qgpu_cb_fill(&cb, 0, 0, size, 0x5eed);
-	CHECK(qgpu_submit(fd, pctx, &cb, &in, 1, &done, 1, NULL) == 0);
+	CHECK(qgpu_submit(fd, pctx, &cb, arg ? NULL : &in, arg ? 0 : 1,
+			  &done, 1, NULL) == 0);
 	/* x moves: the move waits for that DMA buffer */
 	CHECK(qgpu_bo_reside(fd, x, QGPU_RESIDE_MAKE_RESIDENT,
 			     QGPU_SEG_APERTURE, NULL) == 0);
@@ -3117,6 +3135,9 @@ igt_main
 	igt_subtest("paging-fence-never-waits-for-its-dependants")
 		run_child(child_paging_fence_cycle, NULL,
 			  "a paging fence as a dependency of a moved allocation's DMA buffer");
+	igt_subtest("paging-fence-never-waits-for-its-implicit-dependants")
+		run_child(child_paging_fence_cycle, &dev,
+			  "a paging fence in a moved allocation's dma-buf");
 
 	igt_fixture {
 		files_cleanup();
