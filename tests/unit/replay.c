@@ -218,6 +218,25 @@ static int two_segments(char *buf, size_t len, unsigned int vis,
 
 static char text[8192];
 
+/*
+ * Two VRAM segments of @vis and @loc pages, and three allocations of
+ * @pages pages each with @mask, made resident in turn: X Y Z X Y Z
+ */
+static void cyclic_xyz(unsigned int vis, unsigned int loc,
+		       unsigned int pages, unsigned int mask)
+{
+	unsigned int k;
+	int len = two_segments(text, sizeof(text), vis, loc);
+
+	for (k = 1; k <= 3; k++)
+		len += snprintf(text + len, sizeof(text) - len,
+				"1 create id=%u size=%u mask=0x%x flags=0 pref=0x1\n",
+				k, pages * 4096, mask);
+	for (k = 0; k < 6; k++)
+		len += snprintf(text + len, sizeof(text) - len,
+				"%u reside id=%u seg=0\n", k + 2, k % 3 + 1);
+}
+
 /* Three one-page allocations made resident in turn: A B C A B C */
 static const char abcabc[] =
 	"1 create id=1 size=4096 mask=0xa flags=0 pref=0x1\n"
@@ -377,18 +396,9 @@ igt_main
 	igt_subtest("hand-segments-hold-whole-allocations") {
 		struct rp_trace t;
 		struct all a;
-		unsigned int p, k;
-		int len;
+		unsigned int p;
 
-		len = two_segments(text, sizeof(text), 3, 3);
-		for (k = 1; k <= 3; k++)
-			len += snprintf(text + len, sizeof(text) - len,
-					"1 create id=%u size=8192 mask=0x6 flags=0 pref=0x1\n",
-					k);
-		for (k = 0; k < 6; k++)
-			len += snprintf(text + len, sizeof(text) - len,
-					"%u reside id=%u seg=0\n", k + 2,
-					k % 3 + 1);
+		cyclic_xyz(3, 3, 2, 0x6);
 		load(&t, text);
 		replay_all(&t, &a);
 		igt_assert_eq(a.pooled.in_bytes, 6 * PG);
@@ -415,18 +425,9 @@ igt_main
 	igt_subtest("hand-segment-classes") {
 		struct rp_trace t;
 		struct all a;
-		unsigned int p, k;
-		int len;
+		unsigned int p;
 
-		len = two_segments(text, sizeof(text), 2, 4);
-		for (k = 1; k <= 3; k++)
-			len += snprintf(text + len, sizeof(text) - len,
-					"1 create id=%u size=4096 mask=0x2 flags=0 pref=0x1\n",
-					k);
-		for (k = 0; k < 6; k++)
-			len += snprintf(text + len, sizeof(text) - len,
-					"%u reside id=%u seg=0\n", k + 2,
-					k % 3 + 1);
+		cyclic_xyz(2, 4, 1, 0x2);
 		load(&t, text);
 		replay_all(&t, &a);
 		igt_assert_eq(a.pooled.in_bytes, 3 * PG);
