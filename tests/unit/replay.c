@@ -218,6 +218,18 @@ static int two_segments(char *buf, size_t len, unsigned int vis,
 
 static char text[8192];
 
+/* Every policy and the oracle ran every submit and paged in at least MIN */
+static void every_run_at_or_above_min(const struct all *a)
+{
+	unsigned int p;
+
+	for (p = 0; p < QGPU_POLICY_COUNT; p++) {
+		igt_assert_eq(a->r[p].failed_submits, 0);
+		igt_assert(in(&a->r[p]) >= a->min.in_bytes);
+	}
+	igt_assert(in(&a->oracle) >= a->min.in_bytes);
+}
+
 /*
  * Two VRAM segments of @vis and @loc pages, and three allocations of
  * @pages pages each with @mask, made resident in turn: X Y Z X Y Z
@@ -396,7 +408,6 @@ igt_main
 	igt_subtest("hand-segments-hold-whole-allocations") {
 		struct rp_trace t;
 		struct all a;
-		unsigned int p;
 
 		cyclic_xyz(3, 3, 2, 0x6);
 		load(&t, text);
@@ -404,11 +415,7 @@ igt_main
 		igt_assert_eq(a.pooled.in_bytes, 6 * PG);
 		igt_assert_eq(a.min.in_bytes, 8 * PG);
 		igt_assert_eq(a.min.out_bytes, 4 * PG);
-		for (p = 0; p < QGPU_POLICY_COUNT; p++) {
-			igt_assert_eq(a.r[p].failed_submits, 0);
-			igt_assert(in(&a.r[p]) >= a.min.in_bytes);
-		}
-		igt_assert(in(&a.oracle) >= a.min.in_bytes);
+		every_run_at_or_above_min(&a);
 		all_free(&a);
 		rp_trace_free(&t);
 	}
@@ -425,7 +432,6 @@ igt_main
 	igt_subtest("hand-segment-classes") {
 		struct rp_trace t;
 		struct all a;
-		unsigned int p;
 
 		cyclic_xyz(2, 4, 1, 0x2);
 		load(&t, text);
@@ -435,11 +441,7 @@ igt_main
 		igt_assert_eq(a.min.out_bytes, 2 * PG);
 		igt_assert(a.min.by_class);
 		igt_assert_eq(a.fnu.in_bytes, 4 * PG);
-		for (p = 0; p < QGPU_POLICY_COUNT; p++) {
-			igt_assert_eq(a.r[p].failed_submits, 0);
-			igt_assert(in(&a.r[p]) >= a.min.in_bytes);
-		}
-		igt_assert(in(&a.oracle) >= a.min.in_bytes);
+		every_run_at_or_above_min(&a);
 		all_free(&a);
 		rp_trace_free(&t);
 	}
