@@ -176,8 +176,17 @@ static struct dma_fence *qgpu_run_job(struct drm_sched_job *sched_job)
 	struct dma_fence *fence;
 	int ret, idx;
 
-	if (sched_job->s_fence->finished.error)
+	if (sched_job->s_fence->finished.error) {
+		/*
+		 * Cancelled. If it carried its context's first commands
+		 * (CTX_CLEAR and the address-space binding), no later job
+		 * may run: they do not repeat them, and a hardware context
+		 * keeps its previous user's binding.
+		 */
+		if (job->ctx && job->ctx_first)
+			qgpu_ctx_mark_lost(job->ctx, QGPU_CTX_LOST_HANG);
 		return qgpu_job_skip(job, NULL);
+	}
 	if (job->ctx && qgpu_ctx_is_lost(job->ctx)) {
 		dma_fence_set_error(&sched_job->s_fence->finished, -ECANCELED);
 		return qgpu_job_skip(job, NULL);

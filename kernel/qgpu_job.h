@@ -14,6 +14,8 @@ struct qgpu_ctx;
  * @cmds: command dwords, copied to the ring by run_job
  * @max_dw: how many @cmds can hold (qgpu_job_credits())
  * @ndw: number of dwords in @cmds
+ * @ctx_first: @cmds start with its context's first commands
+ *	(qgpu_ctx_enc_first()), which no later job of the context repeats
  * @hw_fence: fence of the last run
  * @hw_cb: counts a render job off its context's device work (hw_fence)
  * @sched_cb: reaches @sigs when the job is scheduled not to run
@@ -33,6 +35,7 @@ struct qgpu_job {
 	u32 *cmds;
 	u32 max_dw;
 	u32 ndw;
+	bool ctx_first;
 	struct dma_fence *hw_fence;
 	struct dma_fence_cb hw_cb;
 	struct dma_fence_cb sched_cb;

@@ -506,6 +506,7 @@ static int qgpu_submit_portion(struct qgpu_submit *s, u32 start, u32 end,
 		qgpu_job_free(job);
 		return ret;
 	}
+	job->ctx_first = !s->ctx->cleared;
 	n = qgpu_submit_prologue(s, job->cmds);
 	n += qgpu_enc_exec(job->cmds + n, s->ctx->id, addr, start, end);
 	if (last) {

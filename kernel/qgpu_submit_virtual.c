@@ -148,8 +148,10 @@ static int qgpu_vsubmit_queue(struct qgpu_ctx *ctx, struct drm_file *file,
 		qgpu_job_free(job);
 		return ret;
 	}
-	if (!ctx->cleared)
+	if (!ctx->cleared) {
+		job->ctx_first = true;
 		n = qgpu_ctx_enc_first(ctx, job->cmds);
+	}
 	n += qgpu_enc_exec(job->cmds + n, ctx->id, QGPU_SYS_BIT | buf->dma, 0,
 			   buf->size);
 	n += qgpu_mfence_sigs_emit(out->sigs, job->cmds + n);
