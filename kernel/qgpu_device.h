@@ -164,7 +164,7 @@ struct qgpu_device {
 	/* monitored fences (qgpu_mfence.c) */
 	wait_queue_head_t mfence_wq;	/* woken by every engine interrupt */
 	spinlock_t mfence_lock;		/* protects the two below */
-	struct list_head mfence_pending; /* dma_fences waiting for a value */
+	struct list_head mfence_active;	/* monitored fences waited for */
 	bool mfence_dead;		/* unplugged: nothing more is written */
 
 	struct qgpu_ping *ping;		/* the PING doorbell (qgpu_ping.c) */

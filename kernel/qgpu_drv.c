@@ -286,7 +286,7 @@ static int qgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	xa_init_flags(&qdev->contexts, XA_FLAGS_ALLOC1);
 	init_waitqueue_head(&qdev->mfence_wq);
 	spin_lock_init(&qdev->mfence_lock);
-	INIT_LIST_HEAD(&qdev->mfence_pending);
+	INIT_LIST_HEAD(&qdev->mfence_active);
 	ret = qgpu_ping_init(qdev);
 	if (ret)
 		goto err_vectors;

@@ -224,6 +224,8 @@ int qgpu_mfence_new(struct qgpu_device *qdev, struct qgpu_file *qf,
 	mf->cpu = p->cpu + slot;
 	mf->dev_addr = QGPU_SYS_BIT | (p->dma + slot * sizeof(u64));
 	mf->fence_context = dma_fence_context_alloc(1);
+	mf->pending = RB_ROOT_CACHED;
+	INIT_LIST_HEAD(&mf->active);
 	WRITE_ONCE(*mf->cpu, initial);
 	atomic64_set(&mf->queued, initial);
 	atomic64_set(&mf->done, initial);
@@ -269,7 +271,8 @@ void qgpu_mfence_close(struct qgpu_file *qf, u32 handle,
  * @mf: the monitored fence (a reference)
  * @qdev: the device whose interrupts signal it
  * @value: the value
- * @node: on qdev->mfence_pending while signalling is enabled
+ * @node: in @mf's pending tree while signalling is enabled
+ * @done: on the interrupt handler's list of fences to signal
  */
 struct qgpu_mfence_dfence {
 	struct dma_fence base;
@@ -277,7 +280,8 @@ struct qgpu_mfence_dfence {
 	struct qgpu_mfence *mf;
 	struct qgpu_device *qdev;
 	u64 value;
-	struct list_head node;
+	struct rb_node node;
+	struct list_head done;
 };
 
 static struct qgpu_mfence_dfence *to_dfence(struct dma_fence *f)
@@ -302,7 +306,17 @@ static bool qgpu_dfence_signaled(struct dma_fence *f)
 	return qgpu_mfence_value(df->mf) >= df->value;
 }
 
-/* Called with f->lock held: onto the list the interrupt handler walks. */
+static bool qgpu_dfence_less(struct rb_node *a, const struct rb_node *b)
+{
+	return rb_entry(a, struct qgpu_mfence_dfence, node)->value <
+	       rb_entry(b, struct qgpu_mfence_dfence, node)->value;
+}
+
+/*
+ * Called with f->lock held: into its monitored fence's pending tree, by
+ * value, and the monitored fence onto the device's active list, which the
+ * interrupt handler walks (qgpu_mfence_irq()).
+ */
 static bool qgpu_dfence_enable_signaling(struct dma_fence *f)
 {
 	struct qgpu_mfence_dfence *df = to_dfence(f);
@@ -322,7 +336,9 @@ static bool qgpu_dfence_enable_signaling(struct dma_fence *f)
 		pending = false;
 	} else {
 		dma_fence_get(f);
-		list_add_tail(&df->node, &qdev->mfence_pending);
+		rb_add_cached(&df->node, &df->mf->pending, qgpu_dfence_less);
+		if (list_empty(&df->mf->active))
+			list_add_tail(&df->mf->active, &qdev->mfence_active);
 	}
 	spin_unlock_irqrestore(&qdev->mfence_lock, flags);
 	return pending;
@@ -363,11 +379,12 @@ struct dma_fence *qgpu_mfence_fence(struct qgpu_device *qdev,
 {
 	struct qgpu_mfence_dfence *df;
 
-	df = kzalloc(sizeof(*df), GFP_KERNEL);
+	df = kzalloc(sizeof(*df), GFP_KERNEL_ACCOUNT);
 	if (!df)
 		return NULL;
 	spin_lock_init(&df->lock);
-	INIT_LIST_HEAD(&df->node);
+	RB_CLEAR_NODE(&df->node);
+	INIT_LIST_HEAD(&df->done);
 	df->mf = qgpu_mfence_get(mf);
 	df->qdev = qdev;
 	df->value = value;
@@ -385,22 +402,40 @@ struct dma_fence *qgpu_mfence_fence(struct qgpu_device *qdev,
  * writes a monitored fence is always followed on its ring by the job's
  * interrupting FENCE), and after the kernel wrote values itself: wakes the
  * waiters and signals the dma_fences whose value was reached.
+ *
+ * Its cost with interrupts off is one look per monitored fence that is
+ * waited for (each a slot of a page its file holds) plus the fences it
+ * signals: each monitored fence keeps its waiting dma_fences sorted by
+ * value, however many a process exported.
  */
 void qgpu_mfence_irq(struct qgpu_device *qdev)
 {
 	struct qgpu_mfence_dfence *df, *tmp;
+	struct qgpu_mfence *mf, *next;
+	struct rb_node *first;
 	unsigned long flags;
 	LIST_HEAD(done);
+	u64 value;
 
 	wake_up_all(&qdev->mfence_wq);
 	spin_lock_irqsave(&qdev->mfence_lock, flags);
-	list_for_each_entry_safe(df, tmp, &qdev->mfence_pending, node)
-		if (qgpu_dfence_signaled(&df->base) || qdev->mfence_dead)
-			list_move_tail(&df->node, &done);
+	list_for_each_entry_safe(mf, next, &qdev->mfence_active, active) {
+		value = qgpu_mfence_value(mf);
+		while ((first = rb_first_cached(&mf->pending))) {
+			df = rb_entry(first, struct qgpu_mfence_dfence, node);
+			if (df->value > value && !qdev->mfence_dead)
+				break;
+			rb_erase_cached(first, &mf->pending);
+			RB_CLEAR_NODE(first);
+			list_add_tail(&df->done, &done);
+		}
+		if (RB_EMPTY_ROOT(&mf->pending.rb_root))
+			list_del_init(&mf->active);
+	}
 	spin_unlock_irqrestore(&qdev->mfence_lock, flags);
 	/* signalled outside mfence_lock: enable_signaling nests the other way */
-	list_for_each_entry_safe(df, tmp, &done, node) {
-		list_del_init(&df->node);
+	list_for_each_entry_safe(df, tmp, &done, done) {
+		list_del_init(&df->done);
 		if (!qgpu_dfence_signaled(&df->base))
 			dma_fence_set_error(&df->base, -ENODEV);
 		dma_fence_signal(&df->base);

@@ -5,6 +5,7 @@
 #include <linux/kref.h>
 #include <linux/math.h>
 #include <linux/mutex.h>
+#include <linux/rbtree.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -35,6 +36,9 @@ struct qgpu_mfence_page;
  * @done: the highest value of a submission that is done (written by the
  *	device, or by the kernel for a submission that did not run)
  * @fence_context: dma_fence context of its "value reached" fences
+ * @pending: its "value reached" fences that wait, by value (under the
+ *	device's mfence_lock)
+ * @active: on the device's mfence_active while @pending is not empty
  * @free_work: releases it from any context (its last reference may be
  *	dropped where sleeping is not allowed)
  */
@@ -46,6 +50,8 @@ struct qgpu_mfence {
 	atomic64_t queued;
 	atomic64_t done;
 	u64 fence_context;
+	struct rb_root_cached pending;
+	struct list_head active;
 	struct work_struct free_work;
 };
 

@@ -576,6 +576,96 @@ static void in_sync_and_export(void)
 	blocker_fini(dev.fd, &b);
 }
 
+/*
+ * "Value reached" fences exported out of order, of two monitored fences,
+ * each signalled by the interrupt when its value is written, not before
+ * and not later: a reader context's submission waits for each pair (A and
+ * B at value v, in-syncs, so only the interrupt's signal lets it run, not
+ * a waiter's own look at the value), and the writer's submissions, held
+ * back by a sw_sync timeline, write the values one step at a time.
+ */
+#define EXPORT_VALUES 48
+static void exported_values_signal_by_value(void)
+{
+	struct drm_qgpu_sync_entry out[2] = {
+		{ .flags = QGPU_SYNC_MONITORED }, { .flags = QGPU_SYNC_MONITORED },
+	};
+	const uint32_t steps[] = { 1, 2, 7, 8, 30, EXPORT_VALUES };
+	uint32_t a[EXPORT_VALUES + 1], b[EXPORT_VALUES + 1];
+	uint32_t ran[EXPORT_VALUES + 1], order[EXPORT_VALUES];
+	struct drm_qgpu_sync_entry in[2] = { 0 }, done = { 0 };
+	struct qgpu_mfence ma, mb;
+	struct qgpu_context w, r;
+	uint32_t i, v, t, k = 0;
+	int tl, ret;
+
+	tl = qt_sw_timeline();
+	igt_assert_eq(qgpu_context_create(dev.fd, 0, &w), 0);
+	igt_assert_eq(qgpu_context_create(dev.fd, 0, &r), 0);
+	igt_assert_eq(qgpu_mfence_create(dev.fd, 0, &ma), 0);
+	igt_assert_eq(qgpu_mfence_create(dev.fd, 0, &mb), 0);
+	out[0].handle = ma.handle;
+	out[1].handle = mb.handle;
+	for (v = 1; v <= EXPORT_VALUES; v++) {
+		in[0].handle = qt_sw_syncobj(dev.fd, tl, v);
+		out[0].point = v;
+		out[1].point = v;
+		nop_submit(&w, in, 1, out, 2, 0);
+		qgpu_syncobj_destroy(dev.fd, in[0].handle);
+		order[v - 1] = v;
+	}
+	/* exported in an order of their own: 48 is coprime with 29 */
+	for (i = 0; i < EXPORT_VALUES; i++) {
+		t = order[i];
+		order[i] = order[(i * 29 + 5) % EXPORT_VALUES];
+		order[(i * 29 + 5) % EXPORT_VALUES] = t;
+	}
+	for (i = 0; i < EXPORT_VALUES; i++) {
+		v = order[i];
+		igt_assert_eq(qgpu_syncobj_create(dev.fd, &a[v]), 0);
+		igt_assert_eq(qgpu_syncobj_create(dev.fd, &b[v]), 0);
+		igt_assert_eq(qgpu_mfence_export(dev.fd, ma.handle, v, a[v], 0),
+			      0);
+		igt_assert_eq(qgpu_mfence_export(dev.fd, mb.handle, v, b[v], 0),
+			      0);
+	}
+	for (v = 1; v <= EXPORT_VALUES; v++) {
+		igt_assert_eq(qgpu_syncobj_create(dev.fd, &ran[v]), 0);
+		in[0].handle = a[v];
+		in[1].handle = b[v];
+		done.handle = ran[v];
+		nop_submit(&r, in, 2, &done, 1, 0);
+	}
+	for (i = 0; i < ARRAY_SIZE(steps); i++) {
+		qt_sw_inc(tl, steps[i] - k);
+		k = steps[i];
+		igt_assert_eq(qgpu_mfence_wait(&ma, k, 5 * SEC_NS), 0);
+		ret = qgpu_syncobj_wait(dev.fd, ran[k], 0, 5 * SEC_NS);
+		igt_assert_f(ret == 0,
+			     "values reached %u, the reader of %u did not run: %s\n",
+			     k, k, strerror(-ret));
+		for (v = 1; v <= EXPORT_VALUES; v++) {
+			ret = qgpu_syncobj_wait(dev.fd, a[v], 0, 0);
+			igt_assert_f(ret == (v <= k ? 0 : -ETIME),
+				     "value %u of A with %u reached: %s\n",
+				     v, k, strerror(-ret));
+		}
+		if (k < EXPORT_VALUES)
+			igt_assert_eq(qgpu_syncobj_wait(dev.fd, ran[k + 1], 0,
+							0), -ETIME);
+	}
+	for (v = 1; v <= EXPORT_VALUES; v++) {
+		qgpu_syncobj_destroy(dev.fd, a[v]);
+		qgpu_syncobj_destroy(dev.fd, b[v]);
+		qgpu_syncobj_destroy(dev.fd, ran[v]);
+	}
+	close(tl);
+	qgpu_mfence_destroy(&ma);
+	qgpu_mfence_destroy(&mb);
+	qgpu_context_destroy(&w);
+	qgpu_context_destroy(&r);
+}
+
 /* Whether the sync file @fd has signalled, waiting up to @ms */
 static bool sync_file_signalled(int fd, int ms)
 {
@@ -1495,6 +1585,8 @@ igt_main
 		out_of_order_values_reached();
 	igt_subtest("in-sync-and-export-to-syncobj")
 		in_sync_and_export();
+	igt_subtest("exported-values-signal-by-value")
+		exported_values_signal_by_value();
 	igt_subtest("merged-values-beyond-32-bits-keep-the-later")
 		merged_values_keep_the_later();
 	igt_subtest("abandoned-submission-reaches-its-value")
