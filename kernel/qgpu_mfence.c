@@ -229,14 +229,22 @@ int qgpu_mfence_new(struct qgpu_device *qdev, struct qgpu_file *qf,
 	WRITE_ONCE(*mf->cpu, initial);
 	atomic64_set(&mf->queued, initial);
 	atomic64_set(&mf->done, initial);
+	/*
+	 * The caller's reference first: once in the handle table the fence
+	 * is the table's, and another thread may destroy it at once.
+	 */
+	if (out)
+		*out = qgpu_mfence_get(mf);
 	ret = xa_alloc(&mff->handles, handle, mf,
 		       XA_LIMIT(1, QGPU_MFENCE_MAX), GFP_KERNEL);
 	if (ret) {
+		if (out) {
+			qgpu_mfence_put(mf);
+			*out = NULL;
+		}
 		qgpu_mfence_put(mf);
 		return ret == -EBUSY ? -ENOSPC : ret;
 	}
-	if (out)
-		*out = qgpu_mfence_get(mf);
 	return 0;
 }
 

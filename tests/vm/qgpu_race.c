@@ -1248,6 +1248,71 @@ static void uffd_subtest(enum upos pos, enum uact act)
 }
 
 /* ------------------------------------------------------------------------ */
+/* A monitored fence destroyed by handle while it is being created          */
+
+struct fence_race {
+	int fd;
+	volatile int stop;
+	unsigned long destroyed;	/* MFENCE_DESTROY that found one */
+	int bad;			/* an errno no ioctl may give */
+};
+
+/*
+ * Handles are the lowest free ones: destroy 1 to 4 in turn, all along.
+ * A fence created meanwhile (a context's, or MFENCE_CREATE's) may be
+ * destroyed through its handle as soon as the handle exists; its creator
+ * must already hold its own reference by then.
+ */
+static void *fence_destroyer(void *arg)
+{
+	struct fence_race *r = arg;
+	struct drm_qgpu_mfence_destroy d = { 0 };
+	uint32_t h = 0;
+
+	while (!r->stop) {
+		d.handle = 1 + (h++ & 3);
+		if (!drmIoctl(r->fd, DRM_IOCTL_QGPU_MFENCE_DESTROY, &d))
+			r->destroyed++;
+		else if (errno != ENOENT)
+			r->bad = errno;
+	}
+	return NULL;
+}
+
+static void fence_create_vs_destroy(void)
+{
+	struct fence_race r = { 0 };
+	struct drm_qgpu_ctx_create c;
+	struct drm_qgpu_ctx_destroy cd = { 0 };
+	struct drm_qgpu_mfence_create m;
+	unsigned long rounds = 0;
+	pthread_t th;
+	double end;
+
+	r.fd = qt_reopen(&dev);
+	pthread_create(&th, NULL, fence_destroyer, &r);
+	end = igt__elapsed() + 3;
+	while (igt__elapsed() < end) {
+		memset(&c, 0, sizeof(c));
+		igt_assert_eq(drmIoctl(r.fd, DRM_IOCTL_QGPU_CTX_CREATE, &c), 0);
+		memset(&m, 0, sizeof(m));
+		igt_assert_eq(drmIoctl(r.fd, DRM_IOCTL_QGPU_MFENCE_CREATE, &m),
+			      0);
+		cd.ctx = c.ctx;
+		igt_assert_eq(drmIoctl(r.fd, DRM_IOCTL_QGPU_CTX_DESTROY, &cd),
+			      0);
+		rounds++;
+	}
+	r.stop = 1;
+	pthread_join(th, NULL);
+	igt_info("%lu rounds, %lu fences destroyed by the other thread\n",
+		 rounds, r.destroyed);
+	igt_assert_f(!r.bad, "MFENCE_DESTROY: %s\n", strerror(r.bad));
+	igt_assert(r.destroyed > 0);
+	close(r.fd);
+}
+
+/* ------------------------------------------------------------------------ */
 
 igt_main
 {
@@ -1271,6 +1336,9 @@ igt_main
 
 	igt_subtest("fd-close-vs-submit")
 		fd_close_subtest(2);
+
+	igt_subtest("mfence-create-vs-destroy-by-handle")
+		fence_create_vs_destroy();
 
 	igt_subtest("all-at-once")
 		stress_subtest(F_DESTROY_CTX | F_CLOSE_GEM | F_DESTROY_SYNC |
