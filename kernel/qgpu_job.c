@@ -3,6 +3,7 @@
  * qgpu: jobs and the GPU scheduler (one drm_sched per engine).
  */
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 #include <drm/drm_drv.h>
 
 #include "qgpu_device.h"
@@ -421,6 +422,13 @@ void qgpu_sched_fini(struct qgpu_device *qdev)
 		if (!eng->sched_ready)
 			continue;
 		eng->sched_ready = false;
+		/*
+		 * No timeout handler from here on: one already running waits
+		 * to end, and its drm_sched_start() would restart a scheduler
+		 * whose run queues drm_sched_fini() frees (6.12 cancels the
+		 * timeout work only after freeing them).
+		 */
+		disable_delayed_work_sync(&eng->sched.work_tdr);
 		drm_sched_fini(&eng->sched);
 		qgpu_fence_process(eng, -ENODEV);
 	}
