@@ -123,7 +123,7 @@ struct qgpu_device {
 	u64 gart_size;
 	u64 hap_size;
 
-	struct qgpu_engine engine[QGPU_NUM_ENGINES];
+	struct qgpu_engine *engine;	/* QGPU_NUM_ENGINES (qgpu_engines_alloc()) */
 	struct drm_sched_entity paging_entity;	/* the paging process */
 
 	/* memory manager */
@@ -286,6 +286,8 @@ static inline void qgpu_stat_add(struct qgpu_device *qdev,
 extern struct workqueue_struct *qgpu_reap_wq;
 
 /* qgpu_engine.c */
+int qgpu_engines_alloc(struct qgpu_device *qdev);
+void qgpu_engines_free_retired(void);
 int qgpu_engine_init(struct qgpu_device *qdev);
 void qgpu_engine_fini(struct qgpu_device *qdev);
 void qgpu_engine_stop(struct qgpu_engine *eng);

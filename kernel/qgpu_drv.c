@@ -265,6 +265,9 @@ static int qgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return PTR_ERR(qdev);
 	qdev->pdev = pdev;
 	pci_set_drvdata(pdev, qdev);
+	ret = qgpu_engines_alloc(qdev);
+	if (ret)
+		return ret;
 
 	ret = pcim_iomap_regions(pdev, BIT(QGPU_BAR_MMIO), QGPU_DRIVER_NAME);
 	if (ret)
@@ -401,6 +404,7 @@ static void __exit qgpu_exit(void)
 	/* fences in sync files may outlive the devices: not their code */
 	qgpu_fences_wait_all();
 	destroy_workqueue(qgpu_reap_wq);
+	qgpu_engines_free_retired();
 }
 module_exit(qgpu_exit);
 

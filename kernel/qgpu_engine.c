@@ -6,7 +6,11 @@
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
+#include <linux/list.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/xarray.h>
+#include <drm/drm_managed.h>
 
 #include "qgpu_device.h"
 #include "qgpu_mmio.h"
@@ -44,6 +48,65 @@ static void qgpu_engine_program(struct qgpu_engine *eng)
 	qgpu_eng_wr(eng, QGPU_ENG_CTRL, QGPU_ENG_CTRL_RESET);
 	qgpu_eng_wr(eng, QGPU_ENG_CTRL, QGPU_ENG_CTRL_ENABLE);
 	eng->tail = 0;
+}
+
+/*
+ * The engines outlive their device. A job's scheduler fences name their
+ * timeline through their scheduler (drm_sched_fence_get_timeline_name()
+ * reads fence->sched->name in 6.12), and a fence may outlive the device
+ * in a sync file or in another driver's reservation object; the schedulers
+ * are the engines'. So a device's engines are allocated apart from it, and
+ * when the device is freed they are retired, not freed: the module's exit
+ * frees them.
+ */
+struct qgpu_engines {
+	struct list_head retired;
+	struct qgpu_engine e[QGPU_NUM_ENGINES];
+};
+
+static LIST_HEAD(qgpu_retired_engines);
+static DEFINE_SPINLOCK(qgpu_retired_lock);
+
+static void qgpu_engines_retire(struct drm_device *drm, void *data)
+{
+	struct qgpu_engines *e = data;
+
+	spin_lock(&qgpu_retired_lock);
+	list_add_tail(&e->retired, &qgpu_retired_engines);
+	spin_unlock(&qgpu_retired_lock);
+}
+
+/**
+ * qgpu_engines_alloc - the device's engines, kept after it is freed
+ * @qdev: a device just allocated
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int qgpu_engines_alloc(struct qgpu_device *qdev)
+{
+	struct qgpu_engines *e = kzalloc(sizeof(*e), GFP_KERNEL);
+
+	if (!e)
+		return -ENOMEM;
+	qdev->engine = e->e;
+	return drmm_add_action_or_reset(&qdev->drm, qgpu_engines_retire, e);
+}
+
+/**
+ * qgpu_engines_free_retired - free the engines of every freed device
+ *
+ * From the module's exit, after every device is gone and every qgpu fence
+ * with it (qgpu_fences_wait_all()). A job's finished fence holds its
+ * hardware fence, so the exit waits for it too; only the fences of a job
+ * that never reached the device, kept across the unload, are not waited
+ * for.
+ */
+void qgpu_engines_free_retired(void)
+{
+	struct qgpu_engines *e, *next;
+
+	list_for_each_entry_safe(e, next, &qgpu_retired_engines, retired)
+		kfree(e);
 }
 
 int qgpu_engine_init(struct qgpu_device *qdev)

@@ -625,7 +625,8 @@ static void reload_qgpu(void)
 }
 
 /* The driver name of the one fence of a sync file */
-static void sync_file_driver(int fd, char *name, size_t len)
+/* The driver (@timeline 0) or timeline name of sync file @fd's fence */
+static void sync_file_name(int fd, bool timeline, char *name, size_t len)
 {
 	struct sync_fence_info fi;
 	struct sync_file_info info = { .num_fences = 1 };
@@ -633,7 +634,7 @@ static void sync_file_driver(int fd, char *name, size_t len)
 	memset(&fi, 0, sizeof(fi));
 	info.sync_fence_info = (uintptr_t)&fi;
 	igt_assert_eq(ioctl(fd, SYNC_IOC_FILE_INFO, &info), 0);
-	snprintf(name, len, "%s", fi.driver_name);
+	snprintf(name, len, "%s", timeline ? fi.obj_name : fi.driver_name);
 }
 
 struct unloader {
@@ -728,8 +729,16 @@ static void fences_hold_module(void)
 		}
 		igt_assert_f(0, "delete_module: %s\n", strerror(u.ret));
 	}
-	sync_file_driver(mf_fd, name, sizeof(name));
+	sync_file_name(mf_fd, false, name, sizeof(name));
 	igt_assert_f(!strcmp(name, "qgpu"), "monitored fence's driver: %s\n",
+		     name);
+	/*
+	 * The job's fence is its scheduler's: drm_sched names its timeline
+	 * through the scheduler, which must outlive the device (KASAN on the
+	 * debug kernel finds the read otherwise).
+	 */
+	sync_file_name(job_fd, true, name, sizeof(name));
+	igt_assert_f(!strcmp(name, "render"), "job fence's timeline: %s\n",
 		     name);
 	close(mf_fd);
 	igt_assert_f(!unloader_wait(&u, 1000),
