@@ -49,7 +49,7 @@ static void qgpu_engine_count_cmd(QGPUState *s, QGPUEngine *e)
 
 static bool qgpu_engine_has_work(QGPUEngine *e)
 {
-    if (!e->enabled || e->halted) {
+    if (!e->enabled || e->halted || e->stalled) {
         return false;
     }
     if (e->job.kind != QGPU_JOB_NONE) {
@@ -112,6 +112,7 @@ static void qgpu_engine_reset_ring(QGPUState *s, unsigned n)
     e->head = 0;
     e->tail = 0;
     e->halted = false;
+    e->stalled = false;
 }
 
 void qgpu_engine_reset_all(QGPUState *s)
@@ -403,7 +404,7 @@ static void qgpu_engine_poll_wait(QGPUState *s)
         int fault = QGPU_FAULT_NONE;
         bool done;
 
-        if (!e->enabled || e->halted || !e->dma.active ||
+        if (!e->enabled || e->halted || e->stalled || !e->dma.active ||
             !e->dma.waiting) {
             continue;
         }
@@ -510,7 +511,8 @@ uint32_t qgpu_engine_read(QGPUState *s, unsigned n, hwaddr reg, bool *ok)
     case QGPU_ENG_RING_TAIL:
         return e->tail;
     case QGPU_ENG_CTRL:
-        return e->enabled ? QGPU_ENG_CTRL_ENABLE : 0;
+        return (e->enabled ? QGPU_ENG_CTRL_ENABLE : 0) |
+               (e->stalled ? QGPU_ENG_CTRL_STALL : 0);
     case QGPU_ENG_STATUS:
         return (qgpu_engine_busy(e) ? QGPU_ENG_STATUS_BUSY : 0) |
                (e->halted ? QGPU_ENG_STATUS_HALTED : 0);
@@ -548,10 +550,12 @@ static void qgpu_engine_ctrl(QGPUState *s, unsigned n, uint32_t val)
             /* stop; a command in progress restarts from its beginning */
             qgpu_engine_abandon(s, e);
             e->enabled = false;
+            e->stalled = false;
         }
         return;
     }
     if (e->enabled) {
+        e->stalled = val & QGPU_ENG_CTRL_STALL;
         qgpu_engine_kick(s);
         return;
     }
@@ -565,6 +569,7 @@ static void qgpu_engine_ctrl(QGPUState *s, unsigned n, uint32_t val)
     }
     qgpu_engine_reset_ring(s, n);
     e->enabled = true;
+    e->stalled = val & QGPU_ENG_CTRL_STALL;
 }
 
 bool qgpu_engine_write(QGPUState *s, unsigned n, hwaddr reg, uint32_t val)

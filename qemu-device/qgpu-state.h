@@ -125,6 +125,7 @@ typedef struct QGPUEngine {
     uint32_t tail;
     bool enabled;
     bool halted;
+    bool stalled;               /* CTRL.STALL: executes nothing */
     uint32_t cmd_bytes;         /* length of the ring command in progress */
     QGPUJob job;
     QGPUDmaBuffer dma;

@@ -526,6 +526,54 @@ static void test_scratch(void)
 
 /* ---- rings, fences, interrupts ---- */
 
+/*
+ * CTRL.STALL: an engine executes nothing while it is set (a hang, for the
+ * driver's timeout to find), neither from the doorbell nor from the
+ * device thread; clearing it resumes, and an engine reset clears it.
+ */
+static void test_engine_stall(void)
+{
+    QGPU *g = qgpu_start(NULL);
+    uint32_t on = QGPU_ENG_CTRL_ENABLE | QGPU_ENG_CTRL_STALL;
+    int n;
+
+    for (n = 0; n < 2; n++) {
+        uint64_t cmds = rd64(g, QGPU_ENGINE_BASE(n) + QGPU_ENG_CMDS_LO);
+
+        qtest_writeq(g->qts, FENCE_MEM, 0);
+        ewr(g, n, QGPU_ENG_CTRL, on);
+        g_assert_cmphex(erd(g, n, QGPU_ENG_CTRL), ==, on);
+        cmd_nop(g, n, 1);
+        cmd_fence(g, n, SYS(FENCE_MEM), 7, false);
+        kick(g, n);
+        g_usleep(50 * 1000);
+        g_assert_cmphex(erd(g, n, QGPU_ENG_STATUS), ==, QGPU_ENG_STATUS_BUSY);
+        g_assert_cmpuint(erd(g, n, QGPU_ENG_RING_HEAD), ==, 0);
+        g_assert_cmpuint(rd64(g, QGPU_ENGINE_BASE(n) + QGPU_ENG_CMDS_LO), ==,
+                         cmds);
+        g_assert_cmphex(qtest_readq(g->qts, FENCE_MEM), ==, 0);
+        /* resumed */
+        ewr(g, n, QGPU_ENG_CTRL, QGPU_ENG_CTRL_ENABLE);
+        g_assert_cmphex(erd(g, n, QGPU_ENG_CTRL), ==, QGPU_ENG_CTRL_ENABLE);
+        wait_idle(g, n);
+        g_assert_cmphex(qtest_readq(g->qts, FENCE_MEM), ==, 7);
+        g_assert_cmpuint(rd64(g, QGPU_ENGINE_BASE(n) + QGPU_ENG_CMDS_LO), ==,
+                         cmds + 2);
+        /* stalled with work pending, then reset: nothing of it runs */
+        qtest_writeq(g->qts, FENCE_MEM, 0);
+        ewr(g, n, QGPU_ENG_CTRL, on);
+        cmd_fence(g, n, SYS(FENCE_MEM), 9, false);
+        kick(g, n);
+        engine_reset(g, n);
+        g_usleep(20 * 1000);
+        g_assert_cmphex(qtest_readq(g->qts, FENCE_MEM), ==, 0);
+        g_assert_cmpuint(rd64(g, QGPU_ENGINE_BASE(n) + QGPU_ENG_CMDS_LO), ==,
+                         cmds + 2);
+    }
+    g_assert_cmpuint(rd(g, QGPU_REG_FAULTQ_COUNT), ==, 0);
+    qgpu_stop(g);
+}
+
 static void test_fence_irq(void)
 {
     QGPU *g = qgpu_start(NULL);
@@ -7215,6 +7263,7 @@ int main(int argc, char **argv)
     qtest_add_func("/qgpu/tile/huge", test_tile_huge);
     qtest_add_func("/qgpu/tile/virtual", test_tile_virtual);
     qtest_add_func("/qgpu/tile/fuzz", test_tile_fuzz);
+    qtest_add_func("/qgpu/engine/stall", test_engine_stall);
     qtest_add_func("/qgpu/fuzz", test_fuzz);
     qtest_add_func("/qgpu/trace", test_trace);
     qtest_add_func("/qgpu/hap/remap-during-transfer",
