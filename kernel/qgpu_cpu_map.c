@@ -93,7 +93,8 @@ static vm_fault_t qgpu_gem_fault(struct vm_fault *vmf)
 	if (!drm_dev_enter(obj->dev, &idx))
 		return VM_FAULT_SIGBUS;
 	qgpu_mm_lock(qdev, NULL);
-	err = qgpu_mm_cpu_prepare(bo, &path, &moving);
+	/* a lost device's books are not to be trusted (qgpu_lost.c) */
+	err = qdev->lost ? -EIO : qgpu_mm_cpu_prepare(bo, &path, &moving);
 	trace_qgpu_cpu_fault(bo->id, vmf->flags & FAULT_FLAG_WRITE, err,
 			     !err && moving);
 	if (err) {

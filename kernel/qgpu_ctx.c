@@ -156,6 +156,8 @@ int qgpu_ctx_create_ioctl(struct drm_device *drm, void *data,
 		return -EINVAL;
 	if (QGPU_IOCTL_DBG(qdev, qdev->max_contexts < 2))
 		return -ENODEV;
+	if (QGPU_IOCTL_DBG(qdev, qgpu_device_is_lost(qdev)))
+		return -EIO;
 
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
 	if (!ctx)

@@ -5,11 +5,14 @@
  * (/sys/kernel/debug/dri/N/qgpu_policy, read/write by name or number), and
  * the memory manager's books written into the tracepoints
  * (/sys/kernel/debug/dri/N/qgpu_trace_snapshot, write a tag number; used
- * by qgpu-trace, docs/trace-format.md).
+ * by qgpu-trace, docs/trace-format.md), and a hang on demand
+ * (/sys/kernel/debug/dri/N/qgpu_stall: write an engine's name to stall it,
+ * "none" to resume every engine; reads the stalled ones).
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 #include <linux/uaccess.h>
+#include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 
 #include "qgpu_device.h"
@@ -28,6 +31,7 @@ static const char * const qgpu_stat_names[] = {
 	"cache_invalidations", "cache_invalidated_bytes", "offer_discards",
 	"offer_discarded_bytes", "migrations_back", "migrated_back_bytes",
 	"vram_discards", "vram_discarded_bytes", "vram_committed",
+	"device_lost",
 };
 
 static_assert(ARRAY_SIZE(qgpu_stat_names) ==
@@ -127,6 +131,68 @@ static const struct file_operations qgpu_snapshot_fops = {
 	.llseek = noop_llseek,
 };
 
+static int qgpu_stall_show(struct seq_file *m, void *unused)
+{
+	struct qgpu_device *qdev = m->private;
+	unsigned int i;
+	int idx;
+
+	if (!drm_dev_enter(&qdev->drm, &idx))
+		return -ENODEV;
+	for (i = 0; i < QGPU_NUM_ENGINES; i++)
+		if (qgpu_engine_stalled(&qdev->engine[i]))
+			seq_printf(m, "%s\n", qdev->engine[i].name);
+	drm_dev_exit(idx);
+	return 0;
+}
+
+static int qgpu_stall_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, qgpu_stall_show, inode->i_private);
+}
+
+/*
+ * An engine that stops answering (CTRL.STALL), for tests of the job
+ * timeout and of what follows: a render engine's hang loses the guilty
+ * context, a paging engine's loses the device (qgpu_lost.c).
+ */
+static ssize_t qgpu_stall_write(struct file *file, const char __user *ubuf,
+				size_t len, loff_t *pos)
+{
+	struct qgpu_device *qdev = file_inode(file)->i_private;
+	char buf[16], *name;
+	bool none, found = false;
+	unsigned int i;
+	int idx;
+
+	if (len == 0 || len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = 0;
+	name = strim(buf);
+	none = !strcmp(name, "none");
+	if (!drm_dev_enter(&qdev->drm, &idx))
+		return -ENODEV;
+	for (i = 0; i < QGPU_NUM_ENGINES; i++) {
+		if (!none && strcmp(name, qdev->engine[i].name))
+			continue;
+		qgpu_engine_stall(&qdev->engine[i], !none);
+		found = true;
+	}
+	drm_dev_exit(idx);
+	return found ? len : -EINVAL;
+}
+
+static const struct file_operations qgpu_stall_fops = {
+	.owner = THIS_MODULE,
+	.open = qgpu_stall_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = qgpu_stall_write,
+};
+
 void qgpu_debugfs_init(struct qgpu_device *qdev)
 {
 	struct dentry *root = qdev->drm.primary->debugfs_root;
@@ -138,4 +204,5 @@ void qgpu_debugfs_init(struct qgpu_device *qdev)
 	qgpu_budget_debugfs_init(qdev, root);
 	debugfs_create_file("qgpu_trace_snapshot", 0200, root, qdev,
 			    &qgpu_snapshot_fops);
+	debugfs_create_file("qgpu_stall", 0600, root, qdev, &qgpu_stall_fops);
 }

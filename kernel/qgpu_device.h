@@ -28,6 +28,7 @@
 #define QGPU_DRIVER_NAME	"qgpu"
 #define QGPU_JOB_TIMEOUT_MS	2000
 #define QGPU_JOB_MAX_EXTENSIONS	15	/* 32 s for a job that progresses */
+#define QGPU_JOB_SECOND_LOOK_MS	100	/* before a quiet engine is a hang */
 #define QGPU_SCHED_CREDITS	16	/* jobs on an engine's ring at once */
 
 struct qgpu_device;
@@ -168,6 +169,7 @@ struct qgpu_device {
 	bool mfence_dead;		/* unplugged: nothing more is written */
 
 	struct qgpu_ping *ping;		/* the PING doorbell (qgpu_ping.c) */
+	bool lost;			/* qgpu_lost.c; set under mm_lock */
 
 	struct qgpu_counters stats;
 	atomic64_t bo_ids;		/* the last &qgpu_bo.id handed out */
@@ -294,6 +296,8 @@ void qgpu_engine_stop(struct qgpu_engine *eng);
 int qgpu_engine_emit(struct qgpu_engine *eng, const u32 *cmds, u32 ndw,
 		     void **fence_mem, struct dma_fence **fence_out);
 void qgpu_engine_reset(struct qgpu_engine *eng);
+void qgpu_engine_stall(struct qgpu_engine *eng, bool stall);
+bool qgpu_engine_stalled(struct qgpu_engine *eng);
 u64 qgpu_engine_progress(struct qgpu_engine *eng);
 irqreturn_t qgpu_irq_handler(int irq, void *arg);
 
@@ -305,6 +309,10 @@ void qgpu_fence_count_new(void);
 void qgpu_fence_free(struct dma_fence *f);
 void qgpu_fences_wait_all(void);
 void qgpu_fence_process(struct qgpu_engine *eng, int error);
+
+/* qgpu_lost.c */
+void qgpu_device_lose(struct qgpu_device *qdev, const char *why);
+bool qgpu_device_is_lost(struct qgpu_device *qdev);
 
 /* qgpu_job.c */
 int qgpu_sched_init(struct qgpu_device *qdev);

@@ -201,6 +201,28 @@ void qgpu_engine_reset(struct qgpu_engine *eng)
 	mutex_unlock(&eng->ring_lock);
 }
 
+/**
+ * qgpu_engine_stall - make an engine stop answering, or answer again
+ * @eng: the engine, enabled
+ * @stall: stall it (CTRL.STALL, docs/hw-spec.md section 4.3) or resume it
+ *
+ * A hang on demand, for tests of the job timeout and of what follows it
+ * (debugfs qgpu_stall). An engine reset also ends a stall.
+ */
+void qgpu_engine_stall(struct qgpu_engine *eng, bool stall)
+{
+	mutex_lock(&eng->ring_lock);
+	qgpu_eng_wr(eng, QGPU_ENG_CTRL, QGPU_ENG_CTRL_ENABLE |
+		    (stall ? QGPU_ENG_CTRL_STALL : 0));
+	mutex_unlock(&eng->ring_lock);
+}
+
+/* Whether @eng is stalled (qgpu_engine_stall()) */
+bool qgpu_engine_stalled(struct qgpu_engine *eng)
+{
+	return qgpu_eng_rd(eng, QGPU_ENG_CTRL) & QGPU_ENG_CTRL_STALL;
+}
+
 static u32 qgpu_ring_space(struct qgpu_engine *eng)
 {
 	u32 head = qgpu_eng_rd(eng, QGPU_ENG_RING_HEAD) & (eng->ring_size - 1);

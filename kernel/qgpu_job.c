@@ -2,6 +2,7 @@
 /*
  * qgpu: jobs and the GPU scheduler (one drm_sched per engine).
  */
+#include <linux/delay.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <drm/drm_drv.h>
@@ -182,10 +183,13 @@ static struct dma_fence *qgpu_run_job(struct drm_sched_job *sched_job)
 		 * Cancelled. If it carried its context's first commands
 		 * (CTX_CLEAR and the address-space binding), no later job
 		 * may run: they do not repeat them, and a hardware context
-		 * keeps its previous user's binding.
+		 * keeps its previous user's binding. A paging job is the
+		 * memory manager's word: without it the device is lost.
 		 */
 		if (job->ctx && job->ctx_first)
 			qgpu_ctx_mark_lost(job->ctx, QGPU_CTX_LOST_HANG);
+		else if (!job->ctx)
+			qgpu_device_lose(qdev, "a paging job was cancelled");
 		return qgpu_job_skip(job, NULL);
 	}
 	if (job->ctx && qgpu_ctx_is_lost(job->ctx)) {
@@ -194,6 +198,13 @@ static struct dma_fence *qgpu_run_job(struct drm_sched_job *sched_job)
 	}
 	if (!drm_dev_enter(&qdev->drm, &idx))
 		return qgpu_job_skip(job, ERR_PTR(-ENODEV));
+	/* nothing reaches a lost device (qgpu_lost.c) */
+	if (qgpu_device_is_lost(qdev)) {
+		drm_dev_exit(idx);
+		if (job->ctx)
+			qgpu_ctx_mark_lost(job->ctx, QGPU_CTX_LOST_DEVICE);
+		return qgpu_job_skip(job, ERR_PTR(-EIO));
+	}
 	/* a context torn down runs nothing more (its id may be reused) */
 	if (job->ctx && !qgpu_ctx_hw_begin(job->ctx)) {
 		drm_dev_exit(idx);
@@ -218,6 +229,9 @@ static struct dma_fence *qgpu_run_job(struct drm_sched_job *sched_job)
 			drm_info(&qdev->drm,
 				 "context %u lost: a job was not written to the %s ring (%d)\n",
 				 job->ctx->id, job->eng->name, ret);
+		} else if (ret != -ENODEV) {
+			/* a paging job dropped: the books are wrong */
+			qgpu_device_lose(qdev, "a paging job was not written to the ring");
 		}
 		return qgpu_job_skip(job, ERR_PTR(ret));
 	}
@@ -259,6 +273,16 @@ static bool qgpu_job_progressing(struct qgpu_job *job)
 	u64 mark = qgpu_engine_progress(eng);
 	bool moved = mark != eng->progress_mark;
 
+	/*
+	 * Nothing moved: look once more a little later. The whole guest may
+	 * have stood still (its host busy or paused), and its timers fire
+	 * at once when it runs again, before the device thread had a turn.
+	 */
+	if (!moved) {
+		msleep(QGPU_JOB_SECOND_LOOK_MS);
+		mark = qgpu_engine_progress(eng);
+		moved = mark != eng->progress_mark;
+	}
 	eng->progress_mark = mark;
 	if (!moved || job->extensions >= QGPU_JOB_MAX_EXTENSIONS)
 		return false;
@@ -302,6 +326,9 @@ static enum drm_gpu_sched_stat qgpu_timedout_job(struct drm_sched_job *sched_job
 
 	drm_info(&qdev->drm, "%s engine hang: resetting (context %u)\n",
 		 eng->name, job->ctx ? job->ctx->id : 0);
+	/* before the jobs behind it run again: they see it lost */
+	if (!job->ctx)
+		qgpu_device_lose(qdev, "a paging job made no progress");
 	trace_qgpu_job_timeout(eng->id, job->ctx ? job->ctx->id : 0,
 			       job->hw_fence ? job->hw_fence->seqno : 0);
 	/*

@@ -29,6 +29,7 @@ void qgpu_query_device_stats(struct qgpu_device *qdev,
 {
 	qgpu_query_stats(&qdev->stats, st);
 	st->vram_committed = qgpu_hw_vram_committed(qdev);
+	st->device_lost = qgpu_device_is_lost(qdev);
 }
 
 static void qgpu_query_device(struct qgpu_device *qdev,

@@ -157,6 +157,7 @@
 #define QGPU_ENG_CTRL			0x14	/* RW */
 #define QGPU_ENG_CTRL_ENABLE		(1u << 0)
 #define QGPU_ENG_CTRL_RESET		(1u << 1)	/* WO: self-clearing */
+#define QGPU_ENG_CTRL_STALL		(1u << 2)	/* RW: execute nothing */
 #define QGPU_ENG_STATUS			0x18	/* RO */
 #define QGPU_ENG_STATUS_BUSY		(1u << 0)
 #define QGPU_ENG_STATUS_HALTED		(1u << 1)

@@ -359,6 +359,8 @@ const char *qgpu_ctx_state_name(uint32_t state)
 		return "lost-hang";
 	case QGPU_CTX_LOST_FAULT:
 		return "lost-fault";
+	case QGPU_CTX_LOST_DEVICE:
+		return "lost-device";
 	default:
 		return "?";
 	}
@@ -391,7 +393,7 @@ const char *qgpu_stat_name(unsigned int index)
 		"cache_invalidated_bytes", "offer_discards",
 		"offer_discarded_bytes", "migrations_back",
 		"migrated_back_bytes", "vram_discards", "vram_discarded_bytes",
-		"vram_committed",
+		"vram_committed", "device_lost",
 	};
 	_Static_assert(sizeof(names) / sizeof(names[0]) == QGPU_NUM_STATS,
 		       "stat names out of step with struct drm_qgpu_stats");

@@ -245,6 +245,28 @@
  */
 
 /**
+ * DOC: qgpu device lost
+ *
+ * An engine that stops making progress is reset after the job timeout (2
+ * s without a command completed or a byte moved, looked at twice). A
+ * render engine's hang loses the guilty context (%QGPU_CTX_LOST_HANG) and
+ * runs the other contexts' jobs again. The paging engine's cannot be
+ * undone that way: a paging job that never completed leaves allocations
+ * where the memory manager's books no longer say what they hold, so a
+ * paging-engine failure (a paging job that hangs, or that cannot be
+ * written to the ring) loses the device. From then on every context is
+ * lost (%QGPU_CTX_LOST_DEVICE: its submits fail with ECANCELED, its queued
+ * DMA buffers are cancelled, their fences signalled with an error), no job
+ * reaches the device, a CPU access to an allocation's mapping faults
+ * (SIGBUS; monitored-fence pages stay readable), %DRM_IOCTL_QGPU_CTX_CREATE
+ * fails with EIO and &drm_qgpu_stats.device_lost reads 1. Everything else
+ * keeps working, so that processes can look and clean up: queries,
+ * closing handles and files, waits (they end). Unbinding the device and
+ * binding it again (or reloading the module) starts afresh. The kernel
+ * log says "device lost" and why.
+ */
+
+/**
  * DOC: qgpu ioctls
  *
  * Each ioctl takes one struct, documented below with every rule the kernel
@@ -635,6 +657,9 @@ struct drm_qgpu_segment_stats {
  * @vram_committed: bytes of VRAM the device holds in host memory now
  *	(current value, the device's VRAM_COMMITTED register; device-wide:
  *	0 in %QGPU_QUERY_FILE_STATS).
+ * @device_lost: 1 once the device is lost (see "qgpu device lost"), else
+ *	0 (device-wide: 0 in %QGPU_QUERY_FILE_STATS). Appended, see "qgpu
+ *	UAPI growth".
  */
 struct drm_qgpu_stats {
 	__u64 allocations;
@@ -662,6 +687,7 @@ struct drm_qgpu_stats {
 	__u64 vram_discards;
 	__u64 vram_discarded_bytes;
 	__u64 vram_committed;
+	__u64 device_lost;
 };
 
 /* &drm_qgpu_gem_create.flags */
@@ -1083,7 +1109,8 @@ struct drm_qgpu_submit {
  *	&drm_qgpu_mfence_create.mmap_offset).
  *
  * Errors: EINVAL (@flags), ENODEV (the device saves fewer than two
- * contexts, or %QGPU_CTX_CREATE_VIRTUAL without an MMU), ENOSPC (every
+ * contexts, or %QGPU_CTX_CREATE_VIRTUAL without an MMU), EIO (the device
+ * is lost, see "qgpu device lost"), ENOSPC (every
  * context id is in use, by any file; or the file has %QGPU_MFENCE_MAX
  * monitored fences; or, for a virtual context, no VRAM or no window slot
  * for the address space's root table: see the page-table limits of
@@ -1117,6 +1144,7 @@ struct drm_qgpu_ctx_destroy {
 #define QGPU_CTX_OK		0
 #define QGPU_CTX_LOST_HANG	1  /* a job timed out (engine reset) or never reached the ring */
 #define QGPU_CTX_LOST_FAULT	2  /* a DMA buffer faulted */
+#define QGPU_CTX_LOST_DEVICE	3  /* the device is lost ("qgpu device lost") */
 
 /**
  * struct drm_qgpu_context_status - a context's health (QGPU_QUERY_CONTEXT)
