@@ -234,7 +234,9 @@ static const struct member layout[] = {
 	M(drm_qgpu_stats, vram_discards, 176),
 	M(drm_qgpu_stats, vram_discarded_bytes, 184),
 	M(drm_qgpu_stats, vram_committed, 192),
-	END(drm_qgpu_stats, 200),
+	/* appended (the device lost) */
+	M(drm_qgpu_stats, device_lost, 200),
+	END(drm_qgpu_stats, 208),
 
 	M(drm_qgpu_gem_create, size, 0), M(drm_qgpu_gem_create, segment_mask, 8),
 	M(drm_qgpu_gem_create, flags, 12), M(drm_qgpu_gem_create, preferred, 16),
