@@ -381,7 +381,8 @@ int qgpu_invalidate_cache_ioctl(struct drm_device *drm, void *data,
 	struct drm_qgpu_invalidate_cache *args = data;
 	struct qgpu_bo *bo;
 	u64 end, bytes = 0;
-	u32 first, left, n;
+	u32 first, left, n, moves = 0;
+	bool whole;
 	long t;
 	int ret = 0;
 
@@ -400,6 +401,7 @@ int qgpu_invalidate_cache_ioctl(struct drm_device *drm, void *data,
 	}
 	first = args->offset >> PAGE_SHIFT;
 	left = args->size >> PAGE_SHIFT;
+	whole = !first && left == bo->npages;
 next:
 	for (;;) {
 		/*
@@ -430,18 +432,21 @@ next:
 	if (!qgpu_bo_flushable(bo)) {
 		left = 0;
 	} else {
-		/*
-		 * The whole allocation: what a move wrote behind the caches
-		 * is flushed here (a move begun meanwhile sets it again)
-		 */
-		if (!first && left == bo->npages)
-			bo->cpu_stale = false;
+		if (!bytes)
+			moves = bo->cpu_stale_moves;
 		n = min(left, QGPU_FLUSH_PAGES);
 		/* through the kernel's mapping of each page (kmap_local) */
 		drm_clflush_pages(bo->pages + first, n);
 		bytes += (u64)n << PAGE_SHIFT;
 		first += n;
 		left -= n;
+		/*
+		 * The whole allocation, with no move out of VRAM since the
+		 * first piece: what a move wrote behind the caches is
+		 * flushed (a call that ends early clears nothing)
+		 */
+		if (!left && whole && moves == bo->cpu_stale_moves)
+			bo->cpu_stale = false;
 	}
 	if (left) {
 		qgpu_mm_unlock(qdev);

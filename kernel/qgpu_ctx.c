@@ -26,13 +26,67 @@ void qgpu_usage_put(struct qgpu_usage *usage)
 	kref_put(&usage->ref, qgpu_usage_release);
 }
 
+/*
+ * Context ids are the device's hardware contexts, which every process
+ * needs to use the GPU at all: one user (the real uid that opened the
+ * file; files opened with CAP_SYS_ADMIN are not counted) holds at most a
+ * quarter of them, so that neither a process nor a user with many files
+ * takes every other's. Under ctx_lock.
+ */
+static u32 qgpu_ctx_user_max(struct qgpu_device *qdev)
+{
+	return max(1u, (qdev->max_contexts - 1) / 4);
+}
+
+static unsigned long qgpu_ctx_user_ids(struct qgpu_device *qdev, s64 uid)
+{
+	void *v = xa_load(&qdev->ctx_users, uid);
+
+	return v ? xa_to_value(v) : 0;
+}
+
+/* Count @ctx's id for its user: 0, -ENOSPC (the user's share) or -ENOMEM */
+static int qgpu_ctx_user_take(struct qgpu_ctx *ctx)
+{
+	struct qgpu_device *qdev = ctx->qdev;
+	unsigned long n;
+
+	lockdep_assert_held(&qdev->ctx_lock);
+	if (ctx->user < 0)
+		return 0;
+	n = qgpu_ctx_user_ids(qdev, ctx->user);
+	if (n >= qgpu_ctx_user_max(qdev))
+		return -ENOSPC;
+	return xa_err(xa_store(&qdev->ctx_users, ctx->user,
+			       xa_mk_value(n + 1), GFP_KERNEL));
+}
+
+static void qgpu_ctx_user_give(struct qgpu_ctx *ctx)
+{
+	struct qgpu_device *qdev = ctx->qdev;
+	unsigned long n;
+
+	lockdep_assert_held(&qdev->ctx_lock);
+	if (ctx->user < 0)
+		return;
+	n = qgpu_ctx_user_ids(qdev, ctx->user);
+	/* replacing a present entry allocates nothing */
+	if (n > 1)
+		xa_store(&qdev->ctx_users, ctx->user, xa_mk_value(n - 1),
+			 GFP_NOWAIT);
+	else
+		xa_erase(&qdev->ctx_users, ctx->user);
+}
+
 static void qgpu_ctx_free_id(struct qgpu_ctx *ctx)
 {
 	struct qgpu_device *qdev = ctx->qdev;
 
 	mutex_lock(&qdev->ctx_lock);
-	if (xa_load(&qdev->contexts, ctx->id) == ctx)
+	if (ctx->id && xa_load(&qdev->contexts, ctx->id) == ctx) {
 		xa_erase(&qdev->contexts, ctx->id);
+		qgpu_ctx_user_give(ctx);
+	}
 	mutex_unlock(&qdev->ctx_lock);
 }
 
@@ -189,10 +243,18 @@ int qgpu_ctx_create_ioctl(struct drm_device *drm, void *data,
 	 * for a context just destroyed is then not taken for a new context
 	 * of another process that got its id (1: wrapped, not an error).
 	 */
+	ctx->user = -1;
+	if (!file_ns_capable(file->filp, &init_user_ns, CAP_SYS_ADMIN))
+		ctx->user = from_kuid(&init_user_ns, file->filp->f_cred->uid);
 	mutex_lock(&qdev->ctx_lock);
-	ret = xa_alloc_cyclic(&qdev->contexts, &id, ctx,
-			      XA_LIMIT(1, qdev->max_contexts - 1),
-			      &qdev->next_ctx, GFP_KERNEL);
+	ret = qgpu_ctx_user_take(ctx);
+	if (!ret) {
+		ret = xa_alloc_cyclic(&qdev->contexts, &id, ctx,
+				      XA_LIMIT(1, qdev->max_contexts - 1),
+				      &qdev->next_ctx, GFP_KERNEL);
+		if (ret < 0)
+			qgpu_ctx_user_give(ctx);
+	}
 	mutex_unlock(&qdev->ctx_lock);
 	if (ret > 0)
 		ret = 0;

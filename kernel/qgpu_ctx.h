@@ -39,6 +39,7 @@ struct qgpu_ctx {
 	struct qgpu_vm *vm;		/* virtual context: its address space */
 	struct qgpu_mfence *mfence;	/* its monitored fence */
 	u32 mfence_handle;		/* ... and its handle in the file */
+	s64 user;			/* uid its id counts for, or -1 */
 };
 
 int qgpu_ctx_create_ioctl(struct drm_device *drm, void *data,

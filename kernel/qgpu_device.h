@@ -154,6 +154,7 @@ struct qgpu_device {
 	/* contexts */
 	struct mutex ctx_lock;
 	struct xarray contexts;		/* global id -> qgpu_ctx */
+	struct xarray ctx_users;	/* uid -> context ids it holds */
 	u32 next_ctx;
 
 	/* GPU MMU (qgpu_pagetable.c, qgpu_vm.c) */

@@ -287,6 +287,7 @@ static int qgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 	mutex_init(&qdev->ctx_lock);
 	xa_init_flags(&qdev->contexts, XA_FLAGS_ALLOC1);
+	xa_init(&qdev->ctx_users);
 	init_waitqueue_head(&qdev->mfence_wq);
 	spin_lock_init(&qdev->mfence_lock);
 	INIT_LIST_HEAD(&qdev->mfence_active);

@@ -131,7 +131,8 @@ static void qgpu_mm_victim(struct qgpu_device *qdev, struct qgpu_bo *bo,
 static bool qgpu_mm_weighs_pinned(struct qgpu_device *qdev,
 				  struct qgpu_bo *bo)
 {
-	return qdev->future && qdev->future->release && bo->releasable;
+	return qdev->future && qdev->future->release &&
+	       !qgpu_future_keeps(qdev->future, bo);
 }
 
 /*

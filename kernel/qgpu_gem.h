@@ -59,9 +59,6 @@ struct qgpu_hap_run {
  * @evicted: an eviction to make room for another allocation put it where
  *	it is, and it has not moved since: migrating back may return it to
  *	VRAM (under mm_lock; a plan's rollback restores it)
- * @releasable: pinned for the current portion of the submission being
- *	walked, which a split at the walk's position would release (under
- *	mm_lock, only during one placement; &qgpu_future.release)
  * @lock_count: outstanding Lock2 calls
  * @nmappings: its GPU virtual mappings in every address space (under its
  *	reservation lock; at most %QGPU_BO_MAX_MAPPINGS)
@@ -79,6 +76,8 @@ struct qgpu_hap_run {
  * @cpu_stale: the device wrote the system pages of this cached allocation
  *	on a device that is not I/O coherent: invalidate the CPU cache lines
  *	before the CPU maps them again
+ * @cpu_stale_moves: times @cpu_stale was set (under mm_lock): a flush in
+ *	pieces clears it only if no move set it again meanwhile
  * @dead: no reference left; waiting for its GPU work (deferred destruction)
  * @assume_client: the DRM client that destroyed it with
  *	%QGPU_GEM_DESTROY_ASSUME_NOT_IN_USE (0: none): once dead, its
@@ -115,7 +114,6 @@ struct qgpu_bo {
 	bool offered;
 	bool discarded;
 	bool evicted;
-	bool releasable;
 	u32 lock_count;
 	u32 nmappings;
 	u32 pin_count;
@@ -127,6 +125,7 @@ struct qgpu_bo {
 	bool submit_write;
 	bool pristine;
 	bool cpu_stale;
+	u32 cpu_stale_moves;
 	bool dead;
 	u64 assume_client;
 	struct work_struct reap;

@@ -284,8 +284,10 @@ static void qgpu_mm_move_caches(struct qgpu_bo *bo, u32 dst)
 	    qgpu_hw_io_coherent(to_qdev(bo->base.dev)))
 		return;
 	drm_clflush_pages(bo->pages, bo->npages);
-	if (to_sys)
+	if (to_sys) {
 		bo->cpu_stale = true;
+		bo->cpu_stale_moves++;
+	}
 }
 
 /*

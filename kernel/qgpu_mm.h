@@ -16,9 +16,13 @@
  *	not use (the walk's first try at each placement; see
  *	qgpu_submit_place())
  * @release: eviction also weighs the allocations pinned for the current
- *	portion that a split here would release (&qgpu_bo.releasable); when
- *	the victim policy picks one of them, the walk splits instead of
- *	evicting (-EAGAIN from qgpu_mm_find_space())
+ *	portion that a split here would release (those qgpu_future_keeps()
+ *	does not keep); when the victim policy picks one of them, the walk
+ *	splits instead of evicting (-EAGAIN from qgpu_mm_find_space())
+ * @keep_i0: with @release: the first entry of the split point
+ * @keep_ran: the first entry whose BIND does not run before it
+ * @keep_slot: &qgpu_bo.walk_slot of the allocations in slots a split there
+ *	does not reprogram
  */
 struct qgpu_future {
 	struct qgpu_bo *const *bos;
@@ -27,7 +31,26 @@ struct qgpu_future {
 	u32 pos;
 	bool spare;
 	bool release;
+	u32 keep_i0;
+	u32 keep_ran;
+	u64 keep_slot;
 };
+
+/*
+ * Would a split at the split point of @f's books keep pinned @bo? What it
+ * keeps pinned is what qgpu_submit_split_state() pins: the resource
+ * table's slots not reprogrammed there, and allocations whose BINDs are
+ * patched already but lie after it; and the entries from the split point
+ * on use what they use. O(1): the walk's books in the allocation
+ * (&qgpu_bo.walk_last, &qgpu_bo.walk_seen, &qgpu_bo.walk_slot), under
+ * mm_lock.
+ */
+static inline bool qgpu_future_keeps(const struct qgpu_future *f,
+				     const struct qgpu_bo *bo)
+{
+	return bo->walk_last > f->keep_i0 || bo->walk_slot == f->keep_slot ||
+	       bo->walk_seen > f->keep_ran;
+}
 
 u64 qgpu_mm_mark_future(struct qgpu_device *qdev);
 

@@ -223,6 +223,40 @@ void qgpu_pt_free(struct qgpu_device *qdev, struct qgpu_pt *pt)
 	kfree(pt);
 }
 
+/**
+ * qgpu_pt_root_new - an address space's root table and its window slot
+ * @vm: the address space being created (its user known)
+ * @owner: the process the root counts in (QueryVideoMemoryInfo)
+ *
+ * The slot is taken with the table, so that the root counts in its
+ * user's %QGPU_VM_MAX_PAGE_TABLES from the start: an address space that
+ * is only asked about (%QGPU_QUERY_VM_INFO creates it) holds its root's
+ * VRAM too, and a user with many files may not hold more than its share.
+ * Return: 0, -ENOSPC or -ENOMEM.
+ */
+int qgpu_pt_root_new(struct qgpu_vm *vm, struct qgpu_vidmem *owner)
+{
+	struct qgpu_device *qdev = vm->qdev;
+	struct qgpu_pt *root;
+	int ret;
+
+	lockdep_assert_held(&qdev->mm_lock);
+	/* a user at its share evicts nothing for a root it cannot have */
+	if (vm->user >= 0 && qgpu_pp_user_slots(qdev->pp, vm->user) >=
+	    QGPU_VM_MAX_PAGE_TABLES)
+		return -ENOSPC;
+	ret = qgpu_pt_alloc(qdev, 2, owner, &root);
+	if (ret)
+		return ret;
+	ret = qgpu_pt_slot_get(vm, root);
+	if (ret) {
+		qgpu_pt_free(qdev, root);
+		return ret;
+	}
+	vm->root = root;
+	return 0;
+}
+
 /* A new table, its window slot, hung under @parent at @index */
 static int qgpu_pt_new(struct qgpu_vm *vm, struct qgpu_pt *parent,
 		       u32 index, u32 level, struct list_head *fresh)
@@ -277,9 +311,12 @@ int qgpu_pt_prepare(struct qgpu_vm *vm, u64 start, u64 end,
 
 	lockdep_assert_held(&vm->qdev->mm_lock);
 	if (!vm->root_ready && list_empty(&root->fresh)) {
-		ret = qgpu_pt_slot_get(vm, root);
-		if (ret)
-			return ret;
+		/* its slot is the root's from the start (qgpu_pt_root_new()) */
+		if (root->slot < 0) {
+			ret = qgpu_pt_slot_get(vm, root);
+			if (ret)
+				return ret;
+		}
 		list_add_tail(&root->fresh, fresh);
 	}
 	for (va = start & ~(qgpu_mmu_entry_span(1) - 1); va < end;
@@ -369,10 +406,8 @@ void qgpu_pt_fresh_done(struct qgpu_vm *vm, struct list_head *fresh, bool ok)
 				vm->root_ready = true;
 			continue;
 		}
-		if (pt == vm->root) {
-			qgpu_pt_slot_put(qdev->pp, pt);
-			continue;
-		}
+		if (pt == vm->root)
+			continue;	/* it keeps its slot, tried again later */
 		pt->parent->child[pt->index] = NULL;
 		vm->page_tables--;
 		qgpu_pt_free(qdev, pt);

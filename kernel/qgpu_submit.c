@@ -16,6 +16,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/uaccess.h>
+#include <drm/drm_drv.h>
 #include <drm/drm_exec.h>
 #include <drm/drm_print.h>
 
@@ -85,17 +86,31 @@ void qgpu_dmabuf_put(void *data)
  * that the caller waits, holding no lock, until earlier ones are done, so
  * that queueing behind a long job cannot take the kernel's memory.
  *
- * Return: 0, -EINTR, -ENOMEM or -EFAULT.
+ * Return: 0, -EINTR, -ENODEV (the device was removed meanwhile), -ENOMEM or
+ * -EFAULT.
  */
 int qgpu_dmabuf_copy(struct qgpu_device *qdev, struct qgpu_usage *usage,
 		     u64 user, u32 size, struct qgpu_dmabuf **out)
 {
 	struct qgpu_dmabuf *b;
+	long t;
 
-	if (wait_event_interruptible(usage->dma_wq,
-				     qgpu_dmabuf_take(usage,
-						      qgpu_dmabuf_charge(size))))
-		return -EINTR;
+	/*
+	 * In slices: a removal of the device waits for this ioctl (it runs
+	 * inside drm_dev_enter()), and the copies it waits for may be freed
+	 * only after jobs that wait for foreign fences.
+	 */
+	for (;;) {
+		t = wait_event_interruptible_timeout(usage->dma_wq,
+			qgpu_dmabuf_take(usage, qgpu_dmabuf_charge(size)),
+			msecs_to_jiffies(100));
+		if (t > 0)
+			break;
+		if (t < 0)
+			return -EINTR;
+		if (drm_dev_is_unplugged(&qdev->drm))
+			return -ENODEV;
+	}
 	b = kzalloc(sizeof(*b), GFP_KERNEL);
 	if (!b) {
 		atomic64_sub(qgpu_dmabuf_charge(size), &usage->dma_bytes);
@@ -154,12 +169,11 @@ struct qgpu_submit {
 	u32 fold;			/* entries in &qgpu_bo.walk_seen */
 	bool fr_valid;
 	u32 fr_x, fr_start, fr_sran;	/* the split point, start, ran */
-	u32 fr_i0, fr_ran;		/* its first entry, first not run */
-	u64 fr_slot;			/* &qgpu_bo.walk_slot of kept slots */
+	/* its first entry, first not run, kept slots: future.keep_* */
 	u32 fr_checked, fr_unkept;	/* pinned looked at, those not kept */
 };
 
-/* &qgpu_submit.walk_id, &qgpu_submit.fr_slot: never reused */
+/* &qgpu_submit.walk_id, &qgpu_future.keep_slot: never reused */
 static atomic64_t qgpu_walk_ids = ATOMIC64_INIT(0);
 
 /* Carve @n elements of @size bytes at *@off of a block, 8-byte aligned. */
@@ -773,19 +787,19 @@ static void qgpu_submit_split_books(struct qgpu_submit *s, u32 i0, u32 x,
 
 	/* from where an earlier split point's search ended, if it holds */
 	ran = s->fr_valid && s->fr_sran == s->ran && s->fr_x <= x ?
-	      s->fr_ran : s->ran;
+	      s->future.keep_ran : s->ran;
 	while (ran < n && s->pe[ran].patch_offset < x)
 		ran++;
 	/* slots not reprogrammed at x keep what they hold */
 	s->gen++;
 	for (j = i0; j < n && s->pe[j].split_offset == x; j++)
 		s->mark[s->pe[j].slot] = s->gen;
-	s->fr_slot = atomic64_inc_return(&qgpu_walk_ids);
+	s->future.keep_slot = atomic64_inc_return(&qgpu_walk_ids);
 	for (k = 0; k < s->nslots; k++) {
 		struct qgpu_bo *bo = s->table[s->slots[k]];
 
 		if (bo && s->mark[s->slots[k]] != s->gen)
-			bo->walk_slot = s->fr_slot;
+			bo->walk_slot = s->future.keep_slot;
 	}
 	/* the last entry before x of each allocation */
 	if (i0 < s->fold) {
@@ -801,23 +815,10 @@ static void qgpu_submit_split_books(struct qgpu_submit *s, u32 i0, u32 x,
 	s->fr_x = x;
 	s->fr_start = start;
 	s->fr_sran = s->ran;
-	s->fr_i0 = i0;
-	s->fr_ran = ran;
+	s->future.keep_i0 = i0;
+	s->future.keep_ran = ran;
 	s->fr_checked = 0;
 	s->fr_unkept = 0;
-}
-
-/*
- * Would a split at the split point of the books keep @bo pinned? What the
- * split keeps pinned is what qgpu_submit_split_state() pins: the resource
- * table's slots not reprogrammed there, and allocations whose BINDs are
- * patched already but lie after it; and the entries from the split point
- * on use what they use.
- */
-static bool qgpu_submit_split_keeps(struct qgpu_submit *s, struct qgpu_bo *bo)
-{
-	return bo->walk_last > s->fr_i0 || bo->walk_slot == s->fr_slot ||
-	       bo->walk_seen > s->fr_ran;
 }
 
 /*
@@ -847,22 +848,10 @@ static bool qgpu_submit_split_frees(struct qgpu_submit *s, u32 i, u32 start)
 		s->fr_unkept = 0;
 	}
 	for (; s->fr_checked < s->npinned; s->fr_checked++)
-		if (!qgpu_submit_split_keeps(s, s->pinned[s->fr_checked]))
+		if (!qgpu_future_keeps(&s->future,
+				       s->pinned[s->fr_checked]))
 			s->fr_unkept++;
 	return s->fr_unkept;
-}
-
-/*
- * Mark (@on) or unmark the allocations pinned for the current portion that
- * a split would release: those qgpu_submit_split_keeps() does not keep.
- */
-static void qgpu_submit_releasable(struct qgpu_submit *s, bool on)
-{
-	u32 k;
-
-	for (k = 0; k < s->npinned; k++)
-		s->pinned[k]->releasable = on &&
-			!qgpu_submit_split_keeps(s, s->pinned[k]);
 }
 
 static int qgpu_submit_place_one(struct qgpu_submit *s, u32 i, bool group)
@@ -894,13 +883,12 @@ static int qgpu_submit_place(struct qgpu_submit *s, u32 i, u32 start,
 	int ret;
 
 	if (qgpu_submit_split_frees(s, i, start)) {
-		qgpu_submit_releasable(s, true);
+		/* the victim scan asks qgpu_future_keeps() of each pinned one */
 		s->future.spare = true;
 		s->future.release = true;
 		ret = qgpu_submit_place_one(s, i, group);
 		s->future.release = false;
 		s->future.spare = false;
-		qgpu_submit_releasable(s, false);
 		return ret == -EAGAIN || ret == -ENOSPC ? 1 : ret;
 	}
 	s->future.spare = true;

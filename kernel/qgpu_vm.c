@@ -251,7 +251,7 @@ static int qgpu_vm_create(struct drm_file *file, struct qgpu_vm **out)
 		    QGPU_VM_USER_END - QGPU_VM_USER_START);
 	vm->fence_context = dma_fence_context_alloc(1);
 	qgpu_mm_lock(qdev, file->driver_priv);
-	ret = qgpu_pt_alloc(qdev, 2, qf->vidmem, &vm->root);
+	ret = qgpu_pt_root_new(vm, qf->vidmem);
 	qgpu_mm_unlock(qdev);
 	if (!ret)
 		vm->page_tables = 1;

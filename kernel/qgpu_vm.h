@@ -127,6 +127,7 @@ u64 qgpu_pt_desc(struct qgpu_pt *pt);
 int qgpu_pt_alloc(struct qgpu_device *qdev, u32 level,
 		  struct qgpu_vidmem *owner, struct qgpu_pt **out);
 void qgpu_pt_free(struct qgpu_device *qdev, struct qgpu_pt *pt);
+int qgpu_pt_root_new(struct qgpu_vm *vm, struct qgpu_vidmem *owner);
 int qgpu_pt_prepare(struct qgpu_vm *vm, u64 start, u64 end,
 		    struct list_head *fresh);
 int qgpu_pt_commit_fresh(struct qgpu_vm *vm, struct qgpu_paging *pb,

@@ -7,6 +7,9 @@
  * (see tests/vm/qgpu_test.h), e.g.
  *	qgpu_basic vram-size=96M visible-vram-size=32M host-aperture-size=16M
  */
+#define _GNU_SOURCE
+#include <unistd.h>
+
 #include "qgpu_test.h"
 
 static struct qgpu_dev dev;
@@ -76,6 +79,75 @@ static int unauth_child(int master_fd, const char *card)
 	if (fd >= 0)
 		close(fd);
 	return bad;
+}
+
+/*
+ * Context ids are counted per user: user 65534, with two files, gets a
+ * quarter of the device's contexts (at least one) and then ENOSPC from
+ * either file, while root (CAP_SYS_ADMIN files are not counted) still
+ * gets one; destroying one of the user's gives the user one back.
+ */
+static int ctx_user_child(uint32_t share)
+{
+	uint32_t c, n = 0;
+	int a, b, ret;
+
+	if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+		return 10;
+	a = open(dev.path, O_RDWR | O_CLOEXEC);
+	b = open(dev.path, O_RDWR | O_CLOEXEC);
+	if (a < 0 || b < 0)
+		return 11;
+	while (n <= share) {
+		ret = qgpu_ctx_create(n % 2 ? b : a, &c);
+		if (ret == -ENOSPC)
+			break;
+		if (ret)
+			return 12;
+		n++;
+	}
+	if (n != share)
+		return 13;
+	if (qgpu_ctx_create(a, &c) != -ENOSPC ||
+	    qgpu_ctx_create(b, &c) != -ENOSPC)
+		return 14;
+	/* one of the user's freed: one more for the user (ids go in turn) */
+	close(b);
+	for (n = 0; n < 200; n++) {
+		ret = qgpu_ctx_create(a, &c);
+		if (ret != -ENOSPC)
+			break;
+		usleep(50000);
+	}
+	if (ret)
+		return 15;
+	close(a);
+	return 0;
+}
+
+static void ctx_ids_capped_per_user(void)
+{
+	uint32_t share = (dev.info.max_contexts - 1) / 4, c;
+	struct stat node;
+	pid_t pid;
+	int st;
+
+	if (!share)
+		share = 1;
+	igt_require(geteuid() == 0);
+	igt_assert_eq(stat(dev.path, &node), 0);
+	igt_assert_eq(chmod(dev.path, 0666), 0);
+	fflush(stdout);
+	pid = fork();
+	igt_assert(pid >= 0);
+	if (pid == 0)
+		_exit(ctx_user_child(share));
+	st = qt_wait_child(pid);
+	chmod(dev.path, node.st_mode & 07777);
+	igt_assert_f(st == 0, "user 65534's child: status %d\n", st);
+	/* root is not counted */
+	igt_assert_eq(qgpu_ctx_create(dev.fd, &c), 0);
+	igt_assert_eq(qgpu_ctx_destroy(dev.fd, c), 0);
 }
 
 igt_main
@@ -497,6 +569,9 @@ igt_main
 		a = qt_ctx(fd2);
 		close(fd2);
 	}
+
+	igt_subtest("ctx-ids-capped-per-user")
+		ctx_ids_capped_per_user();
 
 	igt_subtest("ctx-exhaustion") {
 		uint32_t *ids = calloc(dev.info.max_contexts + 1, sizeof(*ids));

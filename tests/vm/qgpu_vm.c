@@ -19,6 +19,7 @@
 #define _GNU_SOURCE
 #include <linux/dma-buf.h>
 #include <pthread.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "qgpu_swsync.h"
@@ -2505,6 +2506,74 @@ static void check_page_tables_capped_per_user(void)
 }
 
 /*
+ * An address space's root counts in its user's tables from the moment it
+ * exists, and a query creates it: user 65534 opens more files than its
+ * share of tables and asks each about its address space
+ * (QGPU_QUERY_VM_INFO). Past QGPU_VM_MAX_PAGE_TABLES the query fails with
+ * ENOSPC and takes no VRAM; closing the files gives every root back.
+ */
+#define ROOT_FILES (QGPU_VM_MAX_PAGE_TABLES + 16)
+static int child_roots(int *out)
+{
+	struct rlimit rl = { ROOT_FILES + 64, ROOT_FILES + 64 };
+	struct drm_qgpu_vm_info vi;
+	int fd[ROOT_FILES], i, n = 0, nospc = 0, ret;
+
+	CHECK(setrlimit(RLIMIT_NOFILE, &rl) == 0);
+	CHECK(setresgid(65534, 65534, 65534) == 0);
+	CHECK(setresuid(65534, 65534, 65534) == 0);
+	for (i = 0; i < ROOT_FILES; i++) {
+		fd[i] = open(dev.path, O_RDWR | O_CLOEXEC);
+		CHECK(fd[i] >= 0);
+		ret = qgpu_query_vm_info(fd[i], &vi);
+		if (!ret)
+			n++;
+		else if (ret == -ENOSPC)
+			nospc++;
+		else
+			return 10;
+	}
+	out[0] = n;
+	out[1] = nospc;
+	for (i = 0; i < ROOT_FILES; i++)
+		close(fd[i]);
+	return 0;
+}
+
+static void check_roots_capped_per_user(void)
+{
+	uint64_t base = device_page_tables();
+	struct stat node;
+	int p[2], out[2] = { 0, 0 }, st;
+	pid_t pid;
+
+	igt_assert_eq(stat(dev.path, &node), 0);
+	igt_assert_eq(chmod(dev.path, 0666), 0);
+	igt_assert_eq(pipe(p), 0);
+	fflush(stdout);
+	pid = fork();
+	igt_assert(pid >= 0);
+	if (pid == 0) {
+		int r = child_roots(out);
+
+		if (write(p[1], out, sizeof(out)) != sizeof(out))
+			r = 11;
+		_exit(r);
+	}
+	st = qt_wait_child(pid);
+	chmod(dev.path, node.st_mode & 07777);
+	igt_assert_f(st == 0, "child failed (status %d)\n", st);
+	igt_assert_eq(read(p[0], out, sizeof(out)), sizeof(out));
+	close(p[0]);
+	close(p[1]);
+	igt_info("user 65534: %d address spaces, %d refused\n", out[0],
+		 out[1]);
+	igt_assert_eq(out[0], QGPU_VM_MAX_PAGE_TABLES);
+	igt_assert_eq(out[1], ROOT_FILES - QGPU_VM_MAX_PAGE_TABLES);
+	wait_tables_back(base);
+}
+
+/*
  * Every mapping is kernel memory: one address space holds at most
  * QGPU_VM_MAX_MAPPINGS, whether they come from VM_MAP or from a VM_UNMAP
  * that cuts a mapping in two. At the limit both fail with ENOSPC and
@@ -3108,6 +3177,8 @@ igt_main
 		check_page_tables_capped();
 	igt_subtest("page-tables-capped-per-user")
 		check_page_tables_capped_per_user();
+	igt_subtest("roots-capped-per-user")
+		check_roots_capped_per_user();
 	igt_subtest("mappings-capped-per-process")
 		check_mappings_capped();
 	igt_subtest("mappings-capped-per-allocation")

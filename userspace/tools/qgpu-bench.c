@@ -83,7 +83,10 @@
  *             at 16384 / at 1024 (flat is 1). Then the same with a split
  *             point every 4 BINDs (mode=split4: 4096 split points at
  *             16384 entries, the most the UAPI allows, where every entry's
- *             walk asks what a split there would release).
+ *             walk asks what a split there would release), and mode=tail:
+ *             a quarter of the BINDs over the allocations, one split
+ *             point, the rest all one allocation (every later entry finds
+ *             that a split would release allocations, nothing to evict).
  *   vram-memory
  *             VRAM given back to the host (docs/hw-spec.md section 19):
  *             -s SIZE (the paging size, default 64 MiB) of allocations of
@@ -1901,25 +1904,50 @@ static int bench_stream(void)
 
 #define SCALE_ALLOCS		1024
 
+/*
+ * The DMA buffers of submit-scale, by mode: "one" (no split point),
+ * "split4" (a split point every 4 BINDs) and "tail" (the first quarter of
+ * the BINDs over the allocations in turn, then one split point, then the
+ * rest all the same allocation: every later entry's walk finds that a
+ * split there would release the first quarter's allocations, and nothing
+ * needs evicting).
+ */
+enum scale_mode { SCALE_ONE, SCALE_SPLIT4, SCALE_TAIL, SCALE_MODES };
+static const char *const scale_mode_names[SCALE_MODES] = {
+	"one", "split4", "tail",
+};
+
+static void submit_scale_build(struct qgpu_cb *cb, const uint32_t *h,
+			       uint32_t n, enum scale_mode mode)
+{
+	uint32_t i, slot, which;
+
+	for (i = 0; i < n; i++) {
+		if ((mode == SCALE_SPLIT4 && i && i % 4 == 0) ||
+		    (mode == SCALE_TAIL && i == n / 4))
+			qgpu_cb_split_point(cb);
+		slot = i % dev.info.max_slots;
+		which = i % SCALE_ALLOCS;
+		if (mode == SCALE_TAIL && i >= n / 4)
+			slot = which = 0;
+		qgpu_cb_bind(cb, slot, h[which], 0, 4096);
+	}
+}
+
 static int submit_scale_one(uint32_t ctx, const uint32_t *h, uint32_t n,
-			    uint32_t split_every, double *ioctl_ns,
+			    enum scale_mode mode, double *ioctl_ns,
 			    double *total_ns)
 {
 	double io[PAGING_MAX_RUNS], tot[PAGING_MAX_RUNS];
 	struct drm_qgpu_sync_entry out = { 0 };
 	struct qgpu_cb cb;
-	uint32_t i;
 	int r, ret;
 
 	ret = qgpu_cb_init(&cb, dev.info.max_slots);
 	if (!ret)
 		ret = qgpu_syncobj_create(dev.fd, &out.handle);
-	for (i = 0; i < n && !ret; i++) {
-		if (split_every && i && i % split_every == 0)
-			qgpu_cb_split_point(&cb);
-		qgpu_cb_bind(&cb, i % dev.info.max_slots, h[i % SCALE_ALLOCS],
-			     0, 4096);
-	}
+	if (!ret)
+		submit_scale_build(&cb, h, n, mode);
 	qgpu_cb_fence(&cb, 0, 0, n);
 	if (!ret)
 		ret = cb.error;
@@ -1950,9 +1978,9 @@ static int submit_scale_one(uint32_t ctx, const uint32_t *h, uint32_t n,
 static int bench_submit_scale(void)
 {
 	static const uint32_t sizes[] = { 1024, 4096, 16384 };
-	static const uint32_t every[] = { 0, 4 };
 	double io[3], tot[3];
-	uint32_t *h, ctx = 0, i, m, made = 0;
+	uint32_t *h, ctx = 0, i, made = 0;
+	enum scale_mode m;
 	int ret;
 
 	h = calloc(SCALE_ALLOCS, sizeof(*h));
@@ -1967,11 +1995,11 @@ static int bench_submit_scale(void)
 		if (!ret)
 			made++;
 	}
-	for (m = 0; m < 2 && !ret; m++) {
-		const char *mode = every[m] ? "split4" : "one";
+	for (m = 0; m < SCALE_MODES && !ret; m++) {
+		const char *mode = scale_mode_names[m];
 
 		for (i = 0; i < 3 && !ret; i++) {
-			ret = submit_scale_one(ctx, h, sizes[i], every[m],
+			ret = submit_scale_one(ctx, h, sizes[i], m,
 					       &io[i], &tot[i]);
 			if (!ret)
 				printf("bench: submit-scale mode=%s entries=%u allocations=%u ioctl_us=%.1f ioctl_ns_per_entry=%.0f signal_us=%.1f signal_ns_per_entry=%.0f runs=%d\n",

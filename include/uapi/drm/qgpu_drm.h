@@ -1111,7 +1111,11 @@ struct drm_qgpu_submit {
  * Errors: EINVAL (@flags), ENODEV (the device saves fewer than two
  * contexts, or %QGPU_CTX_CREATE_VIRTUAL without an MMU), EIO (the device
  * is lost, see "qgpu device lost"), ENOSPC (every
- * context id is in use, by any file; or the file has %QGPU_MFENCE_MAX
+ * context id is in use, by any file; or the user holds a quarter of them,
+ * &drm_qgpu_device_info.max_contexts - 1 over 4 and at least one: the
+ * real uid that opened the file, whichever process uses it, counting the
+ * contexts of all its files together, files opened with CAP_SYS_ADMIN
+ * not counted; or the file has %QGPU_MFENCE_MAX
  * monitored fences; or, for a virtual context, no VRAM or no window slot
  * for the address space's root table: see the page-table limits of
  * &struct drm_qgpu_vm_map).
@@ -1211,8 +1215,10 @@ struct drm_qgpu_mmu_info {
  * struct drm_qgpu_vm_info - the calling file's address space
  *	(%QGPU_QUERY_VM_INFO)
  * @paging_fence_syncobj: handle of the file's paging-fence timeline
- *	syncobj (created with the file's VM; the file may wait on it, and a
- *	destroyed handle is not given out again).
+ *	syncobj (created with the file's VM; the file may wait on it). The
+ *	VM keeps its own reference: destroying the handle changes nothing
+ *	for the paging fences, but DRM may give its number to a syncobj
+ *	created later, which this field then still names.
  * @pad: zero.
  * @paging_fence: the last paging fence value handed out (0: none yet).
  * @reserved_bytes: bytes of reserved ranges.
