@@ -123,6 +123,7 @@ void qgpu_addr_ctx_reset(QGPUAddrCtx *c)
 {
     unsigned i;
 
+    c->resets++;
     for (i = 0; i < QGPU_RAM_CACHES; i++) {
         if (c->ram[i].used) {
             address_space_cache_destroy(&c->ram[i].mrc);

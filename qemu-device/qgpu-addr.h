@@ -45,6 +45,7 @@ typedef struct QGPURamCache {
 typedef struct QGPUAddrCtx {
     QGPURamCache ram[QGPU_RAM_CACHES];
     uint64_t tick;
+    uint64_t resets;            /* times every cache was dropped */
     bool hold;                  /* pointers are in use: replace no cache */
 } QGPUAddrCtx;
 

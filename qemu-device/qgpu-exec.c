@@ -359,7 +359,7 @@ static int qgpu_exec_copy_xlate(QGPUState *s, unsigned n, QGPUAddrCtx *c,
                                 bool dst_list, QGPUSeg *ss, QGPUSeg *ds,
                                 uint64_t *fault_addr)
 {
-    uint64_t va = job->src + done, vd = job->dst + done;
+    uint64_t va = job->src + done, vd = job->dst + done, resets;
     int fault;
 
     fault = qgpu_addr_translate(s, c, a, want, false, ss);
@@ -372,11 +372,25 @@ static int qgpu_exec_copy_xlate(QGPUState *s, unsigned n, QGPUAddrCtx *c,
     if (!ss->host && src_list) {
         ss->len = MIN(ss->len, QGPU_PAGE_SIZE - (a & (QGPU_PAGE_SIZE - 1)));
     }
+    resets = c->resets;
     fault = qgpu_addr_translate(s, c, d, ss->len, true, ds);
     if (fault) {
         return qgpu_mmu_data_fault(s, n, job->dst_as,
                                    job->dst_as.virt ? vd : d, true, fault,
                                    fault_addr);
+    }
+    /*
+     * The destination's translation dropped every cache (a GART entry read
+     * from outside RAM), the source's with them: its host pointer is no
+     * longer held, so the source goes by DMA, with the BQL.
+     */
+    if (c->resets != resets && ss->ram) {
+        ss->host = NULL;
+        ss->ram = NULL;
+        if (src_list) {
+            ds->len = MIN(ds->len,
+                          QGPU_PAGE_SIZE - (a & (QGPU_PAGE_SIZE - 1)));
+        }
     }
     if (!ds->host && dst_list) {
         ds->len = MIN(ds->len, QGPU_PAGE_SIZE - (d & (QGPU_PAGE_SIZE - 1)));

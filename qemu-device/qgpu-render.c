@@ -561,12 +561,15 @@ static int qgpu_dma_fetch(QGPUState *s, QGPUDmaBuffer *x, uint32_t *dw,
     if (len == 0 || len < fixed || (uint64_t)len * 4 > x->end - x->cur) {
         return QGPU_FAULT_BAD_LENGTH;
     }
-    fault = qgpu_addr_access(s, x->buf + x->cur, dw, fixed * 4, false,
-                             fault_addr);
-    if (fault) {
-        return fault;
+    /* the rest: the header checked above is the one that runs */
+    if (fixed > 1) {
+        fault = qgpu_addr_access(s, x->buf + x->cur + 4, dw + 1,
+                                 (fixed - 1) * 4, false, fault_addr);
+        if (fault) {
+            return fault;
+        }
     }
-    for (i = 0; i < fixed; i++) {
+    for (i = 1; i < fixed; i++) {
         dw[i] = le32_to_cpu(dw[i]);
     }
     x->cmd_bytes = len * 4;

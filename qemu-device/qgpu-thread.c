@@ -45,6 +45,29 @@ static bool qgpu_thread_wait(QGPUState *s, bool more)
     return !quit;
 }
 
+static void qgpu_thread_destroy(QGPUState *s)
+{
+    qemu_cond_destroy(&s->thread_cond);
+    qemu_cond_destroy(&s->thread_landed);
+    qemu_mutex_destroy(&s->thread_lock);
+}
+
+/*
+ * Join a stopped thread, then let the device go: a bottom half the thread
+ * schedules as its very last act (below), so the join waits for nothing
+ * the thread still has to do, and the BQL is kept (whoever runs it, the
+ * main loop or a nested poll of another BQL holder, keeps its lock, and
+ * the thread is never the one that runs it).
+ */
+static void qgpu_thread_reap(void *opaque)
+{
+    QGPUState *s = opaque;
+
+    qemu_thread_join(&s->thread);
+    qgpu_thread_destroy(s);
+    object_unref(OBJECT(s));
+}
+
 static void *qgpu_thread_main(void *opaque)
 {
     QGPUState *s = opaque;
@@ -73,6 +96,11 @@ static void *qgpu_thread_main(void *opaque)
         }
     }
     rcu_unregister_thread();
+    /*
+     * Told to quit (qgpu_thread_stop()): the last act, so that whoever
+     * runs the reap joins a thread that has nothing left to do.
+     */
+    aio_bh_schedule_oneshot(qemu_get_aio_context(), qgpu_thread_reap, s);
     return NULL;
 }
 
@@ -90,27 +118,6 @@ void qgpu_thread_start(QGPUState *s, QGPUThreadRound *round)
     s->thread_started = true;
 }
 
-static void qgpu_thread_destroy(QGPUState *s)
-{
-    qemu_cond_destroy(&s->thread_cond);
-    qemu_cond_destroy(&s->thread_landed);
-    qemu_mutex_destroy(&s->thread_lock);
-}
-
-/*
- * Join a stopped thread (below), from the main loop; then the device may
- * go.
- */
-static void qgpu_thread_reap(void *opaque)
-{
-    QGPUState *s = opaque;
-
-    qemu_mutex_unlock_iothread();
-    qemu_thread_join(&s->thread);
-    qemu_mutex_lock_iothread();
-    qgpu_thread_destroy(s);
-    object_unref(OBJECT(s));
-}
 
 /*
  * Stop the thread; the caller holds the BQL and keeps it. The thread is
@@ -142,8 +149,8 @@ void qgpu_thread_stop(QGPUState *s)
      */
     qgpu_thread_quiesce(s);
     s->thread_started = false;
+    /* until the reap the thread schedules on its way out */
     object_ref(OBJECT(s));
-    aio_bh_schedule_oneshot(qemu_get_aio_context(), qgpu_thread_reap, s);
 }
 
 /* Make the thread run a round (any thread, BQL held or not) */
