@@ -149,6 +149,8 @@ static void qgpu_job_hw_done(struct dma_fence *fence, struct dma_fence_cb *cb)
 		atomic64_add(now - max(job->emit_ns, eng->last_done_ns),
 			     &job->ctx->usage->busy_ns);
 	eng->last_done_ns = now;
+	/* its FENCE commands wrote its monitored values before its fence */
+	qgpu_mfence_sigs_written(eng->qdev, job->sigs);
 	if (job->ctx)
 		qgpu_ctx_hw_end(job->ctx);
 	/*

@@ -322,8 +322,9 @@ static bool qgpu_dfence_less(struct rb_node *a, const struct rb_node *b)
 
 /*
  * Called with f->lock held: into its monitored fence's pending tree, by
- * value, and the monitored fence onto the device's active list, which the
- * interrupt handler walks (qgpu_mfence_irq()).
+ * value (qgpu_mfence_sigs_written() takes it from there when a job writes
+ * the fence), and the monitored fence onto the device's active list (the
+ * device's removal ends what is on it).
  */
 static bool qgpu_dfence_enable_signaling(struct dma_fence *f)
 {
@@ -402,47 +403,33 @@ struct dma_fence *qgpu_mfence_fence(struct qgpu_device *qdev,
 	return &df->base;
 }
 
-/**
- * qgpu_mfence_irq - monitored fences may have advanced
- * @qdev: device
- *
- * From the interrupt handler after every engine interrupt (a FENCE that
- * writes a monitored fence is always followed on its ring by the job's
- * interrupting FENCE), and after the kernel wrote values itself: wakes the
- * waiters and signals the dma_fences whose value was reached.
- *
- * Its cost with interrupts off is one look per monitored fence that is
- * waited for (each a slot of a page its file holds) plus the fences it
- * signals: each monitored fence keeps its waiting dma_fences sorted by
- * value, however many a process exported.
- */
-void qgpu_mfence_irq(struct qgpu_device *qdev)
+/* Take @mf's waiting dma_fences whose value is reached (all: @all) */
+static void qgpu_mfence_take_reached(struct qgpu_mfence *mf, bool all,
+				     struct list_head *done)
+{
+	struct qgpu_mfence_dfence *df;
+	struct rb_node *first;
+	u64 value = qgpu_mfence_value(mf);
+
+	while ((first = rb_first_cached(&mf->pending))) {
+		df = rb_entry(first, struct qgpu_mfence_dfence, node);
+		if (df->value > value && !all)
+			break;
+		rb_erase_cached(first, &mf->pending);
+		RB_CLEAR_NODE(first);
+		list_add_tail(&df->done, done);
+	}
+	if (RB_EMPTY_ROOT(&mf->pending.rb_root))
+		list_del_init(&mf->active);
+}
+
+/* Signal what qgpu_mfence_take_reached() took, outside mfence_lock */
+static void qgpu_mfence_signal_taken(struct list_head *done)
 {
 	struct qgpu_mfence_dfence *df, *tmp;
-	struct qgpu_mfence *mf, *next;
-	struct rb_node *first;
-	unsigned long flags;
-	LIST_HEAD(done);
-	u64 value;
 
-	wake_up_all(&qdev->mfence_wq);
-	spin_lock_irqsave(&qdev->mfence_lock, flags);
-	list_for_each_entry_safe(mf, next, &qdev->mfence_active, active) {
-		value = qgpu_mfence_value(mf);
-		while ((first = rb_first_cached(&mf->pending))) {
-			df = rb_entry(first, struct qgpu_mfence_dfence, node);
-			if (df->value > value && !qdev->mfence_dead)
-				break;
-			rb_erase_cached(first, &mf->pending);
-			RB_CLEAR_NODE(first);
-			list_add_tail(&df->done, &done);
-		}
-		if (RB_EMPTY_ROOT(&mf->pending.rb_root))
-			list_del_init(&mf->active);
-	}
-	spin_unlock_irqrestore(&qdev->mfence_lock, flags);
-	/* signalled outside mfence_lock: enable_signaling nests the other way */
-	list_for_each_entry_safe(df, tmp, &done, done) {
+	/* enable_signaling nests the other way */
+	list_for_each_entry_safe(df, tmp, done, done) {
 		list_del_init(&df->done);
 		if (!qgpu_dfence_signaled(&df->base))
 			dma_fence_set_error(&df->base, -ENODEV);
@@ -451,14 +438,65 @@ void qgpu_mfence_irq(struct qgpu_device *qdev)
 	}
 }
 
+/**
+ * qgpu_mfence_sigs_written - the values of @sigs were written
+ * @qdev: device
+ * @sigs: the values a job writes (by the device, its FENCE commands before
+ *	the job's own fence) or the kernel wrote for it
+ *
+ * Signals the "value reached" dma_fences of those monitored fences whose
+ * value is there. Only what a job or the kernel writes moves a monitored
+ * fence (user space maps its page read-only), so looking at the fences a
+ * job wrote is looking at every fence that moved: the cost, in the
+ * interrupt handler, is the job's own values (at most %QGPU_MAX_SYNCS)
+ * plus what it signals, whatever other processes export.
+ */
+void qgpu_mfence_sigs_written(struct qgpu_device *qdev,
+			      const struct qgpu_mfence_sigs *sigs)
+{
+	unsigned long flags;
+	LIST_HEAD(done);
+	u32 i;
+
+	if (!sigs)
+		return;
+	spin_lock_irqsave(&qdev->mfence_lock, flags);
+	for (i = 0; i < sigs->n; i++)
+		if (!list_empty(&sigs->s[i].mf->active))
+			qgpu_mfence_take_reached(sigs->s[i].mf,
+						 qdev->mfence_dead, &done);
+	spin_unlock_irqrestore(&qdev->mfence_lock, flags);
+	qgpu_mfence_signal_taken(&done);
+}
+
+/**
+ * qgpu_mfence_irq - monitored fences may have advanced
+ * @qdev: device
+ *
+ * From the interrupt handler after every render-engine interrupt (a FENCE
+ * that writes a monitored fence is always followed on its ring by the
+ * job's interrupting FENCE): wakes the MFENCE_WAIT sleepers, which look at
+ * their own values. The dma_fences are signalled per job
+ * (qgpu_mfence_sigs_written()).
+ */
+void qgpu_mfence_irq(struct qgpu_device *qdev)
+{
+	wake_up_all(&qdev->mfence_wq);
+}
+
 /* The device is gone: what still waits is ended with an error. */
 void qgpu_mfence_device_fini(struct qgpu_device *qdev)
 {
+	struct qgpu_mfence *mf, *next;
 	unsigned long flags;
+	LIST_HEAD(done);
 
 	spin_lock_irqsave(&qdev->mfence_lock, flags);
 	qdev->mfence_dead = true;
+	list_for_each_entry_safe(mf, next, &qdev->mfence_active, active)
+		qgpu_mfence_take_reached(mf, true, &done);
 	spin_unlock_irqrestore(&qdev->mfence_lock, flags);
+	qgpu_mfence_signal_taken(&done);
 	qgpu_mfence_irq(qdev);
 }
 
@@ -563,8 +601,10 @@ void qgpu_mfence_sigs_reach(struct qgpu_device *qdev,
 			wrote = true;
 		}
 	}
-	if (wrote)
+	if (wrote) {
+		qgpu_mfence_sigs_written(qdev, sigs);
 		qgpu_mfence_irq(qdev);
+	}
 }
 
 /**

@@ -96,6 +96,8 @@ void qgpu_mfence_put(struct qgpu_mfence *mf);
 struct dma_fence *qgpu_mfence_fence(struct qgpu_device *qdev,
 				    struct qgpu_mfence *mf, u64 value);
 void qgpu_mfence_irq(struct qgpu_device *qdev);
+void qgpu_mfence_sigs_written(struct qgpu_device *qdev,
+			      const struct qgpu_mfence_sigs *sigs);
 void qgpu_mfence_device_fini(struct qgpu_device *qdev);
 int qgpu_mfence_mmap(struct drm_file *file, struct vm_area_struct *vma);
 

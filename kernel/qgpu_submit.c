@@ -101,9 +101,12 @@ int qgpu_dmabuf_copy(struct qgpu_device *qdev, struct qgpu_usage *usage,
 	 * only after jobs that wait for foreign fences.
 	 */
 	for (;;) {
+		u64 charge = qgpu_dmabuf_charge(size);
+
 		t = wait_event_interruptible_timeout(usage->dma_wq,
-			qgpu_dmabuf_take(usage, qgpu_dmabuf_charge(size)),
-			msecs_to_jiffies(100));
+						     qgpu_dmabuf_take(usage,
+								      charge),
+						     msecs_to_jiffies(100));
 		if (t > 0)
 			break;
 		if (t < 0)
