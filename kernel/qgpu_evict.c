@@ -71,19 +71,30 @@ unsigned int qgpu_mm_default_policy(void)
 }
 
 /**
- * qgpu_mm_mark_future - what the rest of the walk uses
+ * qgpu_mm_mark_future - mark what the rest of the walk uses
  * @qdev: device, its walk's known future set (&qgpu_device.future)
  *
- * The walk keeps, in each allocation of its DMA buffer, the position of
- * its next use from &qgpu_future.pos on (&qgpu_bo.future_pos, the entry
- * count when there is none), stamped with the walk's stamp: O(1) here,
- * whatever is left of the buffer. Under mm_lock.
- * Return: the stamp (&qgpu_bo.future_stamp of the walk's allocations).
+ * Every allocation that the entries from &qgpu_future.pos on use gets the
+ * position of its next use; the stamp returned says which allocations
+ * those are (&qgpu_bo.future_stamp equal to it). Under mm_lock.
+ * Return: the stamp.
  */
 u64 qgpu_mm_mark_future(struct qgpu_device *qdev)
 {
+	const struct qgpu_future *f = qdev->future;
+	u64 stamp = ++qdev->future_stamp;
+	u32 j;
+
 	lockdep_assert_held(&qdev->mm_lock);
-	return qdev->future->stamp;
+	for (j = f->n; j-- > f->pos;) {
+		struct qgpu_bo *bo = f->bos[f->pe[j].alloc_index];
+
+		if (bo) {
+			bo->future_stamp = stamp;
+			bo->future_pos = j;
+		}
+	}
+	return stamp;
 }
 
 /* What the victim policy knows of @bo (qgpu_policy.h) */
@@ -106,8 +117,7 @@ static void qgpu_mm_victim(struct qgpu_device *qdev, struct qgpu_bo *bo,
 		v->priority = bo->offer_priority;
 	}
 	if (stamp)
-		v->next_use = bo->future_stamp == stamp &&
-			      bo->future_pos < qdev->future->n ?
+		v->next_use = bo->future_stamp == stamp ?
 			      bo->future_pos - qdev->future->pos + 1 :
 			      QGPU_VICTIM_NOT_NEEDED;
 	/* what a split would release: its DMA buffer used it just now */

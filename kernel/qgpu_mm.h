@@ -12,10 +12,6 @@
  * @pe: the patch-location list
  * @n: its entries
  * @pos: the walk's position: entries from here on are still to come
- * @next: per entry, the next entry that uses its allocation (@n: none);
- *	the walk keeps &qgpu_bo.future_pos, each allocation's first use from
- *	@pos on, as @pos moves (qgpu_submit.c)
- * @stamp: &qgpu_bo.future_stamp of the allocations of the walk
  * @spare: eviction takes only allocations that the entries from @pos on do
  *	not use (the walk's first try at each placement; see
  *	qgpu_submit_place())
@@ -33,8 +29,6 @@ struct qgpu_future {
 	const struct drm_qgpu_patch_entry *pe;
 	u32 n;
 	u32 pos;
-	const u32 *next;
-	u64 stamp;
 	bool spare;
 	bool release;
 	u32 keep_i0;

@@ -161,7 +161,6 @@ struct qgpu_submit {
 	u32 ran;			/* entries whose BIND ran before start */
 	bool dry;			/* planning: queue nothing */
 	struct qgpu_bo **pinned;	/* pinned for the current portion */
-	u32 *next;			/* &qgpu_future.next */
 	u32 npinned;
 	struct dma_fence *last;		/* finished fence of the last portion */
 	u32 portions;
@@ -270,7 +269,7 @@ static int qgpu_submit_alloc_arrays(struct qgpu_submit *s)
 	size_t na = s->args->num_allocs + 1, np = s->args->num_patches + 1;
 	size_t nslots = s->qdev->max_slots, off = 0;
 	size_t o_ae, o_bos, o_pe, o_table, o_devslot, o_mark, o_undo;
-	size_t o_slots, o_unbind, o_pinned, o_next;
+	size_t o_slots, o_unbind, o_pinned;
 	u8 *p;
 
 	o_ae = qgpu_submit_carve(&off, na, sizeof(*s->ae));
@@ -283,7 +282,6 @@ static int qgpu_submit_alloc_arrays(struct qgpu_submit *s)
 	o_slots = qgpu_submit_carve(&off, np, sizeof(*s->slots));
 	o_unbind = qgpu_submit_carve(&off, np, sizeof(*s->unbind));
 	o_pinned = qgpu_submit_carve(&off, na, sizeof(*s->pinned));
-	o_next = qgpu_submit_carve(&off, np, sizeof(*s->next));
 	p = kvzalloc(off, GFP_KERNEL);
 	if (!p)
 		return -ENOMEM;
@@ -298,7 +296,6 @@ static int qgpu_submit_alloc_arrays(struct qgpu_submit *s)
 	s->slots = (void *)(p + o_slots);
 	s->unbind = (void *)(p + o_unbind);
 	s->pinned = (void *)(p + o_pinned);
-	s->next = (void *)(p + o_next);
 	return 0;
 }
 
@@ -760,59 +757,6 @@ static int qgpu_submit_place_group(struct qgpu_submit *s, u32 i)
 }
 
 /*
- * The known future's books (qgpu_mm_mark_future()), O(entries) once per
- * walk: each entry's next entry with the same allocation, each
- * allocation's first use.
- */
-static void qgpu_submit_future_books(struct qgpu_submit *s)
-{
-	u32 n = s->args->num_patches, i, j;
-	u64 stamp = ++s->qdev->future_stamp;
-	struct qgpu_bo *bo;
-
-	for (i = 0; i < s->args->num_allocs; i++) {
-		bo = s->bos[i];
-		if (bo) {
-			bo->future_stamp = stamp;
-			bo->future_pos = n;
-		}
-	}
-	for (j = n; j-- > 0;) {
-		bo = qgpu_submit_bo(s, j);
-		s->next[j] = bo ? bo->future_pos : n;
-		if (bo)
-			bo->future_pos = j;
-	}
-	s->future.next = s->next;
-	s->future.stamp = stamp;
-	s->future.pos = 0;
-}
-
-/*
- * Move the walk to entry @pos, keeping each allocation's next use from
- * there on: what the walk passes points to its next use, what it goes
- * back over (a split places its split point's entries anew) to itself.
- */
-static void qgpu_submit_future_seek(struct qgpu_submit *s, u32 pos)
-{
-	struct qgpu_future *f = &s->future;
-	struct qgpu_bo *bo;
-	u32 j;
-
-	for (j = f->pos; j < pos; j++) {
-		bo = qgpu_submit_bo(s, j);
-		if (bo)
-			bo->future_pos = f->next[j];
-	}
-	for (j = f->pos; j-- > pos;) {
-		bo = qgpu_submit_bo(s, j);
-		if (bo)
-			bo->future_pos = j;
-	}
-	f->pos = pos;
-}
-
-/*
  * The walk's books for qgpu_submit_split_frees(), O(entries + allocations)
  * once per walk: each allocation's last entry, nothing folded yet.
  */
@@ -970,13 +914,12 @@ static int qgpu_submit_walk(struct qgpu_submit *s)
 	int ret;
 
 	qgpu_submit_walk_books(s);
-	qgpu_submit_future_books(s);
 	while (i < n) {
 		struct drm_qgpu_patch_entry *pe = &s->pe[i];
 		struct qgpu_bo *bo = qgpu_submit_bo(s, i);
 
 		cond_resched();
-		qgpu_submit_future_seek(s, i);
+		s->future.pos = i;
 		ret = 0;
 		if (!i || pe->split_offset != s->pe[i - 1].split_offset) {
 			ret = qgpu_submit_place(s, i, start, true);
