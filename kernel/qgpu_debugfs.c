@@ -78,20 +78,30 @@ static int qgpu_policy_open(struct inode *inode, struct file *file)
 	return single_open(file, qgpu_policy_show, inode->i_private);
 }
 
+/* A word written to a debugfs file, into @buf (@size bytes), trimmed */
+static char *qgpu_debugfs_word(const char __user *ubuf, size_t len,
+			       char *buf, size_t size)
+{
+	if (len == 0 || len >= size)
+		return ERR_PTR(-EINVAL);
+	if (copy_from_user(buf, ubuf, len))
+		return ERR_PTR(-EFAULT);
+	buf[len] = 0;
+	return strim(buf);
+}
+
 static ssize_t qgpu_policy_write(struct file *file, const char __user *ubuf,
 				 size_t len, loff_t *pos)
 {
 	struct qgpu_device *qdev = file_inode(file)->i_private;
-	char buf[32];
+	char buf[32], *word;
 	unsigned int i;
 
-	if (len == 0 || len >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = 0;
+	word = qgpu_debugfs_word(ubuf, len, buf, sizeof(buf));
+	if (IS_ERR(word))
+		return PTR_ERR(word);
 	/* a policy by name, or by its number (enum qgpu_policy_id) */
-	if (qgpu_policy_parse(strim(buf), &i))
+	if (qgpu_policy_parse(word, &i))
 		return -EINVAL;
 	qgpu_mm_lock(qdev, NULL);
 	trace_qgpu_mm_req(QGPU_REQ_POLICY, 0, i);
@@ -165,12 +175,9 @@ static ssize_t qgpu_stall_write(struct file *file, const char __user *ubuf,
 	unsigned int i;
 	int idx;
 
-	if (len == 0 || len >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = 0;
-	name = strim(buf);
+	name = qgpu_debugfs_word(ubuf, len, buf, sizeof(buf));
+	if (IS_ERR(name))
+		return PTR_ERR(name);
 	none = !strcmp(name, "none");
 	if (!drm_dev_enter(&qdev->drm, &idx))
 		return -ENODEV;

@@ -187,13 +187,8 @@ static void paging_hang_loses_the_device(void)
 
 igt_main
 {
-	igt_fixture {
-		struct qgpu_dev dev;
-
-		qt_open(&dev, QGPU_NODE_RENDER);
-		pci_addr(dev.path, addr, sizeof(addr));
-		qgpu_close(&dev);
-	}
+	igt_fixture
+		device_addr(addr, sizeof(addr));
 
 	igt_subtest("render-hang-costs-its-context")
 		render_hang_costs_its_context();

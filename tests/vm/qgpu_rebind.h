@@ -88,4 +88,14 @@ static void wait_device(struct qgpu_dev *dev)
 		     strerror(-ret));
 }
 
+/* The PCI address of the device behind the qgpu render node */
+static void device_addr(char *out, size_t len)
+{
+	struct qgpu_dev dev;
+
+	qt_open(&dev, QGPU_NODE_RENDER);
+	pci_addr(dev.path, out, len);
+	qgpu_close(&dev);
+}
+
 #endif /* QGPU_REBIND_H */

@@ -693,13 +693,8 @@ static void unload_bound_device(void)
 
 igt_main
 {
-	igt_fixture {
-		struct qgpu_dev dev;
-
-		qt_open(&dev, QGPU_NODE_RENDER);
-		pci_addr(dev.path, addr, sizeof(addr));
-		qgpu_close(&dev);
-	}
+	igt_fixture
+		device_addr(addr, sizeof(addr));
 
 	igt_subtest("unbind-rebind")
 		unplug_test(false, false, false);
