@@ -223,6 +223,33 @@ void qgpu_pt_free(struct qgpu_device *qdev, struct qgpu_pt *pt)
 	kfree(pt);
 }
 
+/*
+ * A table of @vm's at @level with its window slot, counted in @vm's user's
+ * %QGPU_VM_MAX_PAGE_TABLES (a user at its share evicts nothing for a table
+ * it cannot have). Return: 0, -ENOSPC or -ENOMEM.
+ */
+static int qgpu_pt_new_counted(struct qgpu_vm *vm, u32 level,
+			       struct qgpu_vidmem *owner, struct qgpu_pt **out)
+{
+	struct qgpu_device *qdev = vm->qdev;
+	struct qgpu_pt *pt;
+	int ret;
+
+	if (vm->user >= 0 && qgpu_pp_user_slots(qdev->pp, vm->user) >=
+	    QGPU_VM_MAX_PAGE_TABLES)
+		return -ENOSPC;
+	ret = qgpu_pt_alloc(qdev, level, owner, &pt);
+	if (ret)
+		return ret;
+	ret = qgpu_pt_slot_get(vm, pt);
+	if (ret) {
+		qgpu_pt_free(qdev, pt);
+		return ret;
+	}
+	*out = pt;
+	return 0;
+}
+
 /**
  * qgpu_pt_root_new - an address space's root table and its window slot
  * @vm: the address space being created (its user known)
@@ -236,51 +263,23 @@ void qgpu_pt_free(struct qgpu_device *qdev, struct qgpu_pt *pt)
  */
 int qgpu_pt_root_new(struct qgpu_vm *vm, struct qgpu_vidmem *owner)
 {
-	struct qgpu_device *qdev = vm->qdev;
-	struct qgpu_pt *root;
-	int ret;
-
-	lockdep_assert_held(&qdev->mm_lock);
-	/* a user at its share evicts nothing for a root it cannot have */
-	if (vm->user >= 0 && qgpu_pp_user_slots(qdev->pp, vm->user) >=
-	    QGPU_VM_MAX_PAGE_TABLES)
-		return -ENOSPC;
-	ret = qgpu_pt_alloc(qdev, 2, owner, &root);
-	if (ret)
-		return ret;
-	ret = qgpu_pt_slot_get(vm, root);
-	if (ret) {
-		qgpu_pt_free(qdev, root);
-		return ret;
-	}
-	vm->root = root;
-	return 0;
+	lockdep_assert_held(&vm->qdev->mm_lock);
+	return qgpu_pt_new_counted(vm, 2, owner, &vm->root);
 }
 
 /* A new table, its window slot, hung under @parent at @index */
 static int qgpu_pt_new(struct qgpu_vm *vm, struct qgpu_pt *parent,
 		       u32 index, u32 level, struct list_head *fresh)
 {
-	struct qgpu_device *qdev = vm->qdev;
 	struct qgpu_pt *pt;
 	int ret;
 
-	/*
-	 * one process may not take the window's slots of every other (and
-	 * a user at its share evicts nothing for a table it cannot have)
-	 */
-	if (vm->page_tables >= QGPU_VM_MAX_PAGE_TABLES ||
-	    (vm->user >= 0 && qgpu_pp_user_slots(qdev->pp, vm->user) >=
-	     QGPU_VM_MAX_PAGE_TABLES))
+	/* one process may not take the window's slots of every other */
+	if (vm->page_tables >= QGPU_VM_MAX_PAGE_TABLES)
 		return -ENOSPC;
-	ret = qgpu_pt_alloc(qdev, level, vm->root->owner, &pt);
+	ret = qgpu_pt_new_counted(vm, level, vm->root->owner, &pt);
 	if (ret)
 		return ret;
-	ret = qgpu_pt_slot_get(vm, pt);
-	if (ret) {
-		qgpu_pt_free(qdev, pt);
-		return ret;
-	}
 	pt->parent = parent;
 	pt->index = index;
 	if (parent)
