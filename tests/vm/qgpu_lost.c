@@ -21,16 +21,27 @@
 
 static char addr[256];	/* PCI address of the device, found at start */
 
-/* Write @what to the device's debugfs qgpu_stall */
-static void stall(const char *what)
+/* Write @what to the device's debugfs qgpu_stall: 0 or -errno */
+static int stall_write(const char *what)
 {
 	glob_t g;
+	ssize_t n;
+	int fd;
 
 	/* one device: its minors' directories name the same files */
 	igt_require(!glob("/sys/kernel/debug/dri/*/qgpu_stall", 0, NULL, &g));
-	igt_assert_f(sysfs_write(g.gl_pathv[0], what), "qgpu_stall <- %s\n",
-		     what);
+	fd = open(g.gl_pathv[0], O_WRONLY);
 	globfree(&g);
+	igt_assert(fd >= 0);
+	n = write(fd, what, strlen(what));
+	n = n < 0 ? -errno : 0;
+	close(fd);
+	return n;
+}
+
+static void stall(const char *what)
+{
+	igt_assert_eq(stall_write(what), 0);
 }
 
 static struct drm_qgpu_stats stats(int fd)
@@ -62,6 +73,27 @@ static uint32_t write_word(struct qgpu_dev *dev, uint32_t ctx, uint32_t h,
 	igt_assert_eq(qgpu_submit(dev->fd, ctx, cb, NULL, 0, &out, 1, NULL), 0);
 	qt_cb_free(cb);
 	return out.handle;
+}
+
+/* Names it does not know, nothing, too long: EINVAL, nothing stalled */
+static void stall_bad_input(void)
+{
+	struct qgpu_dev dev;
+	uint32_t ctx, h, s;
+
+	igt_assert_eq(stall_write("bogus"), -EINVAL);
+	igt_assert_eq(stall_write(""), -EINVAL);
+	igt_assert_eq(stall_write("render-and-more-than-16"), -EINVAL);
+	igt_assert_eq(stall_write("Render"), -EINVAL);
+	/* the engines still answer */
+	qt_open(&dev, QGPU_NODE_RENDER);
+	ctx = qt_ctx(dev.fd);
+	h = qt_bo(dev.fd, 4096, QGPU_SEGBIT(QGPU_SEG_VISIBLE) |
+		  QGPU_SEGBIT(QGPU_SEG_APERTURE), 0, 0);
+	s = write_word(&dev, ctx, h, 1);
+	igt_assert_eq(qgpu_syncobj_wait(dev.fd, s, 0, 5 * SEC_NS), 0);
+	igt_assert_eq(ctx_state(dev.fd, ctx), QGPU_CTX_OK);
+	qgpu_close(&dev);
 }
 
 /* Unmap and destroy @h (whatever state the device is in) */
@@ -189,6 +221,9 @@ igt_main
 {
 	igt_fixture
 		device_addr(addr, sizeof(addr));
+
+	igt_subtest("stall-bad-input")
+		stall_bad_input();
 
 	igt_subtest("render-hang-costs-its-context")
 		render_hang_costs_its_context();
