@@ -131,12 +131,22 @@ int qgpu_mm_bo_reap(struct qgpu_bo *bo)
  * @obj: the allocation (a reference: its memory stays while mapped)
  * @seq: the last VM_MAP before the destroy: a mapping made after it (the
  *	allocation got back through its dma-buf) is not the destroy's
+ * @fences: qgpu's own work in the allocation at the destroy (references)
+ * @nfences: their number
+ *
+ * Only the work queued before the destroy is waited for: a DMA buffer
+ * queued later in the address space (where the allocation is still
+ * mapped) adds its fence too, and a worker that waited for those as well
+ * could be kept from unmapping, and from freeing, for as long as the
+ * process kept submitting.
  */
 struct qgpu_destroy_unmap {
 	struct work_struct work;
 	struct qgpu_vm *vm;
 	struct drm_gem_object *obj;
 	u64 seq;
+	struct dma_fence **fences;
+	unsigned int nfences;
 };
 
 static void qgpu_destroy_unmap_work(struct work_struct *work)
@@ -144,8 +154,8 @@ static void qgpu_destroy_unmap_work(struct work_struct *work)
 	struct qgpu_destroy_unmap *d = container_of(work, typeof(*d), work);
 	struct qgpu_device *qdev = d->vm->qdev;
 
-	/* outside every lock: the DMA buffers queued on it until now */
-	qgpu_resv_wait_own(qdev, d->obj->resv, 0);
+	/* outside every lock: the DMA buffers queued on it until the destroy */
+	qgpu_resv_wait_fences(d->fences, d->nfences);
 	/* out of memory: the mappings stay until the file is closed */
 	if (qgpu_vm_unmap_bo(d->vm, d->obj, d->seq))
 		drm_dbg(&qdev->drm, "destroy: deferred unmap incomplete\n");
@@ -174,9 +184,12 @@ static int qgpu_destroy_mappings(struct qgpu_file *qf,
 		return ret;
 	}
 	d = kzalloc(sizeof(*d), GFP_KERNEL);
-	if (!d) {
+	ret = d ? qgpu_resv_own_now(qf->qdev, obj->resv, &d->fences,
+				    &d->nfences) : -ENOMEM;
+	if (ret) {
+		kfree(d);
 		qgpu_vm_put(vm);
-		return -ENOMEM;
+		return ret;
 	}
 	drm_gem_object_get(obj);
 	d->obj = obj;

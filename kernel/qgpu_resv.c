@@ -128,3 +128,57 @@ void qgpu_resv_wait_own(struct qgpu_device *qdev, struct dma_resv *resv,
 		dma_fence_put(f);
 	}
 }
+
+/**
+ * qgpu_resv_own_now - qgpu's own unfinished work in @resv, as it is now
+ * @qdev: the device
+ * @resv: a reservation object; the caller holds no lock
+ * @out: set to a kmalloc'ed array of fence references (free it with
+ *	qgpu_resv_wait_fences()), or NULL when there are none
+ * @n: set to their number
+ *
+ * Unlike qgpu_resv_wait_own(), a wait for what this returns never waits
+ * for work queued later.
+ * Return: 0 or -ENOMEM.
+ */
+int qgpu_resv_own_now(struct qgpu_device *qdev, struct dma_resv *resv,
+		      struct dma_fence ***out, unsigned int *n)
+{
+	struct dma_fence **f;
+	unsigned int i, k = 0;
+	int ret;
+
+	ret = dma_resv_get_fences(resv, DMA_RESV_USAGE_BOOKKEEP, n, &f);
+	if (ret)
+		return ret;
+	for (i = 0; i < *n; i++) {
+		if (qgpu_fence_is_ours(qdev, f[i]) &&
+		    !dma_fence_is_signaled(f[i]))
+			f[k++] = f[i];
+		else
+			dma_fence_put(f[i]);
+	}
+	*n = k;
+	if (!k) {
+		kfree(f);
+		f = NULL;
+	}
+	*out = f;
+	return 0;
+}
+
+/**
+ * qgpu_resv_wait_fences - wait for fences of qgpu_resv_own_now() and free them
+ * @f: the array (NULL: none)
+ * @n: its length
+ */
+void qgpu_resv_wait_fences(struct dma_fence **f, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		dma_fence_wait(f[i], false);
+		dma_fence_put(f[i]);
+	}
+	kfree(f);
+}

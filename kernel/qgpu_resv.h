@@ -13,6 +13,9 @@ int qgpu_resv_own_deps(struct qgpu_device *qdev, struct qgpu_job *job,
 		       struct dma_resv *resv, u64 skip);
 bool qgpu_resv_own_idle(struct qgpu_device *qdev, struct dma_resv *resv,
 			u64 skip);
+int qgpu_resv_own_now(struct qgpu_device *qdev, struct dma_resv *resv,
+		      struct dma_fence ***out, unsigned int *n);
+void qgpu_resv_wait_fences(struct dma_fence **f, unsigned int n);
 void qgpu_resv_wait_own(struct qgpu_device *qdev, struct dma_resv *resv,
 			u64 skip);
 

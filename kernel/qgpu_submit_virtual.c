@@ -47,13 +47,21 @@ static int qgpu_vsubmit_parse(struct qgpu_device *qdev,
 	return 0;
 }
 
-/* Lock every allocation mapped in @vm (under vm->lock) */
+/*
+ * Lock every allocation mapped in @vm, and @vm's own reservation object,
+ * which keeps every DMA buffer of the VM until it is done (qgpu_vm_busy()),
+ * under vm->lock
+ */
 static int qgpu_vsubmit_lock(struct qgpu_vm *vm, struct drm_exec *exec)
 {
 	struct drm_gpuva *va;
 	int ret = 0;
 
 	drm_exec_until_all_locked(exec) {
+		ret = drm_exec_prepare_obj(exec, vm->gpuvm.r_obj, 1);
+		drm_exec_retry_on_contention(exec);
+		if (ret)
+			return ret;
 		drm_gpuvm_for_each_va(va, &vm->gpuvm) {
 			ret = drm_exec_prepare_obj(exec, va->gem.obj, 1);
 			drm_exec_retry_on_contention(exec);

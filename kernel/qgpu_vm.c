@@ -71,6 +71,7 @@ static void qgpu_vm_free(struct drm_gpuvm *gpuvm)
 	drm_mm_takedown(&vm->reserved);
 	dma_fence_put(vm->pt_fence);
 	dma_fence_put(vm->paging_fence);
+	dma_fence_put(vm->paging_tail);
 	dma_fence_put(vm->last_render);
 	mutex_destroy(&vm->lock);
 	kfree(vm);
@@ -729,6 +730,17 @@ void qgpu_vm_written(struct qgpu_vm *vm, struct qgpu_file *qf)
 	qgpu_mm_unlock(vm->qdev);
 }
 
+/*
+ * Does a DMA buffer of @vm's virtual contexts, of any of them (destroyed
+ * ones included), still wait or run? Each one's fence is in the VM's own
+ * reservation object until it is done (qgpu_vsubmit_queue()).
+ */
+static bool qgpu_vm_busy(struct qgpu_vm *vm)
+{
+	return !dma_resv_test_signaled(drm_gpuvm_resv(&vm->gpuvm),
+				       DMA_RESV_USAGE_BOOKKEEP);
+}
+
 static int qgpu_vm_map_check(struct qgpu_device *qdev,
 			     struct drm_qgpu_vm_map *args, struct qgpu_bo *bo)
 {
@@ -773,9 +785,20 @@ static int qgpu_vm_insert(struct qgpu_vm *vm, struct qgpu_bo *bo,
 		trace_qgpu_mm_req(QGPU_REQ_GPU_MAP, bo->id, 1);
 		drm_gpuva_link(va, vm_bo);
 		bo->nmappings++;
-		/* the next virtual submission may write it (qgpu_vm_written) */
-		if (bo->pristine)
+		/*
+		 * The next virtual submission may write it
+		 * (qgpu_vm_written()), and so may one queued already: it
+		 * reaches the allocation through the new entries when it
+		 * runs, and no later submission may come before the next
+		 * move into VRAM, which would zero-fill it.
+		 */
+		if (bo->pristine && !(va->flags & QGPU_GPUVA_READ_ONLY) &&
+		    qgpu_vm_busy(vm)) {
+			bo->pristine = false;
+			trace_qgpu_mm_req(QGPU_REQ_GPU_WRITE, bo->id, 0);
+		} else if (bo->pristine) {
 			vm->pristine_mapped = true;
+		}
 	}
 	drm_gpuvm_bo_put(vm_bo);
 	dma_resv_unlock(bo->base.resv);

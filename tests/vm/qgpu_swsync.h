@@ -12,6 +12,8 @@
 #ifndef QGPU_SWSYNC_H
 #define QGPU_SWSYNC_H
 
+#include <sys/stat.h>
+
 #include "qgpu_test.h"
 
 #define SW_SYNC_PATH	"/sys/kernel/debug/sync/sw_sync"
@@ -25,15 +27,55 @@ struct sw_sync_create_fence {
 #define SW_SYNC_IOC_CREATE_FENCE _IOWR('W', 0, struct sw_sync_create_fence)
 #define SW_SYNC_IOC_INC		_IOW('W', 1, uint32_t)
 
+/*
+ * The timelines still open at exit are advanced past every fence first.
+ * sw_sync's release signals a closed timeline's pending fences under the
+ * timeline's lock, and a waiter that drops the last reference in its
+ * callback (drm_sched's dependency callback does) takes that lock again:
+ * the CPU deadlocks with interrupts off. A test that fails (exits) while a
+ * qgpu job still waits for such a fence would hang the guest; advancing
+ * the timeline signals them outside that path.
+ */
+#define QT_SW_MAX_TIMELINES	16
+
+static struct {
+	int fd;
+	dev_t dev;
+	ino_t ino;
+} qt_sw_open[QT_SW_MAX_TIMELINES];
+static unsigned int qt_sw_nopen;
+
+static inline void qt_sw_release_all(void)
+{
+	uint32_t by = 0x7fffffff;
+	struct stat st;
+	unsigned int i;
+
+	for (i = 0; i < qt_sw_nopen; i++)
+		if (!fstat(qt_sw_open[i].fd, &st) &&
+		    st.st_dev == qt_sw_open[i].dev &&
+		    st.st_ino == qt_sw_open[i].ino)
+			ioctl(qt_sw_open[i].fd, SW_SYNC_IOC_INC, &by);
+}
+
 /* A new timeline (loading the module if needed); skips without one. */
 static inline int qt_sw_timeline(void)
 {
+	struct stat st;
 	int fd;
 
 	if (access(SW_SYNC_PATH, F_OK) && system("modprobe sw_sync") != 0)
 		igt_skip("no sw_sync module\n");
 	fd = open(SW_SYNC_PATH, O_RDWR | O_CLOEXEC);
 	igt_require_f(fd >= 0, "%s: %s\n", SW_SYNC_PATH, strerror(errno));
+	if (!qt_sw_nopen)
+		atexit(qt_sw_release_all);
+	if (qt_sw_nopen < QT_SW_MAX_TIMELINES && !fstat(fd, &st)) {
+		qt_sw_open[qt_sw_nopen].fd = fd;
+		qt_sw_open[qt_sw_nopen].dev = st.st_dev;
+		qt_sw_open[qt_sw_nopen].ino = st.st_ino;
+		qt_sw_nopen++;
+	}
 	return fd;
 }
 

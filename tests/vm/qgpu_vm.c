@@ -2950,6 +2950,201 @@ static void check_close_later_mapping_never_reaches_others(void)
 }
 
 /*
+ * An allocation whose content is known to be zero is zero-filled, not
+ * copied, when it moves into VRAM. A DMA buffer queued before the
+ * allocation was mapped writable reaches it through the new mapping once
+ * it runs, and no later submission comes before the move: what it wrote
+ * must survive the move. The buffer waits for a sw_sync fence while the
+ * allocation (in system memory) is mapped, runs, and MakeResident then
+ * brings the allocation into CPU-visible VRAM, where the CPU reads it.
+ */
+#define KEEP_PAT	0x5eedbeefu
+
+static void check_queued_write_through_late_mapping_survives_move(void)
+{
+	const uint32_t vis = QGPU_SEGBIT(QGPU_SEG_VISIBLE);
+	struct drm_qgpu_sync_entry in = { 0 }, out = { 0 };
+	struct qgpu_vcb *v = vcb_new();
+	uint32_t c, h, y, *p = NULL, k;
+	uint64_t va;
+	int fd, tl, ret;
+
+	tl = qt_sw_timeline();
+	fd = file_open();
+	igt_assert_eq(qgpu_ctx_create_virtual(fd, &c), 0);
+	va = reserve(fd, SZ_64K);
+	in.handle = qt_sw_syncobj(fd, tl, 1);
+	igt_assert_eq(qgpu_syncobj_create(fd, &out.handle), 0);
+	igt_assert_eq(qgpu_vcb_fill(v, va, SZ_64K, KEEP_PAT), 0);
+	ret = qgpu_vcb_submit(fd, c, v, &in, 1, &out, 1);
+	igt_assert_f(ret == 0, "waiting submit: %s\n", strerror(-ret));
+	/* mapped while the buffer waits; never in VRAM yet */
+	igt_assert_eq(qgpu_bo_create(fd, SZ_64K, vis, QGPU_GEM_CPU_ACCESS, 0,
+				     &h), 0);
+	vmap(fd, h, va, 0, SZ_64K, 0);
+	igt_assert_neq(segment_of(fd, h), QGPU_SEG_VISIBLE);
+	/*
+	 * The mapping's entries are written by a paging job: once another
+	 * allocation's page-in (queued after it, on the same paging queue)
+	 * is done, so is the mapping.
+	 */
+	y = qt_bo(fd, SZ_64K, vram_mask, 0, 0);
+	make_resident(fd, &y, 1);
+	qt_sw_inc(tl, 1);
+	igt_assert_eq(qgpu_syncobj_wait(fd, out.handle, 0, TIMEOUT), 0);
+	ctx_ok(fd, c);
+	/* no submission since: the next move into VRAM is the first */
+	make_resident(fd, &h, 1);
+	igt_assert_eq(segment_of(fd, h), QGPU_SEG_VISIBLE);
+	ret = qgpu_bo_map(fd, h, SZ_64K, (void **)&p);
+	igt_assert_f(ret == 0, "lock+mmap: %s\n", strerror(-ret));
+	for (k = 0; k < SZ_64K / 4 && p[k] == KEEP_PAT; k++)
+		;
+	igt_assert_f(k == SZ_64K / 4,
+		     "word %u reads %#x after the move into VRAM, the DMA buffer queued before the mapping wrote %#x\n",
+		     k, p[k], KEEP_PAT);
+	igt_assert_eq(qgpu_bo_unmap(fd, h, p, SZ_64K), 0);
+	qgpu_syncobj_destroy(fd, out.handle);
+	close(tl);
+	vcb_free(v);
+	file_close(fd);
+}
+
+/*
+ * A destroy (without AssumeNotInUse) unmaps the allocation from the
+ * caller's address space behind the DMA buffers queued before it, and only
+ * those: a buffer queued after the destroy (which touches other memory)
+ * adds its fence to every allocation still mapped, the destroyed one
+ * included, and waiting for it too would keep the mapping, and the memory,
+ * for as long as the process kept submitting. The buffer queued before
+ * the destroy waits for one sw_sync fence, the one queued after for
+ * another, which is signalled only once the mapping is gone.
+ */
+static void check_destroy_unmap_waits_only_earlier_work(void)
+{
+	struct drm_qgpu_sync_entry in1 = { 0 }, in2 = { 0 }, out = { 0 };
+	struct qgpu_vcb *v1 = vcb_new(), *v2 = vcb_new();
+	uint64_t va, vb, m0, m = 0;
+	uint32_t c, x, y, i;
+	int fd, tl, ret;
+
+	tl = qt_sw_timeline();
+	fd = file_open();
+	igt_assert_eq(qgpu_ctx_create_virtual(fd, &c), 0);
+	va = reserve(fd, SZ_64K);
+	vb = reserve(fd, SZ_64K);
+	x = qt_bo(fd, SZ_64K, vram_mask, 0, 0);
+	y = qt_bo(fd, SZ_64K, vram_mask, 0, 0);
+	vmap(fd, x, va, 0, SZ_64K, 0);
+	vmap(fd, y, vb, 0, SZ_64K, 0);
+	m0 = vm_info(fd).mapped_bytes;
+	in1.handle = qt_sw_syncobj(fd, tl, 1);
+	in2.handle = qt_sw_syncobj(fd, tl, 2);
+	igt_assert_eq(qgpu_syncobj_create(fd, &out.handle), 0);
+	igt_assert_eq(qgpu_vcb_fill(v1, va, SZ_4K, 1), 0);
+	ret = qgpu_vcb_submit(fd, c, v1, &in1, 1, NULL, 0);
+	igt_assert_f(ret == 0, "submit before the destroy: %s\n",
+		     strerror(-ret));
+	/* DestroyAllocation2 */
+	igt_assert_eq(qgpu_bo_destroy_flags(fd, x, 0), 0);
+	igt_assert_eq(qgpu_vcb_fill(v2, vb, SZ_4K, 2), 0);
+	ret = qgpu_vcb_submit(fd, c, v2, &in2, 1, &out, 1);
+	igt_assert_f(ret == 0, "submit after the destroy: %s\n",
+		     strerror(-ret));
+	/* the buffer queued before the destroy runs; the later one waits */
+	qt_sw_inc(tl, 1);
+	for (i = 0; i < 200; i++) {
+		m = vm_info(fd).mapped_bytes;
+		if (m == m0 - SZ_64K)
+			break;
+		usleep(50 * 1000);
+	}
+	qt_sw_inc(tl, 1);
+	igt_assert_eq(qgpu_syncobj_wait(fd, out.handle, 0, TIMEOUT), 0);
+	ctx_ok(fd, c);
+	qgpu_syncobj_destroy(fd, out.handle);
+	close(tl);
+	vcb_free(v1);
+	vcb_free(v2);
+	file_close(fd);
+	igt_assert_f(m == m0 - SZ_64K,
+		     "mapped bytes %llu 10 s after the work queued before the destroy was done (%llu before, the destroyed allocation's 64 KiB still mapped): the unmap waited for a DMA buffer queued after the destroy\n",
+		     (unsigned long long)m, (unsigned long long)m0);
+}
+
+/*
+ * A process's paging fence values signal in order, as fences of one
+ * timeline must, even when a request fails part way: a MakeResident whose
+ * allocation cannot be made resident (larger than the one segment it
+ * allows; the paging fence carries the error) comes after the one before
+ * it, which waits for a DMA buffer that uses its allocation (held back by
+ * a sw_sync fence). The qgpu_paging_signal tracepoint shows the order
+ * they signal in.
+ */
+static void check_paging_fences_signal_in_order(void)
+{
+	struct drm_qgpu_sync_entry in = { 0 };
+	struct qgpu_vcb *v = vcb_new();
+	uint64_t va, f1 = 0, f2 = 0, at1 = 0, at2 = 0, x;
+	uint32_t c, a, b, n = 0;
+	const char *p;
+	char *trace;
+	int fd, tl, ret;
+
+	tl = qt_sw_timeline();
+	fd = file_open();
+	igt_assert_eq(qgpu_ctx_create_virtual(fd, &c), 0);
+	va = reserve(fd, SZ_64K);
+	a = qt_bo(fd, SZ_64K, vram_mask, 0, 0);
+	b = qt_bo(fd, props.visible + SZ_64K, QGPU_SEGBIT(QGPU_SEG_VISIBLE), 0,
+		  0);
+	vmap(fd, a, va, 0, SZ_64K, 0);
+	/* a DMA buffer that uses a waits */
+	in.handle = qt_sw_syncobj(fd, tl, 1);
+	igt_assert_eq(qgpu_vcb_fill(v, va, SZ_4K, 3), 0);
+	ret = qgpu_vcb_submit(fd, c, v, &in, 1, NULL, 0);
+	igt_assert_f(ret == 0, "waiting submit: %s\n", strerror(-ret));
+	trace_begin();
+	/* a's page-in waits for it; b does not fit */
+	igt_assert_eq(qgpu_make_resident(fd, &a, 1, &f1), 0);
+	igt_assert_eq(qgpu_make_resident(fd, &b, 1, &f2), 0);
+	igt_assert_lte_u64(f1 + 1, f2);
+	usleep(100 * 1000);
+	qt_sw_inc(tl, 1);
+	ret = qgpu_paging_fence_wait(fd, f1, TIMEOUT);
+	igt_assert_f(ret == 0, "paging fence %llu: %s\n",
+		     (unsigned long long)f1, strerror(-ret));
+	/* b's fence carries its error; a wait may report it */
+	qgpu_paging_fence_wait(fd, f2, TIMEOUT);
+	trace = trace_end();
+	for (p = trace; (p = strstr(p, " " EV_SIGNAL ": ")); p++) {
+		const char *eol = strchr(p, '\n');
+		char line[256];
+
+		snprintf(line, sizeof(line), "%.*s",
+			 (int)(eol ? eol - p : (long)strlen(p)), p);
+		if (!strstr(line, "signalled=1") || !tfield(line, "fence", &x))
+			continue;
+		n++;
+		if (x == f1 && !at1)
+			at1 = n;
+		if (x == f2 && !at2)
+			at2 = n;
+	}
+	free(trace);
+	ctx_ok(fd, c);
+	close(tl);
+	vcb_free(v);
+	file_close(fd);
+	igt_assert_f(at1 && at2,
+		     "paging fences %llu and %llu signalled: not both in the trace\n",
+		     (unsigned long long)f1, (unsigned long long)f2);
+	igt_assert_f(at1 < at2,
+		     "paging fence %llu (a request that failed) signalled before %llu (before it on the timeline, waiting for a page-in)\n",
+		     (unsigned long long)f2, (unsigned long long)f1);
+}
+
+/*
  * The device's TLBs tag a cached translation with the address of its
  * address space's root table (docs/hw-spec.md 15.5). A new address space
  * whose root table lands where a closed file's root was must start with
@@ -3191,6 +3386,15 @@ igt_main
 		check_close_keeps_tables_for_queued_work();
 	igt_subtest("file-close-later-mapping-never-reaches-others")
 		check_close_later_mapping_never_reaches_others();
+	igt_subtest("paging-fences-signal-in-order") {
+		qt_find_tracefs();
+		igt_require_f(qt_tdir[0], "no tracefs\n");
+		check_paging_fences_signal_in_order();
+	}
+	igt_subtest("destroy-unmap-waits-only-earlier-work")
+		check_destroy_unmap_waits_only_earlier_work();
+	igt_subtest("queued-write-through-late-mapping-survives-move")
+		check_queued_write_through_late_mapping_survives_move();
 	igt_subtest("new-address-space-never-hits-closed-ones-tlb")
 		check_new_root_no_stale_tlb();
 	igt_subtest("unmap-behind-queued-work")
