@@ -368,7 +368,13 @@ static void qgpu_ctx_close(struct qgpu_ctx *ctx)
 
 	mutex_lock(&ctx->submit_lock);
 	ctx->closed = true;
-	idle = !ctx->last || dma_fence_is_signaled(ctx->last);
+	/*
+	 * Its last job done, and none on the device: a job skipped (device
+	 * lost) or never written to the ring signals at once, while one
+	 * queued before it may still run.
+	 */
+	idle = (!ctx->last || dma_fence_is_signaled(ctx->last)) &&
+	       !atomic_read(&ctx->hw_jobs);
 	mutex_unlock(&ctx->submit_lock);
 	/*
 	 * No submit can reach the entity any more. With all its work done

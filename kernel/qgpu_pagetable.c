@@ -728,6 +728,13 @@ int qgpu_pp_init(struct qgpu_device *qdev)
 	long t;
 	int ret;
 
+	/*
+	 * One system page-table entry per CPU page (&qgpu_bo.dma), and the
+	 * scratch area's moves count CPU pages: with larger CPU pages a move
+	 * would run through stale scratch entries.
+	 */
+	BUILD_BUG_ON(PAGE_SIZE != QGPU_MMU_PAGE_4K);
+
 	if (!qdev->has_mmu)
 		return 0;
 	qdev->pp = kzalloc(sizeof(*qdev->pp), GFP_KERNEL);

@@ -284,6 +284,21 @@ static u64 *qgpu_paging_list_extra(struct qgpu_paging *pb, u32 bytes,
 	return x->cpu;
 }
 
+/*
+ * Has the paging engine read every list in the paging buffer? Its last job
+ * is done, and ran: a job that failed (a ring that stayed full, the device
+ * lost) signals while jobs before it may still be on the ring, and the
+ * engine is not reset then, so the buffer is not reused after a loss.
+ */
+static bool qgpu_pbuf_read(struct qgpu_device *qdev)
+{
+	struct dma_fence *last = qdev->pbuf_last;
+
+	if (qgpu_device_is_lost(qdev))
+		return false;
+	return !last || (dma_fence_is_signaled(last) && !last->error);
+}
+
 /* Room for @bytes of command data (lists), in the paging buffer or not. */
 static u64 *qgpu_paging_alloc_data(struct qgpu_paging *pb, u32 bytes,
 				   u64 *gpu_addr)
@@ -292,7 +307,7 @@ static u64 *qgpu_paging_alloc_data(struct qgpu_paging *pb, u32 bytes,
 	u64 *p;
 
 	if (qdev->pbuf_head + bytes > qdev->pbuf_size && !pb->ndw &&
-	    list_empty(&pb->held) && (!qdev->pbuf_last || dma_fence_is_signaled(qdev->pbuf_last)))
+	    list_empty(&pb->held) && qgpu_pbuf_read(qdev))
 		qdev->pbuf_head = 0;
 	if (qdev->pbuf_head + bytes > qdev->pbuf_size)
 		return qgpu_paging_list_extra(pb, bytes, gpu_addr);

@@ -1146,8 +1146,13 @@ int qgpu_submit_ioctl(struct drm_device *drm, void *data,
 	if (!s.portions)
 		goto out;
 
-	/* Portions were queued: the out-syncobjs get the last one's fence. */
-	qgpu_out_syncs_signal(&out, s.last);
+	/*
+	 * Portions were queued: the out-syncobjs get the last one's fence,
+	 * unless the rest could not be (the error says so; they are left as
+	 * they were, not made to say that the whole buffer is done).
+	 */
+	if (!ret)
+		qgpu_out_syncs_signal(&out, s.last);
 	args->portions = s.portions;
 	qgpu_stat_add(qdev, s.qf, QGPU_STAT(submissions), 1);
 	atomic64_inc(&s.ctx->submissions);

@@ -551,6 +551,9 @@ static void submit_done(int ret)
 		/* nothing ran (an unsplit buffer has one portion) */
 		igt_assert_eq(r.a.submit.portions, 0);
 		igt_assert_eq_u64(r.map[0], 0);
+		/* and the out-syncobj was not touched: it holds no fence */
+		igt_assert_eq(qgpu_syncobj_wait(dev.fd, r.syncobj, 0, 0),
+			      -ETIME);
 	}
 	igt_assert_eq(qgpu_query_context(dev.fd, ctx, &cs), 0);
 	igt_assert_eq(cs.state, QGPU_CTX_OK);

@@ -1067,9 +1067,11 @@ struct drm_qgpu_sync_entry {
  * attached to, may not be placed where it must), EINTR (also while it
  * waited because the file's queued DMA buffers were at
  * %QGPU_MAX_QUEUED_DMA bytes). ENOMEM usually
- * means the same; when the kernel runs out of memory while queueing a
- * planned buffer, the portions queued before run and @portions says how
- * many.
+ * means the same; when the kernel runs out of memory (or, with ENODEV, the
+ * device goes away) while queueing a planned buffer, the portions queued
+ * before run, @portions says how many, and the out-syncobjs are left as
+ * they were. On every other error nothing was queued and no syncobj was
+ * touched.
  */
 struct drm_qgpu_submit {
 	__u64 dma;
