@@ -133,6 +133,10 @@ int qgpu_mm_bo_reap(struct qgpu_bo *bo)
  *	allocation got back through its dma-buf) is not the destroy's
  * @fences: qgpu's own work in the allocation at the destroy (references)
  * @nfences: their number
+ * @vm_fences: the address space's DMA buffers not done at the destroy
+ *	(references): one queued before the allocation was mapped reaches it
+ *	through the mapping, and its fence is not in the allocation
+ * @nvm_fences: their number
  *
  * Only the work queued before the destroy is waited for: a DMA buffer
  * queued later in the address space (where the allocation is still
@@ -147,6 +151,8 @@ struct qgpu_destroy_unmap {
 	u64 seq;
 	struct dma_fence **fences;
 	unsigned int nfences;
+	struct dma_fence **vm_fences;
+	unsigned int nvm_fences;
 };
 
 static void qgpu_destroy_unmap_work(struct work_struct *work)
@@ -156,6 +162,7 @@ static void qgpu_destroy_unmap_work(struct work_struct *work)
 
 	/* outside every lock: the DMA buffers queued on it until the destroy */
 	qgpu_resv_wait_fences(d->fences, d->nfences);
+	qgpu_resv_wait_fences(d->vm_fences, d->nvm_fences);
 	/* out of memory: the mappings stay until the file is closed */
 	if (qgpu_vm_unmap_bo(d->vm, d->obj, d->seq))
 		drm_dbg(&qdev->drm, "destroy: deferred unmap incomplete\n");
@@ -186,6 +193,12 @@ static int qgpu_destroy_mappings(struct qgpu_file *qf,
 	d = kzalloc(sizeof(*d), GFP_KERNEL);
 	ret = d ? qgpu_resv_own_now(qf->qdev, obj->resv, &d->fences,
 				    &d->nfences) : -ENOMEM;
+	if (!ret) {
+		ret = qgpu_resv_own_now(qf->qdev, drm_gpuvm_resv(&vm->gpuvm),
+					&d->vm_fences, &d->nvm_fences);
+		if (ret)
+			qgpu_resv_wait_fences_put(d->fences, d->nfences);
+	}
 	if (ret) {
 		kfree(d);
 		qgpu_vm_put(vm);

@@ -40,8 +40,6 @@
  * @root: the process's address space, for tracing
  * @cb: signals @base when the paging it waits for is done
  * @error: the request's error, given to @base when it signals
- * @after_prev: @cb waits for the paging of the values before it (the
- *	request queued none of its own), whose error is not this one's
  */
 struct qgpu_paging_fence {
 	struct dma_fence base;
@@ -49,7 +47,6 @@ struct qgpu_paging_fence {
 	u64 root;
 	struct dma_fence_cb cb;
 	int error;
-	bool after_prev;
 };
 
 /**
@@ -95,7 +92,7 @@ static void qgpu_pf_done(struct dma_fence *f, struct dma_fence_cb *cb)
 {
 	struct qgpu_paging_fence *pf = container_of(cb, typeof(*pf), cb);
 
-	qgpu_pf_signal(pf, pf->error ?: pf->after_prev ? 0 : f->error);
+	qgpu_pf_signal(pf, pf->error ?: f->error);
 }
 
 static void qgpu_req_free(struct qgpu_residency_req *req)
@@ -221,28 +218,20 @@ static int qgpu_req_fill(struct drm_file *file, struct qgpu_residency_req *req,
 
 /*
  * A new paging fence value, on the process's timeline, waiting for @tail,
- * the last paging job the request queued (with @err when it failed part
- * way); under vm->lock. A request that queued nothing waits for the last
- * paging job an earlier value waits for (&qgpu_vm.paging_tail; paging jobs
- * run in order): the values of one timeline signal in order, even when an
- * error ends a request early. Returns the value.
+ * the device's last paging job when the request was done (paging jobs run
+ * in order: everything the request queued, and everything an earlier
+ * value waits for, is done then), with @err when the request failed part
+ * way; under vm->lock. The error waits for the tail too: the values of one
+ * timeline signal in order. Returns the value.
  */
 static u64 qgpu_pf_publish(struct qgpu_vm *vm, struct qgpu_paging_fence *pf,
 			   struct dma_fence_chain *chain,
 			   struct dma_fence *tail, int err)
 {
 	u64 value = ++vm->paging_seqno;
-	struct dma_fence *prev = NULL;
 
 	lockdep_assert_held(&vm->lock);
 	pf->error = err;
-	if (!tail) {
-		prev = qgpu_vm_fence(vm, &vm->paging_tail);
-		tail = prev;
-		pf->after_prev = true;
-	} else {
-		qgpu_vm_set_fence(vm, &vm->paging_tail, tail);
-	}
 	spin_lock_init(&pf->lock);
 	pf->root = qgpu_vm_root_desc(vm);
 	dma_fence_init(&pf->base, &qgpu_paging_fence_ops, &pf->lock,
@@ -253,8 +242,7 @@ static u64 qgpu_pf_publish(struct qgpu_vm *vm, struct qgpu_paging_fence *pf,
 	trace_qgpu_paging_signal(pf->root, value, false, 0);
 	/* SignalSynchronizationObject: once the paging engine ran it all */
 	if (!tail || dma_fence_add_callback(tail, &pf->cb, qgpu_pf_done))
-		qgpu_pf_signal(pf, err ?: tail && !prev ? tail->error : 0);
-	dma_fence_put(prev);
+		qgpu_pf_signal(pf, err ?: tail ? tail->error : 0);
 	return value;
 }
 

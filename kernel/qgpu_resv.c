@@ -176,9 +176,21 @@ void qgpu_resv_wait_fences(struct dma_fence **f, unsigned int n)
 {
 	unsigned int i;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		dma_fence_wait(f[i], false);
+	qgpu_resv_wait_fences_put(f, n);
+}
+
+/**
+ * qgpu_resv_wait_fences_put - free fences of qgpu_resv_own_now(), not waiting
+ * @f: the array (NULL: none)
+ * @n: its length
+ */
+void qgpu_resv_wait_fences_put(struct dma_fence **f, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
 		dma_fence_put(f[i]);
-	}
 	kfree(f);
 }

@@ -16,6 +16,7 @@ bool qgpu_resv_own_idle(struct qgpu_device *qdev, struct dma_resv *resv,
 int qgpu_resv_own_now(struct qgpu_device *qdev, struct dma_resv *resv,
 		      struct dma_fence ***out, unsigned int *n);
 void qgpu_resv_wait_fences(struct dma_fence **f, unsigned int n);
+void qgpu_resv_wait_fences_put(struct dma_fence **f, unsigned int n);
 void qgpu_resv_wait_own(struct qgpu_device *qdev, struct dma_resv *resv,
 			u64 skip);
 

@@ -71,7 +71,6 @@ static void qgpu_vm_free(struct drm_gpuvm *gpuvm)
 	drm_mm_takedown(&vm->reserved);
 	dma_fence_put(vm->pt_fence);
 	dma_fence_put(vm->paging_fence);
-	dma_fence_put(vm->paging_tail);
 	dma_fence_put(vm->last_render);
 	mutex_destroy(&vm->lock);
 	kfree(vm);

@@ -72,8 +72,6 @@ struct qgpu_pt {
  * @fence_lock: protects the fences below
  * @pt_fence: the last paging job that wrote this VM's tables
  * @paging_fence: the last paging fence handed out (MakeResident)
- * @paging_tail: the last paging job a paging fence waits for: a value
- *	whose request queued no paging waits for it (the jobs run in order)
  * @last_render: the last DMA buffer queued in this VM
  * @fence_context: the paging fences' context
  * @paging_seqno: the last paging fence value (under @lock)
@@ -103,7 +101,6 @@ struct qgpu_vm {
 	spinlock_t fence_lock;		/* the fences below */
 	struct dma_fence *pt_fence;
 	struct dma_fence *paging_fence;
-	struct dma_fence *paging_tail;
 	struct dma_fence *last_render;
 	u64 fence_context;
 	u64 paging_seqno;

@@ -3073,6 +3073,48 @@ static void check_destroy_unmap_waits_only_earlier_work(void)
 }
 
 /*
+ * The work queued before a destroy includes a DMA buffer queued before the
+ * allocation was mapped: it reaches the allocation through the mapping
+ * when it runs, though its fence is not in the allocation. The destroy's
+ * deferred unmap waits for it too, so that it runs as queued (its context
+ * stays healthy and it writes the allocation, not a fault at an address
+ * the process mapped).
+ */
+static void check_destroy_unmap_waits_for_buffer_before_mapping(void)
+{
+	struct drm_qgpu_sync_entry in = { 0 }, out = { 0 };
+	struct qgpu_vcb *v = vcb_new();
+	uint32_t c, h, y;
+	uint64_t va;
+	int fd, tl, ret;
+
+	tl = qt_sw_timeline();
+	fd = file_open();
+	igt_assert_eq(qgpu_ctx_create_virtual(fd, &c), 0);
+	va = reserve(fd, SZ_64K);
+	in.handle = qt_sw_syncobj(fd, tl, 1);
+	igt_assert_eq(qgpu_syncobj_create(fd, &out.handle), 0);
+	igt_assert_eq(qgpu_vcb_fill(v, va, SZ_64K, KEEP_PAT), 0);
+	ret = qgpu_vcb_submit(fd, c, v, &in, 1, &out, 1);
+	igt_assert_f(ret == 0, "waiting submit: %s\n", strerror(-ret));
+	h = qt_bo(fd, SZ_64K, vram_mask, 0, 0);
+	vmap(fd, h, va, 0, SZ_64K, 0);
+	/* the mapping's entries are written once a later page-in is done */
+	y = qt_bo(fd, SZ_64K, vram_mask, 0, 0);
+	make_resident(fd, &y, 1);
+	/* DestroyAllocation2 while the buffer still waits */
+	igt_assert_eq(qgpu_bo_destroy_flags(fd, h, 0), 0);
+	usleep(200 * 1000);
+	qt_sw_inc(tl, 1);
+	igt_assert_eq(qgpu_syncobj_wait(fd, out.handle, 0, TIMEOUT), 0);
+	ctx_ok(fd, c);
+	qgpu_syncobj_destroy(fd, out.handle);
+	close(tl);
+	vcb_free(v);
+	file_close(fd);
+}
+
+/*
  * A process's paging fence values signal in order, as fences of one
  * timeline must, even when a request fails part way: a MakeResident whose
  * allocation cannot be made resident (larger than the one segment it
@@ -3391,6 +3433,8 @@ igt_main
 		igt_require_f(qt_tdir[0], "no tracefs\n");
 		check_paging_fences_signal_in_order();
 	}
+	igt_subtest("destroy-unmap-waits-for-buffer-before-mapping")
+		check_destroy_unmap_waits_for_buffer_before_mapping();
 	igt_subtest("destroy-unmap-waits-only-earlier-work")
 		check_destroy_unmap_waits_only_earlier_work();
 	igt_subtest("queued-write-through-late-mapping-survives-move")
