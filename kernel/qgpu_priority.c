@@ -221,6 +221,21 @@ out:
  * mm_lock is dropped (a page fault on them may need it), into memory
  * found writable before anything changed.
  */
+/* Is every one of @bos offered? (EINVAL if not) */
+static int qgpu_bos_offered(struct qgpu_device *qdev, struct drm_file *file,
+			    struct qgpu_bo **bos, u32 n)
+{
+	int ret = 0;
+	u32 i;
+
+	qgpu_mm_lock(qdev, file->driver_priv);
+	for (i = 0; i < n && !ret; i++)
+		if (QGPU_IOCTL_DBG(qdev, !bos[i]->offered))
+			ret = -EINVAL;
+	qgpu_mm_unlock(qdev);
+	return ret;
+}
+
 int qgpu_gem_reclaim_ioctl(struct drm_device *drm, void *data,
 			   struct drm_file *file)
 {
@@ -240,10 +255,6 @@ int qgpu_gem_reclaim_ioctl(struct drm_device *drm, void *data,
 	results = kvcalloc(args->count, sizeof(*results), GFP_KERNEL);
 	if (!results)
 		return -ENOMEM;
-	if (args->results && copy_to_user(uresults, results, rsize)) {
-		ret = -EFAULT;
-		goto out_free;
-	}
 	bos = qgpu_bos_get(file, args->handles, args->count);
 	if (IS_ERR(bos)) {
 		ret = PTR_ERR(bos);
@@ -252,6 +263,15 @@ int qgpu_gem_reclaim_ioctl(struct drm_device *drm, void *data,
 	ret = qgpu_bos_unique(bos, args->count);
 	if (!ret)
 		ret = qgpu_bos_owned(qdev, file, bos, args->count);
+	if (!ret)
+		ret = qgpu_bos_offered(qdev, file, bos, args->count);
+	/*
+	 * Then @results is checked to be writable (by writing it; not under
+	 * mm_lock), so that nothing is reclaimed whose result cannot be told.
+	 * Another thread may reclaim meanwhile: checked again below.
+	 */
+	if (!ret && args->results && copy_to_user(uresults, results, rsize))
+		ret = -EFAULT;
 	if (ret)
 		goto out;
 	qgpu_mm_lock(qdev, file->driver_priv);

@@ -156,6 +156,14 @@ int qgpu_query_ioctl(struct drm_device *drm, void *data,
 		return -ENODEV;
 	if (QGPU_IOCTL_DBG(qdev, q->arg && q->type != QGPU_QUERY_CONTEXT))
 		return -EINVAL;
+	/* the size call too: ENOENT for an id that is not one of the file's */
+	if (q->type == QGPU_QUERY_CONTEXT) {
+		struct qgpu_ctx *ctx = qgpu_ctx_lookup(qf, q->arg);
+
+		if (QGPU_IOCTL_DBG(qdev, !ctx))
+			return -ENOENT;
+		qgpu_ctx_put(ctx);
+	}
 	q->count = count;
 	if (!q->ptr) {
 		q->size = size;

@@ -307,6 +307,13 @@ igt_main
 		size = sizeof(cs);
 		igt_assert_eq(query(dev.fd, QGPU_QUERY_CONTEXT, 4000,
 				    (uintptr_t)&cs, &size, NULL), -ENOENT);
+		/* the size call too */
+		size = 0;
+		igt_assert_eq(query(dev.fd, QGPU_QUERY_CONTEXT, 0, 0, &size,
+				    NULL), -ENOENT);
+		size = 0;
+		igt_assert_eq(query(dev.fd, QGPU_QUERY_CONTEXT, 4000, 0, &size,
+				    NULL), -ENOENT);
 		(void)in;
 	}
 

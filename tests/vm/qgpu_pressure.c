@@ -1349,8 +1349,10 @@ igt_main
 		igt_assert_eq(r[0], QGPU_RECLAIM_OK);
 		igt_assert_eq(r[1], QGPU_RECLAIM_OK);
 		igt_assert_eq(a.discarded, 0);
-		/* not offered any more */
+		/* not offered any more: @results is left as it was */
+		r[0] = 0xdead;
 		RECLAIM(count, 1, -EINVAL);
+		igt_assert_eq(r[0], 0xdead);
 		/* no results wanted */
 		igt_assert_eq(offer(&b, QGPU_OFFER_PRIORITY_NORMAL), 0);
 		RECLAIM(results, 0, 0);

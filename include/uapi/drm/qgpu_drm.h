@@ -300,21 +300,24 @@
  *   syncobjs. EINVAL, ENOENT, E2BIG, ECANCELED, ENOSPC, EBUSY, EINTR.
  * - %DRM_IOCTL_QGPU_CTX_CREATE, &struct drm_qgpu_ctx_create: create a GPU
  *   context. EINVAL (flags), ENODEV (the device has no context for user
- *   space), ENOSPC (every context id is in use).
+ *   space), ENOSPC (every context id is in use, or the user's share),
+ *   EIO (the device is lost).
  * - %DRM_IOCTL_QGPU_CTX_DESTROY, &struct drm_qgpu_ctx_destroy: destroy a
  *   context without waiting for its work. EINVAL (pad), ENOENT.
  * - %DRM_IOCTL_QGPU_VM_RESERVE, &struct drm_qgpu_vm_reserve: reserve a
  *   range of the file's GPU virtual address space. EINVAL, ENODEV (no
  *   MMU), ENOSPC, EEXIST.
  * - %DRM_IOCTL_QGPU_VM_FREE, &struct drm_qgpu_vm_range: free a reserved
- *   range, unmapping what it holds. EINVAL, ENOENT.
+ *   range, unmapping what it holds. EINVAL, ENOENT, ENODEV (no MMU).
  * - %DRM_IOCTL_QGPU_VM_MAP, &struct drm_qgpu_vm_map: map (part of) an
  *   allocation at a virtual address. EINVAL, ENOENT, EEXIST, ENOSPC.
  * - %DRM_IOCTL_QGPU_VM_UNMAP, &struct drm_qgpu_vm_range: unmap a range.
- *   EINVAL.
+ *   EINVAL, ENODEV (no MMU), ENOSPC (a hole in one mapping past the
+ *   mapping limits).
  * - %DRM_IOCTL_QGPU_MAKE_RESIDENT, &struct drm_qgpu_make_resident:
  *   MakeResident or Evict a list of allocations; returns a paging fence
- *   value. EINVAL, ENOENT, ENODEV, EBUSY.
+ *   value. EINVAL, ENOENT, ENODEV, EBUSY, ENOSPC (the address space's
+ *   page tables cannot be set up).
  * - %DRM_IOCTL_QGPU_INVALIDATE_CACHE, &struct drm_qgpu_invalidate_cache:
  *   InvalidateCache, write back and invalidate the CPU cache lines of a
  *   range of a cached allocation. EINVAL, ENOENT, EINTR.
@@ -841,11 +844,16 @@ struct drm_qgpu_gem_reside {
 
 /*
  * &drm_qgpu_gem_info.cpu_path: how a CPU mapping of an allocation reaches
- * its content where the allocation is now.
+ * its content where the allocation is now, as the allocation's state is:
+ * BAR whenever it is in CPU-visible VRAM, HAP only while host-aperture
+ * pages are lent to it (a CPU fault lends them), NONE in hidden VRAM
+ * otherwise. A CPU fault may first move the allocation (one without
+ * %QGPU_GEM_CPU_ACCESS leaves VRAM; "DOC: qgpu memory rules"), so the path
+ * a mapping takes is the one reported after the fault.
  */
-#define QGPU_CPU_PATH_NONE	0	/* none now: hidden VRAM, no host aperture */
+#define QGPU_CPU_PATH_NONE	0	/* none now: hidden VRAM, no aperture pages */
 #define QGPU_CPU_PATH_BAR	1	/* BAR2, linear: CPU-visible VRAM */
-#define QGPU_CPU_PATH_HAP	2	/* host aperture (BAR4) over hidden VRAM */
+#define QGPU_CPU_PATH_HAP	2	/* host aperture (BAR4) pages over hidden VRAM */
 #define QGPU_CPU_PATH_SYSTEM	3	/* system pages: not resident, or aperture */
 
 /* &drm_qgpu_gem_info.cpu_caching: the page protection of a CPU mapping */
