@@ -1294,7 +1294,8 @@ struct drm_qgpu_vm_layout_entry {
  *
  * Errors: EINVAL (@flags, @pad, @size, @addr alignment, or a fixed range
  * outside the process's part of the address space), ENODEV (no MMU),
- * EEXIST (a fixed range overlaps a reservation), ENOSPC (no free range).
+ * EEXIST (a fixed range overlaps a reservation), ENOSPC (no free range,
+ * or the file holds 65536 reservations already).
  */
 struct drm_qgpu_vm_reserve {
 	__u64 addr;
