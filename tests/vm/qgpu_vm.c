@@ -2949,6 +2949,68 @@ static void check_close_later_mapping_never_reaches_others(void)
 		     bad, n, word, k, LATE_PAT);
 }
 
+#define KEEP_PAT	0x5eedbeefu
+
+/*
+ * A DMA buffer queued (a fill of @va with KEEP_PAT, waiting for a sw_sync
+ * fence) before an allocation is mapped at @va.
+ */
+struct late_map {
+	int fd, tl;
+	uint32_t ctx;
+	uint64_t va;
+	struct drm_qgpu_sync_entry out;
+	struct qgpu_vcb *v;
+};
+
+static void late_begin(struct late_map *l)
+{
+	struct drm_qgpu_sync_entry in = { 0 };
+	int ret;
+
+	memset(l, 0, sizeof(*l));
+	l->v = vcb_new();
+	l->tl = qt_sw_timeline();
+	l->fd = file_open();
+	igt_assert_eq(qgpu_ctx_create_virtual(l->fd, &l->ctx), 0);
+	l->va = reserve(l->fd, SZ_64K);
+	in.handle = qt_sw_syncobj(l->fd, l->tl, 1);
+	igt_assert_eq(qgpu_syncobj_create(l->fd, &l->out.handle), 0);
+	igt_assert_eq(qgpu_vcb_fill(l->v, l->va, SZ_64K, KEEP_PAT), 0);
+	ret = qgpu_vcb_submit(l->fd, l->ctx, l->v, &in, 1, &l->out, 1);
+	igt_assert_f(ret == 0, "waiting submit: %s\n", strerror(-ret));
+}
+
+/*
+ * Map @h at the buffer's addresses. The mapping's entries are written by a
+ * paging job: once another allocation's page-in (queued after it, on the
+ * same paging queue) is done, so is the mapping.
+ */
+static void late_map(struct late_map *l, uint32_t h)
+{
+	uint32_t y;
+
+	vmap(l->fd, h, l->va, 0, SZ_64K, 0);
+	y = qt_bo(l->fd, SZ_64K, vram_mask, 0, 0);
+	make_resident(l->fd, &y, 1);
+}
+
+/* Let the buffer run; it must be done and its context healthy. */
+static void late_run(struct late_map *l)
+{
+	qt_sw_inc(l->tl, 1);
+	igt_assert_eq(qgpu_syncobj_wait(l->fd, l->out.handle, 0, TIMEOUT), 0);
+	ctx_ok(l->fd, l->ctx);
+}
+
+static void late_end(struct late_map *l)
+{
+	qgpu_syncobj_destroy(l->fd, l->out.handle);
+	close(l->tl);
+	vcb_free(l->v);
+	file_close(l->fd);
+}
+
 /*
  * An allocation whose content is known to be zero is zero-filled, not
  * copied, when it moves into VRAM. A DMA buffer queued before the
@@ -2958,56 +3020,32 @@ static void check_close_later_mapping_never_reaches_others(void)
  * allocation (in system memory) is mapped, runs, and MakeResident then
  * brings the allocation into CPU-visible VRAM, where the CPU reads it.
  */
-#define KEEP_PAT	0x5eedbeefu
-
 static void check_queued_write_through_late_mapping_survives_move(void)
 {
 	const uint32_t vis = QGPU_SEGBIT(QGPU_SEG_VISIBLE);
-	struct drm_qgpu_sync_entry in = { 0 }, out = { 0 };
-	struct qgpu_vcb *v = vcb_new();
-	uint32_t c, h, y, *p = NULL, k;
-	uint64_t va;
-	int fd, tl, ret;
+	struct late_map l;
+	uint32_t h, *p = NULL, k;
+	int ret;
 
-	tl = qt_sw_timeline();
-	fd = file_open();
-	igt_assert_eq(qgpu_ctx_create_virtual(fd, &c), 0);
-	va = reserve(fd, SZ_64K);
-	in.handle = qt_sw_syncobj(fd, tl, 1);
-	igt_assert_eq(qgpu_syncobj_create(fd, &out.handle), 0);
-	igt_assert_eq(qgpu_vcb_fill(v, va, SZ_64K, KEEP_PAT), 0);
-	ret = qgpu_vcb_submit(fd, c, v, &in, 1, &out, 1);
-	igt_assert_f(ret == 0, "waiting submit: %s\n", strerror(-ret));
+	late_begin(&l);
 	/* mapped while the buffer waits; never in VRAM yet */
-	igt_assert_eq(qgpu_bo_create(fd, SZ_64K, vis, QGPU_GEM_CPU_ACCESS, 0,
-				     &h), 0);
-	vmap(fd, h, va, 0, SZ_64K, 0);
-	igt_assert_neq(segment_of(fd, h), QGPU_SEG_VISIBLE);
-	/*
-	 * The mapping's entries are written by a paging job: once another
-	 * allocation's page-in (queued after it, on the same paging queue)
-	 * is done, so is the mapping.
-	 */
-	y = qt_bo(fd, SZ_64K, vram_mask, 0, 0);
-	make_resident(fd, &y, 1);
-	qt_sw_inc(tl, 1);
-	igt_assert_eq(qgpu_syncobj_wait(fd, out.handle, 0, TIMEOUT), 0);
-	ctx_ok(fd, c);
+	igt_assert_eq(qgpu_bo_create(l.fd, SZ_64K, vis, QGPU_GEM_CPU_ACCESS,
+				     0, &h), 0);
+	late_map(&l, h);
+	igt_assert_neq(segment_of(l.fd, h), QGPU_SEG_VISIBLE);
+	late_run(&l);
 	/* no submission since: the next move into VRAM is the first */
-	make_resident(fd, &h, 1);
-	igt_assert_eq(segment_of(fd, h), QGPU_SEG_VISIBLE);
-	ret = qgpu_bo_map(fd, h, SZ_64K, (void **)&p);
+	make_resident(l.fd, &h, 1);
+	igt_assert_eq(segment_of(l.fd, h), QGPU_SEG_VISIBLE);
+	ret = qgpu_bo_map(l.fd, h, SZ_64K, (void **)&p);
 	igt_assert_f(ret == 0, "lock+mmap: %s\n", strerror(-ret));
 	for (k = 0; k < SZ_64K / 4 && p[k] == KEEP_PAT; k++)
 		;
 	igt_assert_f(k == SZ_64K / 4,
 		     "word %u reads %#x after the move into VRAM, the DMA buffer queued before the mapping wrote %#x\n",
 		     k, p[k], KEEP_PAT);
-	igt_assert_eq(qgpu_bo_unmap(fd, h, p, SZ_64K), 0);
-	qgpu_syncobj_destroy(fd, out.handle);
-	close(tl);
-	vcb_free(v);
-	file_close(fd);
+	igt_assert_eq(qgpu_bo_unmap(l.fd, h, p, SZ_64K), 0);
+	late_end(&l);
 }
 
 /*
@@ -3082,36 +3120,17 @@ static void check_destroy_unmap_waits_only_earlier_work(void)
  */
 static void check_destroy_unmap_waits_for_buffer_before_mapping(void)
 {
-	struct drm_qgpu_sync_entry in = { 0 }, out = { 0 };
-	struct qgpu_vcb *v = vcb_new();
-	uint32_t c, h, y;
-	uint64_t va;
-	int fd, tl, ret;
+	struct late_map l;
+	uint32_t h;
 
-	tl = qt_sw_timeline();
-	fd = file_open();
-	igt_assert_eq(qgpu_ctx_create_virtual(fd, &c), 0);
-	va = reserve(fd, SZ_64K);
-	in.handle = qt_sw_syncobj(fd, tl, 1);
-	igt_assert_eq(qgpu_syncobj_create(fd, &out.handle), 0);
-	igt_assert_eq(qgpu_vcb_fill(v, va, SZ_64K, KEEP_PAT), 0);
-	ret = qgpu_vcb_submit(fd, c, v, &in, 1, &out, 1);
-	igt_assert_f(ret == 0, "waiting submit: %s\n", strerror(-ret));
-	h = qt_bo(fd, SZ_64K, vram_mask, 0, 0);
-	vmap(fd, h, va, 0, SZ_64K, 0);
-	/* the mapping's entries are written once a later page-in is done */
-	y = qt_bo(fd, SZ_64K, vram_mask, 0, 0);
-	make_resident(fd, &y, 1);
+	late_begin(&l);
+	h = qt_bo(l.fd, SZ_64K, vram_mask, 0, 0);
+	late_map(&l, h);
 	/* DestroyAllocation2 while the buffer still waits */
-	igt_assert_eq(qgpu_bo_destroy_flags(fd, h, 0), 0);
+	igt_assert_eq(qgpu_bo_destroy_flags(l.fd, h, 0), 0);
 	usleep(200 * 1000);
-	qt_sw_inc(tl, 1);
-	igt_assert_eq(qgpu_syncobj_wait(fd, out.handle, 0, TIMEOUT), 0);
-	ctx_ok(fd, c);
-	qgpu_syncobj_destroy(fd, out.handle);
-	close(tl);
-	vcb_free(v);
-	file_close(fd);
+	late_run(&l);
+	late_end(&l);
 }
 
 /*
