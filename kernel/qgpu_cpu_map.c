@@ -179,21 +179,55 @@ int qgpu_gem_mmap(struct drm_gem_object *obj,
 /*
  * A file's Lock2s of one allocation: an allocation's lock count is the sum
  * of its files' (&qgpu_file.locks, by allocation id), so that a file
- * unlocks only what it locked and its locks end with its handle of the
- * allocation (GEM_CLOSE, or the file closed): a process that imported a
- * shared allocation and locked it cannot keep it out of VRAM for its
- * creator once it let go of it.
+ * unlocks only what it locked and its locks end with its last handle of
+ * the allocation (GEM_CLOSE of it, or the file closed): a process that
+ * imported a shared allocation and locked it cannot keep it out of VRAM
+ * for its creator once it let go of it. A file may hold several handles
+ * of one allocation (GEM_OPEN of its flink name): closing one of them
+ * ends nothing. The record holds a reference to the allocation, so that
+ * the file's close can give its counts back.
  */
 struct qgpu_lock_ref {
 	u32 count;
+	struct qgpu_bo *bo;
 };
+
+/* Does a handle of @file still name @obj? (one being deleted does not) */
+static bool qgpu_file_names(struct drm_file *file, struct drm_gem_object *obj)
+{
+	struct drm_gem_object *o;
+	bool found = false;
+	int id;
+
+	spin_lock(&file->table_lock);
+	idr_for_each_entry(&file->object_idr, o, id) {
+		if (o == obj) {
+			found = true;
+			break;
+		}
+	}
+	spin_unlock(&file->table_lock);
+	return found;
+}
+
+/* Drop a record taken out of &qgpu_file.locks; not under mm_lock */
+static void qgpu_lock_ref_free(struct qgpu_lock_ref *ref)
+{
+	if (!ref)
+		return;
+	drm_gem_object_put(&ref->bo->base);
+	kfree(ref);
+}
 
 /**
  * qgpu_gem_close - a file's handle of @obj goes (&drm_gem_object_funcs.close)
  * @obj: the allocation
  * @file: the file
  *
- * The file's Lock2s of it end.
+ * With the file's last handle of it, the file's Lock2s of it end. GEM_CLOSE
+ * takes the handle out of the file's table before this; when the whole
+ * file closes, its handles are all still there, and
+ * qgpu_gem_file_locks_fini() ends its locks instead.
  */
 void qgpu_gem_close(struct drm_gem_object *obj, struct drm_file *file)
 {
@@ -201,24 +235,28 @@ void qgpu_gem_close(struct drm_gem_object *obj, struct drm_file *file)
 	struct qgpu_bo *bo = to_qbo(obj);
 	struct qgpu_lock_ref *ref;
 
-	if (!qf)
+	if (!qf || !xa_load(&qf->locks, bo->id) || qgpu_file_names(file, obj))
 		return;
 	qgpu_mm_lock(qf->qdev, NULL);
 	ref = xa_erase(&qf->locks, bo->id);
 	if (ref)
 		bo->lock_count -= ref->count;
 	qgpu_mm_unlock(qf->qdev);
-	kfree(ref);
+	qgpu_lock_ref_free(ref);
 }
 
-/* The file is closed: its handles, and their records, are gone */
+/* The file is closed: the locks its handles held end */
 void qgpu_gem_file_locks_fini(struct qgpu_file *qf)
 {
 	struct qgpu_lock_ref *ref;
 	unsigned long id;
 
+	qgpu_mm_lock(qf->qdev, NULL);
 	xa_for_each(&qf->locks, id, ref)
-		kfree(ref);
+		ref->bo->lock_count -= ref->count;
+	qgpu_mm_unlock(qf->qdev);
+	xa_for_each(&qf->locks, id, ref)
+		qgpu_lock_ref_free(ref);
 	xa_destroy(&qf->locks);
 }
 
@@ -249,6 +287,9 @@ static struct qgpu_lock_ref *qgpu_lock_ref(struct qgpu_file *qf,
 		kfree(ref);
 		return NULL;
 	}
+	/* not the last reference: the caller holds its lookup's */
+	drm_gem_object_get(&bo->base);
+	ref->bo = bo;
 	return ref;
 }
 
@@ -337,7 +378,7 @@ int qgpu_gem_unlock_ioctl(struct drm_device *drm, void *data,
 			ref = NULL;
 	}
 	qgpu_mm_unlock(qdev);
-	kfree(ref);
+	qgpu_lock_ref_free(ref);
 	drm_gem_object_put(&bo->base);
 	return ret;
 }

@@ -64,7 +64,7 @@ static void qgpu_postclose(struct drm_device *drm, struct drm_file *file)
 	qgpu_vm_file_fini(qf);
 	qgpu_mfence_file_fini(&qf->mfences);
 	xa_destroy(&qf->contexts);
-	/* every handle, and its Lock2s with it, went before (qgpu_gem_close) */
+	/* every handle went before; the Lock2s they held end here */
 	qgpu_gem_file_locks_fini(qf);
 	qgpu_usage_put(qf->usage);
 	qgpu_vidmem_put(qf->vidmem);

@@ -940,6 +940,44 @@ igt_main
 		qt_assert_no_allocations(dev.fd);
 	}
 
+	igt_subtest("flink-second-handle-close-keeps-locks") {
+		/*
+		 * Two handles of one allocation in one file (GEM_OPEN of its
+		 * flink name): the file's Lock2s end with its last handle of
+		 * it, not with the first one closed. Closing the file ends
+		 * them, and the allocation goes with it.
+		 */
+		const uint32_t vis = QGPU_SEGBIT(QGPU_SEG_VISIBLE);
+		struct drm_gem_flink fl = { 0 };
+		struct drm_gem_open go = { 0 };
+		uint64_t off;
+		uint32_t h;
+		int a = open_card();
+
+		igt_assert_eq(qgpu_bo_create(a, 4096, vis, QGPU_GEM_CPU_ACCESS,
+					     0, &h), 0);
+		fl.handle = h;
+		do_ioctl(a, DRM_IOCTL_GEM_FLINK, &fl);
+		go.name = fl.name;
+		do_ioctl(a, DRM_IOCTL_GEM_OPEN, &go);
+		igt_assert_neq(go.handle, h);
+		igt_assert_eq(qgpu_bo_lock(a, h, &off), 0);
+		igt_assert_eq(qt_info(a, h).lock_count, 1);
+		igt_assert_eq(drmCloseBufferHandle(a, go.handle), 0);
+		igt_assert_f(qt_info(a, h).lock_count == 1,
+			     "closing a second handle of a locked allocation ended the file's lock (lock count %u)\n",
+			     qt_info(a, h).lock_count);
+		igt_assert_eq(qgpu_bo_unlock(a, h), 0);
+		igt_assert_eq(qt_info(a, h).lock_count, 0);
+		/* locked through both handles, then the file closes */
+		do_ioctl(a, DRM_IOCTL_GEM_OPEN, &go);
+		igt_assert_eq(qgpu_bo_lock(a, h, &off), 0);
+		igt_assert_eq(qgpu_bo_lock(a, go.handle, &off), 0);
+		igt_assert_eq(qt_info(a, h).lock_count, 2);
+		close(a);
+		qt_assert_no_allocations(dev.fd);
+	}
+
 	igt_subtest("gem-close-bad") {
 		struct drm_gem_close c = { .handle = 0 };
 
