@@ -323,24 +323,12 @@ static enum drm_gpu_sched_stat qgpu_timedout_job(struct drm_sched_job *sched_job
 		return DRM_GPU_SCHED_STAT_ENODEV;
 	}
 	/*
-	 * The job may have finished while the timeout fired (or its
-	 * interrupt was missed, and asking its fence signals it now). It is
-	 * off the pending list, where the worker that frees finished jobs
-	 * looks, and that worker may have looked already: put back, it
-	 * would wait there for the next job to finish. It is freed here,
-	 * once its finished fence (signalled from its hardware fence) is.
+	 * The job may have finished while the timeout fired; or it is long
+	 * (a paging move of a gigabyte into VRAM the host has not committed
+	 * yet) and the engine is still working on it.
 	 */
-	if (job->hw_fence && dma_fence_is_signaled(job->hw_fence)) {
-		dma_fence_wait(&sched_job->s_fence->finished, false);
-		qgpu_free_job(sched_job);
-		drm_dev_exit(idx);
-		return DRM_GPU_SCHED_STAT_NOMINAL;
-	}
-	/*
-	 * Or it is long (a paging move of a gigabyte into VRAM the host has
-	 * not committed yet) and the engine is still working on it.
-	 */
-	if (qgpu_job_progressing(job)) {
+	if ((job->hw_fence && dma_fence_is_signaled(job->hw_fence)) ||
+	    qgpu_job_progressing(job)) {
 		qgpu_job_requeue(sched_job);
 		drm_dev_exit(idx);
 		return DRM_GPU_SCHED_STAT_NOMINAL;
